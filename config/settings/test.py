@@ -1,0 +1,8 @@
+from .base import *  # noqa: F403
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests run tasks in-process unless a test starts a real worker; the broker is still real Redis.
+CELERY_TASK_ALWAYS_EAGER = True
+CACHES["default"]["KEY_PREFIX"] = "baeum-test"  # noqa: F405
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min", "uploads": "100000/min", "auth": "100000/min"}}  # noqa: F405

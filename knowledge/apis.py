@@ -1,0 +1,207 @@
+"""DRF endpoints of the knowledge base: one class per operation, no business logic here."""
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from config.api_errors import ApiError
+from config.pagination import paginate
+
+from . import selectors
+from .models import Material
+from .services.materials import UploadRejected, material_create, material_delete, material_reingest
+
+
+class ProgressSerializer(serializers.Serializer):
+    stage = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class MaterialOutputSerializer(serializers.ModelSerializer):
+    refId = serializers.CharField(source="ref_id")
+    progress = serializers.SerializerMethodField()
+    pageCount = serializers.IntegerField(source="page_count")
+    chunkCount = serializers.IntegerField(source="chunk_count")
+    error = serializers.SerializerMethodField()
+    errorCode = serializers.CharField(source="error_code")
+    filename = serializers.CharField(source="original_filename")
+    sizeBytes = serializers.IntegerField(source="size_bytes")
+    embeddingModel = serializers.CharField(source="embedding_model")
+    createdAt = serializers.DateTimeField(source="created_at")
+
+    class Meta:
+        model = Material
+        fields = ["refId", "title", "type", "status", "progress", "pageCount", "chunkCount", "error", "errorCode", "filename", "sizeBytes", "embeddingModel", "createdAt"]
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, material: Material) -> dict:
+        return {"stage": material.status, "done": material.progress_done, "total": material.progress_total}
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_error(self, material: Material) -> str | None:
+        return material.error_message or None
+
+
+class MaterialListCreateApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField()
+        title = serializers.CharField(required=False, allow_blank=True, max_length=300)
+        type = serializers.RegexField(r"^[a-z][a-z0-9_-]{0,39}$", required=False)
+
+    class CreatedSerializer(serializers.Serializer):
+        refId = serializers.CharField()
+        status = serializers.CharField()
+
+    def get_throttles(self):
+        if self.request.method == "POST":
+            self.throttle_scope = "uploads"
+            return [ScopedRateThrottle(), UserRateThrottle()]
+        return super().get_throttles()
+
+    @extend_schema(
+        operation_id="materials_list",
+        parameters=[OpenApiParameter("status", str, enum=list(Material.Status.values), required=False)],
+        responses=MaterialOutputSerializer(many=True),
+    )
+    def get(self, request):
+        materials = selectors.material_list(user=request.user, status=request.query_params.get("status") or None)
+        return paginate(request, self, materials, MaterialOutputSerializer)
+
+    @extend_schema(operation_id="materials_create", request={"multipart/form-data": InputSerializer}, responses={202: CreatedSerializer})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            material = material_create(
+                owner=request.user,
+                upload=data.validated_data["file"],
+                title=data.validated_data.get("title", ""),
+                type=data.validated_data.get("type", "material"),
+            )
+        except UploadRejected as error:
+            raise ApiError(str(error), code=error.code, status_code=error.status) from error
+        return Response({"refId": material.ref_id, "status": material.status}, status=status.HTTP_202_ACCEPTED)
+
+
+class MaterialDetailApi(APIView):
+    @extend_schema(operation_id="materials_retrieve", responses=MaterialOutputSerializer)
+    def get(self, request, ref_id: str):
+        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        return Response(MaterialOutputSerializer(material).data)
+
+    @extend_schema(operation_id="materials_destroy", responses={204: None})
+    def delete(self, request, ref_id: str):
+        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        material_delete(material=material)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MaterialReingestApi(APIView):
+    @extend_schema(operation_id="materials_reingest", request=None, responses={202: MaterialOutputSerializer})
+    def post(self, request, ref_id: str):
+        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        material = material_reingest(material=material)
+        return Response(MaterialOutputSerializer(material).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ChunkOutputSerializer(serializers.Serializer):
+    refId = serializers.CharField(source="material.ref_id")
+    chunkIndex = serializers.IntegerField(source="chunk_index")
+    pageNumber = serializers.IntegerField(source="page_number")
+    pageEnd = serializers.IntegerField(source="page_end")
+    type = serializers.CharField()
+    sectionTitle = serializers.CharField(source="section_title")
+    overlapChars = serializers.IntegerField(source="overlap_chars")
+    tokenCount = serializers.IntegerField(source="token_count")
+    content = serializers.CharField()
+
+
+class MaterialChunksApi(APIView):
+    class QuerySerializer(serializers.Serializer):
+        start = serializers.IntegerField(min_value=0, default=0)
+        end = serializers.IntegerField(min_value=0, required=False)
+
+    @extend_schema(
+        operation_id="materials_chunks",
+        parameters=[OpenApiParameter("start", int, required=False), OpenApiParameter("end", int, required=False)],
+        responses=ChunkOutputSerializer(many=True),
+    )
+    def get(self, request, ref_id: str):
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        start = query.validated_data["start"]
+        end = query.validated_data.get("end", start + 49)
+        chunks = selectors.chunk_range(user=request.user, ref_id=ref_id, start=start, end=end)
+        return Response(ChunkOutputSerializer(chunks, many=True).data)
+
+
+class MaterialPagesApi(APIView):
+    class PageSerializer(serializers.Serializer):
+        number = serializers.IntegerField()
+        text = serializers.CharField()
+
+    @extend_schema(
+        operation_id="materials_pages",
+        parameters=[OpenApiParameter("first", int, required=False), OpenApiParameter("last", int, required=False)],
+        responses=PageSerializer(many=True),
+    )
+    def get(self, request, ref_id: str):
+        try:
+            first = max(1, int(request.query_params.get("first", 1)))
+            last = int(request.query_params.get("last", first + 9))
+        except ValueError as error:
+            raise ApiError("first and last must be page numbers.", code="invalid") from error
+        pages = selectors.material_pages(user=request.user, ref_id=ref_id, first=first, last=min(last, first + 49))
+        return Response(self.PageSerializer(pages, many=True).data)
+
+
+class MaterialStatsApi(APIView):
+    @extend_schema(
+        operation_id="materials_stats",
+        parameters=[OpenApiParameter("refIds", str, description="Comma-separated refIds", required=True)],
+        responses=inline_serializer("MaterialStats", {"stats": serializers.DictField(child=serializers.DictField())}),
+    )
+    def get(self, request):
+        ref_ids = [ref_id for ref_id in request.query_params.get("refIds", "").split(",") if ref_id.strip()]
+        if not ref_ids:
+            raise ApiError("Give refIds as a comma-separated list.", code="invalid")
+        return Response({"stats": selectors.material_stats(user=request.user, ref_ids=[ref_id.strip() for ref_id in ref_ids])})
+
+
+class SearchApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        query = serializers.CharField(max_length=2000)
+        refIds = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=100)
+        type = serializers.CharField(required=False, max_length=40)
+        k = serializers.IntegerField(required=False, min_value=1, max_value=50, default=5)
+        minScore = serializers.FloatField(required=False, min_value=-1, max_value=1)
+
+    class HitSerializer(serializers.Serializer):
+        refId = serializers.CharField(source="chunk.material.ref_id")
+        materialTitle = serializers.CharField(source="chunk.material.title")
+        chunkIndex = serializers.IntegerField(source="chunk.chunk_index")
+        pageNumber = serializers.IntegerField(source="chunk.page_number")
+        score = serializers.FloatField()
+        content = serializers.CharField(source="chunk.content")
+
+    @extend_schema(operation_id="search", request=InputSerializer, responses=HitSerializer(many=True))
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        hits = selectors.chunk_search_semantic(
+            user=request.user,
+            query=values["query"],
+            ref_ids=values.get("refIds"),
+            type=values.get("type"),
+            k=values["k"],
+            min_similarity=values.get("minScore", settings.BAEUM["MIN_SIMILARITY"]),
+        )
+        return Response(self.HitSerializer(hits, many=True).data)

@@ -1,0 +1,58 @@
+import json
+import secrets
+import time
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.files import File
+from django.core.management.base import BaseCommand, CommandError
+
+from knowledge.models import Material
+from knowledge.services.materials import material_create, material_delete
+
+from ._ingesting import run_to_end
+
+
+class Command(BaseCommand):
+    help = "Ingest one file in-process for a throwaway user and print its speed. Cleans up after itself."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--keep-cache", action="store_true", help="Keep cached vectors (default: measure a cold embed).")
+
+    def handle(self, *args, file, json: bool, keep_cache: bool, **options):
+        import json as json_module
+
+        from knowledge.models import EmbeddingCache
+        from knowledge.services.embedding import active_embedder, content_hash
+
+        path = Path(file)
+        if not path.is_file():
+            raise CommandError(f"No such file: {file}")
+        embedder = active_embedder()  # load the model before the clock starts, as a running worker has
+        owner = get_user_model().objects.create_user(email=f"bench-{secrets.token_hex(4)}@baeum.invalid", password=None)
+        try:
+            started = time.perf_counter()
+            with path.open("rb") as handle:
+                material = material_create(owner=owner, upload=File(handle, name=path.name), enqueue=False)
+            material = run_to_end(material, in_process=True, stream=self.stderr._out, label=path.name, show_progress=not json)
+            seconds = time.perf_counter() - started
+            if material.status != Material.Status.READY:
+                raise CommandError(f"{material.ref_id} {material.status} {material.error_message}")
+            hashes = [content_hash(text) for text in material.chunks.values_list("content", flat=True)]
+            result = {
+                "file": path.name,
+                "pages": material.page_count,
+                "chunks": material.chunk_count,
+                "seconds": round(seconds, 2),
+                "pages_per_s": round(material.page_count / seconds, 2),
+                "chunks_per_s": round(material.chunk_count / seconds, 2),
+                "embed_model": material.embedding_model,
+            }
+            material_delete(material=material)
+            if not keep_cache:
+                EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=hashes).delete()
+        finally:
+            owner.delete()
+        self.stdout.write(json_module.dumps(result) if json else "  ".join(f"{key}={value}" for key, value in result.items()))

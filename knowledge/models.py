@@ -1,0 +1,142 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+from pgvector.django import VectorField
+
+from accounts.scoping import OwnedManager
+
+REF_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+
+
+def new_ref_id() -> str:
+    return "mat_" + "".join(secrets.choice(REF_ID_ALPHABET) for _ in range(12))
+
+
+def material_upload_path(material: "Material", filename: str) -> str:
+    return f"materials/{material.owner_id}/{material.ref_id}/original{material.extension}"
+
+
+class Material(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "PENDING"
+        EXTRACTING = "EXTRACTING"
+        CHUNKING = "CHUNKING"
+        EMBEDDING = "EMBEDDING"
+        READY = "READY"
+        FAILED = "FAILED"
+
+    ref_id = models.CharField(max_length=32, unique=True, default=new_ref_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="materials")
+    title = models.CharField(max_length=300)
+    type = models.CharField(max_length=40, default="material")
+    file = models.FileField(upload_to=material_upload_path, max_length=500)
+    original_filename = models.CharField(max_length=300)
+    extension = models.CharField(max_length=16)
+    size_bytes = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True)
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    page_count = models.PositiveIntegerField(default=0)
+    chunk_count = models.PositiveIntegerField(default=0)
+    error_code = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    # The model of the embeddings search uses for this material (all its chunks have it).
+    embedding_model = models.CharField(max_length=100, blank=True)
+    embedding_dimension = models.PositiveIntegerField(default=0)
+    # A model being written in the background (re-embedding); search keeps using embedding_model.
+    pending_embedding_model = models.CharField(max_length=100, blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    ready_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["owner", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.ref_id} {self.title}"
+
+    @property
+    def is_ready(self) -> bool:
+        return self.status == self.Status.READY
+
+
+class MaterialPage(models.Model):
+    material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="pages")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveIntegerField()
+    text = models.TextField()
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["material", "number"]
+        constraints = [models.UniqueConstraint(fields=["material", "number"], name="unique_page_per_material")]
+
+
+class Chunk(models.Model):
+    material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="chunks")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    chunk_index = models.PositiveIntegerField()
+    page_number = models.PositiveIntegerField()  # the page the chunk starts on (1-based)
+    page_end = models.PositiveIntegerField()
+    type = models.CharField(max_length=40, default="material")
+    content = models.TextField()
+    token_count = models.PositiveIntegerField()
+    overlap_chars = models.PositiveIntegerField(default=0)
+    section_title = models.CharField(max_length=300, blank=True)
+    section_level = models.PositiveSmallIntegerField(default=0)
+    content_hash = models.CharField(max_length=64)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["material", "chunk_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["material", "chunk_index"], name="unique_chunk_index_per_material"),
+            models.CheckConstraint(condition=~models.Q(content=""), name="chunk_content_not_empty"),
+        ]
+        indexes = [models.Index(fields=["owner", "material", "chunk_index"])]
+
+    def __str__(self) -> str:
+        return f"{self.material_id}#{self.chunk_index} p.{self.page_number}"
+
+
+class ChunkEmbedding(models.Model):
+    """One vector of one chunk for one model. Partial HNSW indexes per model live in migrations."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="embeddings")
+    material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=100)
+    dimension = models.PositiveIntegerField()
+    embedding = VectorField()
+
+    objects = OwnedManager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["chunk", "model"], name="unique_embedding_per_chunk_model")]
+        indexes = [models.Index(fields=["owner", "model"])]
+
+
+class EmbeddingCache(models.Model):
+    """Vectors by content hash and model, so re-ingesting the same text costs nothing.
+
+    Holds no text and no owner: a hash cannot be turned back into anyone's content.
+    """
+
+    content_hash = models.CharField(max_length=64)
+    model = models.CharField(max_length=100)
+    embedding = VectorField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["content_hash", "model"], name="unique_cached_embedding")]

@@ -1,0 +1,1 @@
+"""Writes of the knowledge app: materials, ingestion, embeddings."""

@@ -1,0 +1,68 @@
+"""Embedding with a content-hash cache, and the choice of the active model."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from django.conf import settings
+
+from baeum.embeddings import Embedder, get_embedder
+
+from ..models import EmbeddingCache
+
+
+def active_embedder() -> Embedder:
+    """Return the embedder new materials are embedded with (``BAEUM_EMBEDDER``)."""
+    config = settings.BAEUM
+    return get_embedder(config["EMBEDDER"], gemini_api_key=config["GEMINI_API_KEY"], gemini_model=config["GEMINI_EMBED_MODEL"])
+
+
+def embedder_for_model(model: str) -> Embedder:
+    """Return the embedder that produced vectors of ``model`` (to embed a query the same way)."""
+    config = settings.BAEUM
+    return get_embedder(model, gemini_api_key=config["GEMINI_API_KEY"], gemini_model=config["GEMINI_EMBED_MODEL"])
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def embeddings_compute(
+    *, texts: Sequence[str], embedder: Embedder, on_progress: Callable[[int], None] | None = None
+) -> list[np.ndarray]:
+    """Return one vector per text, reusing cached vectors and caching new ones as each batch completes.
+
+    Caching per batch makes a failed run resumable: a re-run embeds only what is still missing.
+    """
+    hashes = [content_hash(text) for text in texts]
+    known: dict[str, np.ndarray] = {
+        row_hash: np.asarray(vector, dtype=np.float32)
+        for row_hash, vector in EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=set(hashes)).values_list(
+            "content_hash", "embedding"
+        )
+    }
+    missing: dict[str, str] = {}
+    for row_hash, text in zip(hashes, texts, strict=True):
+        if row_hash not in known:
+            missing.setdefault(row_hash, text)
+
+    def report() -> None:
+        if on_progress:
+            on_progress(sum(1 for row_hash in hashes if row_hash in known))
+
+    report()
+    pending = list(missing.items())
+    batch_size = settings.BAEUM["EMBED_BATCH_SIZE"]
+    for start in range(0, len(pending), batch_size):
+        batch = pending[start : start + batch_size]
+        vectors = embedder.embed_documents([text for _, text in batch])
+        EmbeddingCache.objects.bulk_create(
+            [EmbeddingCache(content_hash=row_hash, model=embedder.model, embedding=vector) for (row_hash, _), vector in zip(batch, vectors, strict=True)],
+            ignore_conflicts=True,
+        )
+        for (row_hash, _), vector in zip(batch, vectors, strict=True):
+            known[row_hash] = vector
+        report()
+    return [known[row_hash] for row_hash in hashes]

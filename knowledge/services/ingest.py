@@ -1,0 +1,192 @@
+"""The ingestion pipeline: PENDING → EXTRACTING → CHUNKING → EMBEDDING → READY (or FAILED).
+
+Safe to run twice and after a crash: a per-material advisory lock keeps runs from overlapping, and
+the material's pages, chunks and vectors are replaced in one transaction at the end, so readers see
+either the previous complete set or the new complete set, never a mix. Progress is written outside
+that transaction so the UI and API can watch it move.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from baeum import extract
+from baeum.chunking import PageText, chunk_pages
+from baeum.embeddings import EmbeddingError
+from baeum.text import normalize_text
+
+from ..models import Chunk, ChunkEmbedding, Material, MaterialPage
+from .embedding import active_embedder, content_hash, embeddings_compute
+
+logger = logging.getLogger(__name__)
+Status = Material.Status
+_LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
+
+
+@contextlib.contextmanager
+def _material_lock(material_id: int):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_LOCK_NAMESPACE, material_id])
+        acquired = cursor.fetchone()[0]
+    try:
+        yield acquired
+    finally:
+        if acquired:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_LOCK_NAMESPACE, material_id])
+
+
+def _update(material: Material, **fields) -> None:
+    for name, value in fields.items():
+        setattr(material, name, value)
+    Material.objects.unscoped().filter(pk=material.pk).update(updated_at=timezone.now(), **fields)
+
+
+def material_fail(*, material: Material, code: str, message: str) -> None:
+    """Mark a material FAILED with a reason a learner can act on. Its file and other materials stay."""
+    logger.info("material %s failed: %s", material.ref_id, code)
+    _update(material, status=Status.FAILED, error_code=code, error_message=message)
+
+
+def _budget() -> extract.Budget:
+    config = settings.BAEUM
+    return extract.Budget(max_pages=config["MAX_PAGES"], max_chars=config["MAX_EXTRACTED_CHARS"])
+
+
+def _extract_pages(material: Material) -> list[extract.ExtractedPage]:
+    path = Path(material.file.path)
+    if not path.exists():
+        raise extract.ExtractionError("file_missing", f"The stored file of “{material.original_filename}” is missing. Upload it again.")
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+    kind = extract.check_kind(filename=material.original_filename, head=head)
+    if kind == extract.PDF:
+        page_count = extract.probe_pdf(path, filename=material.original_filename, budget=_budget())
+        _update(material, progress_done=0, progress_total=page_count, page_count=page_count)
+        return extract.extract_pdf_pages(
+            path,
+            filename=material.original_filename,
+            page_count=page_count,
+            workers=settings.BAEUM["EXTRACT_WORKERS"],
+            budget=_budget(),
+            on_page=lambda done: _update(material, progress_done=done) if done % 10 == 0 or done == page_count else None,
+        )
+    data = path.read_bytes()
+    text = extract.decode_text(data, filename=material.original_filename)
+    if len(text) > settings.BAEUM["MAX_EXTRACTED_CHARS"]:
+        raise extract.ExtractionError("too_much_text", f"“{material.original_filename}” is too long; split it into smaller files.")
+    pages = extract.split_text_pages(text)
+    _update(material, progress_done=len(pages), progress_total=len(pages), page_count=len(pages))
+    return pages
+
+
+def material_ingest(*, material_id: int) -> Material | None:
+    """Run the whole pipeline for one material; return it, or None if another run holds it."""
+    with _material_lock(material_id) as acquired:
+        if not acquired:
+            logger.info("material %s is being ingested by another run", material_id)
+            return None
+        # System task: the id comes from the owner's own upload; the row is re-fetched here.
+        material = Material.objects.unscoped().filter(pk=material_id).first()
+        if material is None or material.status == Status.READY:
+            return material
+        _update(
+            material,
+            status=Status.EXTRACTING,
+            progress_done=0,
+            progress_total=0,
+            error_code="",
+            error_message="",
+            attempts=material.attempts + 1,
+        )
+        try:
+            pages = _extract_pages(material)
+            _update(material, status=Status.CHUNKING, progress_done=0, progress_total=len(pages))
+            page_texts = [PageText(page.number, page.text) for page in pages]
+            config = settings.BAEUM
+            chunks = chunk_pages(
+                page_texts,
+                target_tokens=config["CHUNK_TOKENS"],
+                overlap=config["CHUNK_OVERLAP"],
+                markdown=material.extension in (".md", ".markdown"),
+            )
+            if not chunks:
+                raise extract.ExtractionError(
+                    "no_text", f"“{material.original_filename}” contains no readable text. Check the file and upload it again."
+                )
+            embedder = active_embedder()
+            _update(material, status=Status.EMBEDDING, progress_done=0, progress_total=len(chunks), pending_embedding_model="")
+            vectors = embeddings_compute(
+                texts=[chunk.content for chunk in chunks],
+                embedder=embedder,
+                on_progress=lambda done: _update(material, progress_done=done),
+            )
+            _store(material, pages, chunks, vectors, embedder)
+        except extract.ExtractionError as error:
+            material_fail(material=material, code=error.code, message=error.message)
+        except EmbeddingError as error:
+            if error.transient:
+                raise  # the task retries with backoff, then fails the material
+            material_fail(material=material, code="embedding_failed", message=f"Embedding failed: {error}. Ask an administrator to check the embedding settings.")
+        return material
+
+
+@transaction.atomic
+def _store(material, pages, chunks, vectors, embedder) -> None:
+    MaterialPage.objects.unscoped().filter(material=material).delete()
+    Chunk.objects.unscoped().filter(material=material).delete()  # cascades to their embeddings
+    MaterialPage.objects.bulk_create(
+        [MaterialPage(material=material, owner_id=material.owner_id, number=page.number, text=normalize_text(page.text)) for page in pages],
+        batch_size=500,
+    )
+    rows = Chunk.objects.bulk_create(
+        [
+            Chunk(
+                material=material,
+                owner_id=material.owner_id,
+                chunk_index=chunk.index,
+                page_number=chunk.page_start,
+                page_end=chunk.page_end,
+                type=material.type,
+                content=chunk.content,
+                token_count=chunk.token_count,
+                overlap_chars=chunk.overlap_chars,
+                section_title=chunk.section_title[:300],
+                section_level=chunk.section_level,
+                content_hash=content_hash(chunk.content),
+            )
+            for chunk in chunks
+        ],
+        batch_size=500,
+    )
+    ChunkEmbedding.objects.bulk_create(
+        [
+            ChunkEmbedding(
+                chunk=row,
+                material=material,
+                owner_id=material.owner_id,
+                model=embedder.model,
+                dimension=embedder.dimension,
+                embedding=vector,
+            )
+            for row, vector in zip(rows, vectors, strict=True)
+        ],
+        batch_size=500,
+    )
+    _update(
+        material,
+        status=Status.READY,
+        page_count=len(pages),
+        chunk_count=len(rows),
+        progress_done=len(rows),
+        progress_total=len(rows),
+        embedding_model=embedder.model,
+        embedding_dimension=embedder.dimension,
+        ready_at=timezone.now(),
+    )

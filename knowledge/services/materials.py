@@ -1,0 +1,153 @@
+"""Create, delete, re-ingest and re-embed materials."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+
+from baeum import extract
+
+from ..models import Chunk, ChunkEmbedding, Material
+from .embedding import embedder_for_model, embeddings_compute
+
+logger = logging.getLogger(__name__)
+
+
+class UploadRejected(Exception):
+    """An upload refused before any work; ``status`` is the HTTP status the API answers with."""
+
+    def __init__(self, message: str, *, code: str, status: int = 400):
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+def _enqueue_ingest(material_id: int) -> None:
+    from ..tasks import ingest_material  # tasks import services; import here to avoid a cycle
+
+    transaction.on_commit(lambda: ingest_material.delay(material_id))
+
+
+def _check_upload(upload: UploadedFile) -> str:
+    name = Path(upload.name or "upload").name
+    limit = settings.BAEUM["MAX_UPLOAD_BYTES"]
+    if upload.size > limit:
+        raise UploadRejected(
+            f"“{name}” is {upload.size / 1_048_576:.1f} MB; the limit is {limit / 1_048_576:.0f} MB. Split or compress it.",
+            code="file_too_large",
+            status=413,
+        )
+    if extract.expected_kind(name) is None:
+        raise UploadRejected(f"“{name}” is not a supported type. Upload a PDF, a .txt or a .md file.", code="unsupported_type")
+    return name
+
+
+def _check_page_limit(material: Material) -> None:
+    """Refuse a PDF over the page limit at upload; anything unreadable is left for the pipeline to report."""
+    path = Path(material.file.path)
+    with path.open("rb") as handle:
+        if extract.sniff_kind(handle.read(1024)) != extract.PDF:
+            return
+    try:
+        pages = extract.probe_pdf(path, filename=material.original_filename)
+    except extract.ExtractionError:
+        return
+    if pages > settings.BAEUM["MAX_PAGES"]:
+        raise UploadRejected(
+            f"“{material.original_filename}” has {pages} pages; the limit is {settings.BAEUM['MAX_PAGES']}. Split it into smaller files.",
+            code="too_many_pages",
+        )
+
+
+def material_create(*, owner, upload: UploadedFile, title: str = "", type: str = "material", enqueue: bool = True) -> Material:
+    """Store an uploaded file as a PENDING material and queue its ingestion once the row is committed.
+
+    ``enqueue=False`` leaves the ingestion to the caller (the CLI runs it in-process without a worker).
+    """
+    name = _check_upload(upload)
+    digest = hashlib.sha256()
+    for piece in upload.chunks():
+        digest.update(piece)
+    upload.seek(0)
+    material = Material(
+        owner=owner,
+        title=(title or Path(name).stem)[:300],
+        type=type or "material",
+        original_filename=name[:300],
+        extension=Path(name).suffix.lower(),
+        size_bytes=upload.size,
+        sha256=digest.hexdigest(),
+    )
+    material.file.save(name, upload, save=False)
+    try:
+        _check_page_limit(material)
+    except UploadRejected:
+        material.file.delete(save=False)
+        raise
+    with transaction.atomic():
+        material.save()
+        if enqueue:
+            _enqueue_ingest(material.pk)
+    return material
+
+
+def material_delete(*, material: Material) -> None:
+    """Delete a material with its pages, chunks and vectors, then its stored file."""
+    storage, file_name = material.file.storage, material.file.name
+    with transaction.atomic():
+        material.delete()
+        transaction.on_commit(lambda: storage.delete(file_name) if file_name else None)
+
+
+def material_reingest(*, material: Material) -> Material:
+    """Run ingestion again from the kept original file (after a failure, or to apply new settings)."""
+    with transaction.atomic():
+        Material.objects.unscoped().filter(pk=material.pk).update(
+            status=Material.Status.PENDING, progress_done=0, progress_total=0, error_code="", error_message=""
+        )
+        _enqueue_ingest(material.pk)
+    material.refresh_from_db()
+    return material
+
+
+def material_reembed_start(*, material: Material, model: str) -> None:
+    """Queue re-embedding a READY material with ``model``; search keeps the old vectors meanwhile."""
+    from ..tasks import reembed_material
+
+    with transaction.atomic():
+        Material.objects.unscoped().filter(pk=material.pk).update(pending_embedding_model=model)
+        transaction.on_commit(lambda: reembed_material.delay(material.pk, model))
+
+
+def material_reembed(*, material_id: int, model: str) -> Material | None:
+    """Write vectors of ``model`` for every chunk, then switch search to them and drop the old ones."""
+    material = Material.objects.unscoped().filter(pk=material_id, status=Material.Status.READY).first()  # system task
+    if material is None:
+        return None
+    embedder = embedder_for_model(model)
+    if material.embedding_model == embedder.model:
+        Material.objects.unscoped().filter(pk=material.pk).update(pending_embedding_model="")
+        return material
+    chunks = list(Chunk.objects.unscoped().filter(material=material).order_by("chunk_index"))  # system task
+    vectors = embeddings_compute(texts=[chunk.content for chunk in chunks], embedder=embedder)
+    with transaction.atomic():
+        ChunkEmbedding.objects.unscoped().filter(material=material, model=embedder.model).delete()
+        ChunkEmbedding.objects.bulk_create(
+            [
+                ChunkEmbedding(chunk=chunk, material=material, owner_id=material.owner_id, model=embedder.model, dimension=embedder.dimension, embedding=vector)
+                for chunk, vector in zip(chunks, vectors, strict=True)
+            ],
+            batch_size=500,
+        )
+        old_model = material.embedding_model
+        Material.objects.unscoped().filter(pk=material.pk).update(
+            embedding_model=embedder.model, embedding_dimension=embedder.dimension, pending_embedding_model=""
+        )
+        ChunkEmbedding.objects.unscoped().filter(material=material, model=old_model).delete()
+    material.refresh_from_db()
+    return material
