@@ -28,7 +28,6 @@ _HEADING_PATTERNS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"^(\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2})\.?\s*[A-Za-z가-힣]"), -1),  # 1.2 / 1.2.3: level from dots
     (re.compile(r"^(\d{1,2})\.?\s+[A-Z][A-Za-z]+(?:\s[A-Za-z]+){0,5}$"), -1),  # "3 Functions"
 ]
-_NUMBERED_EDGE = re.compile(r"^#\s|\s#$|^#$")
 _TERMINAL = re.compile(r"[.!?。:;,]$|[다요죠]\.$")
 
 
@@ -88,27 +87,43 @@ def heading_level(line: str, *, markdown: bool = False) -> int:
     return 0
 
 
+def _edge_keys(line: str, position: int) -> set[str]:
+    """Keys under which an edge line may repeat: its digit-free skeleton, and for a line carrying a
+    number, the skeleton plus that number's offset from the page position (a printed page number)."""
+    skeleton = _DIGITS.sub("#", line).casefold()
+    keys = {skeleton} if skeleton == line.casefold() else set()
+    for number in _DIGITS.findall(line)[:2]:
+        if len(number) <= 4:
+            keys.add(f"{skeleton}@{int(number) - position}")
+    return keys
+
+
 def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[str]]:
-    """Remove lines repeated at the top or bottom of many pages (running heads, footers, page numbers)."""
+    """Remove lines repeated at the top or bottom of many pages (running heads, footers, page numbers).
+
+    A line without digits is a running line when it sits at the edge of at least 30% of the pages
+    (and at least 3). A line with a number ("12 Chapter 2. Variables") is one when its number moves
+    with the page on at least 3 pages, so chapter headings that merely repeat a word stay.
+    """
     if len(pages) < 3:
         return [[line for line in lines if not _PAGE_NUMBER_LINE.match(line)] for lines in pages]
     counts: Counter[str] = Counter()
-    for lines in pages:
-        edges = {_DIGITS.sub("#", line).casefold() for line in lines[:edge] + lines[-edge:]}
-        counts.update(edges)
-    # A running head that carries a page number ("12 Chapter 2. Variables") repeats per chapter
-    # only, so three pages are enough; other repeated lines must be on 30% of the pages.
+    for position, lines in enumerate(pages):
+        keys: set[str] = set()
+        for line in lines[:edge] + lines[-edge:]:
+            if len(line) <= 100:  # running heads and footers are short
+                keys |= _edge_keys(line, position)
+        counts.update(keys)
     threshold = max(3, int(0.3 * len(pages)))
-    repeated = {
-        key for key, count in counts.items() if count >= threshold or (count >= 3 and _NUMBERED_EDGE.search(key))
-    }
+    repeated = {key for key, count in counts.items() if count >= (3 if "@" in key else threshold)}
     cleaned: list[list[str]] = []
-    for lines in pages:
+    for position, lines in enumerate(pages):
         keep = list(lines)
-        for position in list(range(min(edge, len(keep)))) + list(range(max(0, len(keep) - edge), len(keep))):
-            line = keep[position]
-            if line and (_DIGITS.sub("#", line).casefold() in repeated or _PAGE_NUMBER_LINE.match(line)):
-                keep[position] = ""
+        edges = sorted(set(range(min(edge, len(keep)))) | set(range(max(0, len(keep) - edge), len(keep))))
+        for index in edges:
+            line = keep[index]
+            if line and len(line) <= 100 and (_edge_keys(line, position) & repeated or _PAGE_NUMBER_LINE.match(line)):
+                keep[index] = ""
         cleaned.append([line for line in keep if line])
     return cleaned
 
@@ -176,9 +191,7 @@ def _join(units: list[_Unit]) -> str:
     return "".join(parts)
 
 
-def chunk_pages(
-    pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False
-) -> list[Chunk]:
+def chunk_pages(pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False) -> list[Chunk]:
     """Cut pages into chunks; see the module docstring. Never returns an empty chunk."""
     normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
     cleaned = strip_running_lines(normalised)
@@ -222,7 +235,17 @@ def chunk_pages(
         tail: list[_Unit] = []
         tokens = 0
         for unit in reversed(own):
-            if unit.heading_level or tokens + unit.tokens > overlap_budget:
+            if unit.heading_level:
+                break
+            if tokens + unit.tokens > overlap_budget:
+                # Fill the rest of the budget with the last words of this sentence.
+                words = unit.text.split(" ")
+                take: list[str] = []
+                while words and estimate_tokens(" ".join([words[-1], *take])) + tokens <= overlap_budget:
+                    take.insert(0, words.pop())
+                if take and words:
+                    tail.insert(0, _Unit(" ".join(take), unit.page))
+                    tokens += tail[0].tokens
                 break
             tail.insert(0, unit)
             tokens += unit.tokens

@@ -88,9 +88,7 @@ def check_kind(*, filename: str, head: bytes) -> str:
     if actual == "empty":
         raise ExtractionError("empty_file", f"“{filename}” is empty. Upload the file again; it may not have been saved fully.")
     if declared is None:
-        raise ExtractionError(
-            "unsupported_type", f"“{filename}” is not a supported type. Upload a PDF, a .txt or a .md file."
-        )
+        raise ExtractionError("unsupported_type", f"“{filename}” is not a supported type. Upload a PDF, a .txt or a .md file.")
     if declared == PDF and actual != PDF:
         raise ExtractionError(
             "content_mismatch",
@@ -165,7 +163,8 @@ def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
         process.kill()
         process.communicate()
         raise ExtractionError(
-            "too_complex", f"“{filename}” took too long to open (over {budget.min_seconds:.0f} s). It may be damaged; re-save it as a new PDF."
+            "too_complex",
+            f"“{filename}” took too long to open (over {budget.min_seconds:.0f} s). It may be damaged; re-save it as a new PDF.",
         ) from None
     result = _last_json(out)
     if result is None:
@@ -185,7 +184,8 @@ _PROBE_MESSAGES = {
 def _crash_error(filename: str, returncode: int | None, stderr: str) -> ExtractionError:
     if "MemoryError" in stderr or returncode in (-9, 137):
         return ExtractionError(
-            "too_complex", f"“{filename}” needs more memory to read than allowed; it may be a compressed 'PDF bomb'. Re-save it as a plain PDF."
+            "too_complex",
+            f"“{filename}” needs more memory to read than allowed; it may be a compressed 'PDF bomb'. Re-save it as a plain PDF.",
         )
     return ExtractionError("malformed", f"“{filename}” could not be read as a PDF. It may be damaged: export it again and re-upload.")
 
@@ -272,7 +272,9 @@ def extract_pdf_pages(
             for stream in (process.stdout, process.stderr):
                 stream.close()
     if len(texts) < page_count:
-        raise ExtractionError("malformed", f"“{filename}”: only {len(texts)} of {page_count} pages could be read. Export it again and re-upload.")
+        raise ExtractionError(
+            "malformed", f"“{filename}”: only {len(texts)} of {page_count} pages could be read. Export it again and re-upload."
+        )
     if failed_pages and len(failed_pages) == page_count:
         raise ExtractionError("malformed", f"“{filename}”: no page could be read. It may be damaged: export it again and re-upload.")
     pages = [ExtractedPage(number, texts[number]) for number in range(1, page_count + 1)]

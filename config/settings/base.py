@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "accounts",
     "knowledge",
 ]
@@ -155,6 +156,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Study from your own materials: ingestion, retrieval, plans and a cited tutor.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI assets are served from this server, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Baeum -----------------------------------------------------------------------------------

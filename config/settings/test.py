@@ -6,3 +6,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 CACHES["default"]["KEY_PREFIX"] = "baeum-test"  # noqa: F405
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min", "uploads": "100000/min", "auth": "100000/min"}}  # noqa: F405
+MEDIA_ROOT = BASE_DIR / ".baeum" / "test-media"  # noqa: F405
+BAEUM = {**BAEUM, "EXTRACT_WORKERS": 1}  # noqa: F405

@@ -29,9 +29,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def embeddings_compute(
-    *, texts: Sequence[str], embedder: Embedder, on_progress: Callable[[int], None] | None = None
-) -> list[np.ndarray]:
+def embeddings_compute(*, texts: Sequence[str], embedder: Embedder, on_progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
     """Return one vector per text, reusing cached vectors and caching new ones as each batch completes.
 
     Caching per batch makes a failed run resumable: a re-run embeds only what is still missing.
@@ -59,7 +57,10 @@ def embeddings_compute(
         batch = pending[start : start + batch_size]
         vectors = embedder.embed_documents([text for _, text in batch])
         EmbeddingCache.objects.bulk_create(
-            [EmbeddingCache(content_hash=row_hash, model=embedder.model, embedding=vector) for (row_hash, _), vector in zip(batch, vectors, strict=True)],
+            [
+                EmbeddingCache(content_hash=row_hash, model=embedder.model, embedding=vector)
+                for (row_hash, _), vector in zip(batch, vectors, strict=True)
+            ],
             ignore_conflicts=True,
         )
         for (row_hash, _), vector in zip(batch, vectors, strict=True):

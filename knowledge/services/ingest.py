@@ -133,7 +133,11 @@ def material_ingest(*, material_id: int) -> Material | None:
         except EmbeddingError as error:
             if error.transient:
                 raise  # the task retries with backoff, then fails the material
-            material_fail(material=material, code="embedding_failed", message=f"Embedding failed: {error}. Ask an administrator to check the embedding settings.")
+            material_fail(
+                material=material,
+                code="embedding_failed",
+                message=f"Embedding failed: {error}. Ask an administrator to check the embedding settings.",
+            )
         return material
 
 

@@ -139,7 +139,14 @@ def material_reembed(*, material_id: int, model: str) -> Material | None:
         ChunkEmbedding.objects.unscoped().filter(material=material, model=embedder.model).delete()
         ChunkEmbedding.objects.bulk_create(
             [
-                ChunkEmbedding(chunk=chunk, material=material, owner_id=material.owner_id, model=embedder.model, dimension=embedder.dimension, embedding=vector)
+                ChunkEmbedding(
+                    chunk=chunk,
+                    material=material,
+                    owner_id=material.owner_id,
+                    model=embedder.model,
+                    dimension=embedder.dimension,
+                    embedding=vector,
+                )
                 for chunk, vector in zip(chunks, vectors, strict=True)
             ],
             batch_size=500,

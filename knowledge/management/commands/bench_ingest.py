@@ -1,4 +1,3 @@
-import json
 import secrets
 import time
 from pathlib import Path

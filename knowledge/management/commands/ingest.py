@@ -40,7 +40,11 @@ class Command(BaseCommand):
             try:
                 with path.open("rb") as handle:
                     material = material_create(
-                        owner=owner, upload=File(handle, name=path.name), title=title if len(files) == 1 else "", type=type, enqueue=use_worker
+                        owner=owner,
+                        upload=File(handle, name=path.name),
+                        title=title if len(files) == 1 else "",
+                        type=type,
+                        enqueue=use_worker,
                     )
             except UploadRejected as error:
                 self.stdout.write(f"{path.name} REJECTED {error}")

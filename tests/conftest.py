@@ -1,0 +1,94 @@
+"""Shared fixtures. Tests use the real PostgreSQL + pgvector, real Redis and the real offline models."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.factories import UserFactory
+from tests.pdfgen import make_pdf
+
+
+def pytest_unconfigure(config):
+    from django.db import connections
+
+    from baeum import runtime
+
+    connections.close_all()
+    if "redis" in runtime.STARTED_HERE:
+        runtime.stop_redis()
+    if "postgres" in runtime.STARTED_HERE:
+        runtime.stop_postgres()
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def other_user(db):
+    return UserFactory()
+
+
+def _client_for(user) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def api_client(user):
+    return _client_for(user)
+
+
+@pytest.fixture
+def other_api_client(other_user):
+    return _client_for(other_user)
+
+
+@pytest.fixture
+def anonymous_client():
+    return APIClient()
+
+
+@pytest.fixture
+def ingest(db):
+    """Create a material for ``owner`` from bytes and run the real pipeline in-process."""
+    from knowledge.services.ingest import material_ingest
+    from knowledge.services.materials import material_create
+
+    def run(owner, data: bytes, name: str = "notes.pdf", title: str = "", type: str = "material"):
+        material = material_create(owner=owner, upload=SimpleUploadedFile(name, data), title=title, type=type, enqueue=False)
+        material_ingest(material_id=material.pk)
+        material.refresh_from_db()
+        return material
+
+    return run
+
+
+ENGLISH_PAGES = [
+    "Chapter 1 Variables\nA variable is a name that refers to a value. An assignment statement creates a new variable "
+    "and gives it a value.\nVariable names can be as long as you like. They can contain both letters and numbers.",
+    "Chapter 2 Functions\nA function is a named sequence of statements that performs a computation. When you define a "
+    "function, you specify the name and the sequence of statements.\nLater, you can call the function by name.",
+    "Chapter 3 Recursion\nA function that calls itself is recursive; the process of executing it is called recursion. "
+    "Every recursive function needs a base case that stops the recursion.\nOrder ORD-2024-001 shipped on Monday.",
+]
+KOREAN_PAGES = [
+    "제1장 레지스터\n레지스터는 CPU 내부에 있는 아주 빠른 저장 공간이다. 범용 레지스터는 데이터를 임시로 보관한다.",
+    "제2장 인터럽트\n인터럽트는 프로그램의 흐름을 잠시 멈추고 이벤트를 처리하게 하는 메커니즘이다. 인터럽트 핸들러가 이벤트를 처리한다.",
+]
+
+
+@pytest.fixture
+def english_pdf() -> bytes:
+    return make_pdf(ENGLISH_PAGES)
+
+
+@pytest.fixture
+def korean_pdf() -> bytes:
+    return make_pdf(KOREAN_PAGES)

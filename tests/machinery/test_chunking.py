@@ -1,0 +1,79 @@
+from baeum.chunking import PageText, chunk_pages, heading_level, strip_running_lines
+from baeum.text import estimate_tokens
+
+SENTENCE = "Recursion solves a problem by solving smaller instances of the same problem first. "
+
+
+def _book(pages: int = 12) -> list[PageText]:
+    result = []
+    for number in range(1, pages + 1):
+        lines = [f"Think Python {number}"]  # running head with the page number
+        if number % 4 == 1:
+            lines.append(f"Chapter {number // 4 + 1}")
+        lines += [SENTENCE * 3, f"Paragraph on page {number} ends here."] * 3
+        lines.append(str(number))  # page-number footer
+        result.append(PageText(number, "\n".join(lines)))
+    return result
+
+
+def test_chunks_are_contiguous_non_empty_and_within_budget():
+    chunks = chunk_pages(_book(), target_tokens=200)
+    assert [chunk.index for chunk in chunks] == list(range(len(chunks)))
+    assert all(chunk.content.strip() for chunk in chunks)
+    assert max(chunk.token_count for chunk in chunks) <= 200 * 1.1
+    assert all(1 <= chunk.page_start <= chunk.page_end <= 12 for chunk in chunks)
+    assert [chunk.page_start for chunk in chunks] == sorted(chunk.page_start for chunk in chunks)
+
+
+def test_overlap_repeats_the_tail_of_the_previous_chunk_at_about_ten_to_fifteen_percent():
+    chunks = chunk_pages(_book(), target_tokens=200, overlap=0.12)
+    overlapping = [(previous, chunk) for previous, chunk in zip(chunks, chunks[1:], strict=False) if chunk.overlap_chars]
+    assert len(overlapping) >= len(chunks) // 2
+    for previous, chunk in overlapping:
+        repeated = chunk.content[: chunk.overlap_chars].strip()
+        assert previous.content.endswith(repeated)
+        assert 0.05 <= estimate_tokens(repeated) / 200 <= 0.15
+
+
+def test_running_heads_and_page_numbers_are_removed():
+    chunks = chunk_pages(_book(), target_tokens=200)
+    text = "\n".join(chunk.content for chunk in chunks)
+    assert "Think Python" not in text
+    assert "\n7\n" not in text
+
+
+def test_a_chapter_heading_opens_a_new_chunk_without_overlap():
+    chunks = chunk_pages(_book(), target_tokens=200)
+    openers = [chunk for chunk in chunks if chunk.section_level == 1]
+    assert [chunk.content.split("\n")[0] for chunk in openers] == ["Chapter 1", "Chapter 2", "Chapter 3"]
+    assert all(chunk.overlap_chars == 0 for chunk in openers)
+    assert [chunk.page_start for chunk in openers] == [1, 5, 9]
+
+
+def test_heading_detection_accepts_real_headings_and_rejects_lists_and_toc_lines():
+    assert heading_level("Chapter 3") == 1
+    assert heading_level("Chapter3") == 1
+    assert heading_level("제2장 인터럽트") == 1
+    assert heading_level("1.2.3 피연산자") == 3
+    assert heading_level("3.1 Loops") == 2
+    assert heading_level("3.1 Loops … 41") == 0  # table of contents entry
+    assert heading_level("1. 오프셋이 32비트로 확장되었다.") == 0
+    assert heading_level("# comment in code") == 0
+    assert heading_level("## Setup", markdown=True) == 2
+
+
+def test_long_korean_text_without_spaces_is_cut_by_characters():
+    page = PageText(1, "가" * 3000)
+    chunks = chunk_pages([page], target_tokens=300)
+    assert len(chunks) >= 6
+    assert all(chunk.token_count <= 330 for chunk in chunks)
+
+
+def test_whitespace_only_pages_make_no_chunks():
+    assert chunk_pages([PageText(1, "   \n\n  "), PageText(2, "\t")]) == []
+
+
+def test_strip_running_lines_keeps_body_text():
+    bodies = [[f"Lists are mutable ({number * 3}).", "Strings are not.", f"Tuples: {number * 7}."] for number in range(6)]
+    pages = [["Think Python", *bodies[number], f"Chapter {number // 2 + 1}", f"{number + 3}"] for number in range(6)]
+    assert strip_running_lines(pages) == [[*bodies[number], f"Chapter {number // 2 + 1}"] for number in range(6)]

@@ -1,0 +1,93 @@
+"""Tiny PDF writer for test fixtures: real PDFs with a text layer in any script, made in memory.
+
+Text is written with a Type0 font (Identity-H) whose character codes are the Unicode code points, and
+a ToUnicode map, so pypdf extracts exactly the text given (Korean included). Glyphs are not embedded:
+these files are for extraction, not for looking at.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+
+
+def _escape_hex(text: str) -> str:
+    return "".join(f"{ord(char):04X}" for char in text if ord(char) <= 0xFFFF)
+
+
+def _to_unicode_cmap() -> bytes:
+    ranges = "\n".join(f"<{high:02X}00> <{high:02X}FF> <{high:02X}00>" for high in range(0x100) if not 0xD8 <= high <= 0xDF)
+    return (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Baeum-UCS def /CMapType 2 def\n"
+        "1 begincodespacerange <0000> <FFFF> endcodespacerange\n"
+        f"{0x100 - 8} beginbfrange\n{ranges}\nendbfrange\n"
+        "endcmap CMapName currentdict /CMap defineresource pop end end\n"
+    ).encode()
+
+
+def make_pdf(pages: list[str], *, blank_pages: int = 0) -> bytes:
+    """Return a PDF whose pages hold ``pages`` (lines split on newlines), then ``blank_pages`` empty ones."""
+    objects: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    cmap = _to_unicode_cmap()
+    cmap_id = add(b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream")
+    descendant = add(
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /BaeumSans /CIDToGIDMap /Identity "
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 600 >>"
+    )
+    font_id = add(
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /BaeumSans /Encoding /Identity-H "
+        b"/DescendantFonts [%d 0 R] /ToUnicode %d 0 R >>" % (descendant, cmap_id)
+    )
+    pages_id_placeholder = len(objects) + 1
+    objects.append(b"")  # the Pages object, filled in below
+    page_ids: list[int] = []
+    for text in [*pages, *[""] * blank_pages]:
+        lines = text.split("\n")
+        commands = ["BT", "/F1 11 Tf", "14 TL", "56 790 Td"]
+        for line in lines:
+            commands.append(f"<{_escape_hex(line)}> Tj T*")
+        commands.append("ET")
+        if not text:
+            commands = ["0.9 g 56 56 480 700 re f"]  # something drawn, no text: like a scan
+        stream = zlib.compress("\n".join(commands).encode())
+        content_id = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
+        page_ids.append(
+            add(
+                b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>"
+                % (pages_id_placeholder, font_id, content_id)
+            )
+        )
+    kids = b" ".join(b"%d 0 R" % page_id for page_id in page_ids)
+    objects[pages_id_placeholder - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids))
+    catalog = add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id_placeholder)
+
+    out = io.BytesIO()
+    out.write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for offset in offsets:
+        out.write(b"%010d 00000 n \n" % offset)
+    out.write(b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref))
+    return out.getvalue()
+
+
+def encrypt_pdf(data: bytes, *, user_password: str, owner_password: str = "owner") -> bytes:
+    """Return ``data`` encrypted with AES-256 (an empty ``user_password`` opens without asking)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.encrypt(user_password=user_password, owner_password=owner_password, algorithm="AES-256")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
