@@ -2,3 +2,4 @@ from .base import *  # noqa: F403
 from .base import env
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
+WHITENOISE_AUTOREFRESH = DEBUG

@@ -1,0 +1,155 @@
+"""The knowledge API as a mobile client uses it, including the second user who must see nothing."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from knowledge.models import Chunk, Material
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _upload(client, data: bytes, name: str = "notes.pdf", **fields):
+    return client.post("/api/v1/materials/", {"file": SimpleUploadedFile(name, data), **fields}, format="multipart")
+
+
+def test_register_and_sign_in_return_tokens(anonymous_client):
+    response = anonymous_client.post("/api/v1/auth/register", {"email": "New@Example.com", "password": "a-long-pass-phrase"}, format="json")
+    assert response.status_code == 201
+    token = response.json()["token"]
+    assert response.json()["email"] == "new@example.com"
+    again = anonymous_client.post("/api/v1/auth/token", {"email": "new@example.com", "password": "a-long-pass-phrase"}, format="json")
+    assert again.status_code == 200 and again.json()["token"] == token
+    anonymous_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert anonymous_client.get("/api/v1/materials/").status_code == 200
+    assert anonymous_client.post("/api/v1/auth/token/revoke").status_code == 204
+    assert anonymous_client.get("/api/v1/materials/").status_code == 401
+
+
+def test_registration_errors_use_the_error_format(anonymous_client):
+    weak = anonymous_client.post("/api/v1/auth/register", {"email": "a@example.com", "password": "123"}, format="json")
+    assert weak.status_code == 400
+    assert weak.json()["error"]["code"] == "weak_password"
+    anonymous_client.post("/api/v1/auth/register", {"email": "b@example.com", "password": "a-long-pass-phrase"}, format="json")
+    taken = anonymous_client.post("/api/v1/auth/register", {"email": "b@example.com", "password": "a-long-pass-phrase"}, format="json")
+    assert taken.json()["error"] == {"code": "email_taken", "message": "An account with this email already exists.", "details": {}}
+    wrong = anonymous_client.post("/api/v1/auth/token", {"email": "b@example.com", "password": "nope"}, format="json")
+    assert wrong.status_code == 400 and wrong.json()["error"]["code"] == "invalid_credentials"
+
+
+def test_upload_is_accepted_then_becomes_ready(api_client, english_pdf, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(api_client, english_pdf, "python.pdf", title="Think Python excerpt")
+    assert response.status_code == 202
+    ref_id = response.json()["refId"]
+    assert ref_id.startswith("mat_") and response.json()["status"] == "PENDING"
+    detail = api_client.get(f"/api/v1/materials/{ref_id}/").json()
+    assert detail["status"] == "READY"
+    assert detail["title"] == "Think Python excerpt"
+    assert detail["type"] == "material"
+    assert detail["pageCount"] == 3
+    assert detail["chunkCount"] >= 3
+    assert detail["progress"] == {"stage": "READY", "done": detail["chunkCount"], "total": detail["chunkCount"]}
+    assert detail["error"] is None
+    listing = api_client.get("/api/v1/materials/").json()
+    assert listing["count"] == 1 and listing["results"][0]["refId"] == ref_id
+
+
+def test_failed_material_reports_its_reason(api_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        ref_id = _upload(api_client, b"plain words", "slides.pdf").json()["refId"]
+    detail = api_client.get(f"/api/v1/materials/{ref_id}/").json()
+    assert detail["status"] == "FAILED"
+    assert detail["errorCode"] == "content_mismatch"
+    assert "slides.pdf" in detail["error"]
+
+
+def test_oversized_and_unsupported_uploads_are_rejected_before_any_work(api_client, settings):
+    settings.BAEUM = {**settings.BAEUM, "MAX_UPLOAD_BYTES": 1000}
+    too_big = _upload(api_client, b"%PDF-" + b"x" * 2000)
+    assert too_big.status_code == 413
+    assert too_big.json()["error"]["code"] == "file_too_large"
+    unsupported = _upload(api_client, b"PK\x03\x04", "deck.pptx")
+    assert unsupported.status_code == 400 and unsupported.json()["error"]["code"] == "unsupported_type"
+    assert Material.objects.count() == 0
+
+
+def test_page_limit_is_checked_at_upload(api_client, settings):
+    from tests.pdfgen import make_pdf
+
+    settings.BAEUM = {**settings.BAEUM, "MAX_PAGES": 2}
+    response = _upload(api_client, make_pdf(["one", "two", "three"]))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "too_many_pages"
+    assert Material.objects.count() == 0
+
+
+def test_chunks_stats_and_search_endpoints(api_client, user, ingest, english_pdf):
+    material = ingest(user, english_pdf)
+    chunks = api_client.get(f"/api/v1/materials/{material.ref_id}/chunks?start=0&end=1").json()
+    assert [chunk["chunkIndex"] for chunk in chunks] == [0, 1]
+    assert chunks[0]["refId"] == material.ref_id and chunks[0]["pageNumber"] == 1
+    stats = api_client.get(f"/api/v1/materials/stats?refIds={material.ref_id},mat_nope").json()
+    assert stats == {"stats": {material.ref_id: {"chunkCount": material.chunk_count, "status": "READY", "pageCount": 3}}}
+    results = api_client.post("/api/v1/search", {"query": "what is a recursive function", "k": 2}, format="json").json()
+    assert len(results) == 2
+    assert set(results[0]) == {"refId", "materialTitle", "chunkIndex", "pageNumber", "score", "content"}
+    assert results[0]["pageNumber"] == 3
+    pages = api_client.get(f"/api/v1/materials/{material.ref_id}/pages?first=2&last=3").json()
+    assert [page["number"] for page in pages] == [2, 3]
+
+
+def test_delete_removes_the_material_its_chunks_and_file(api_client, user, ingest, english_pdf):
+    material = ingest(user, english_pdf)
+    path = material.file.path
+    assert api_client.delete(f"/api/v1/materials/{material.ref_id}/").status_code == 204
+    assert not Material.objects.filter(pk=material.pk).exists()
+    assert not Chunk.objects.filter(material_id=material.pk).exists()
+    import os
+
+    assert not os.path.exists(path)
+
+
+def test_second_user_sees_nothing_and_changes_nothing(other_api_client, user, ingest, english_pdf):
+    material = ingest(user, english_pdf)
+    base = f"/api/v1/materials/{material.ref_id}"
+    for method, url in [
+        ("get", f"{base}/"),
+        ("delete", f"{base}/"),
+        ("get", f"{base}/chunks?start=0&end=3"),
+        ("get", f"{base}/pages"),
+        ("post", f"{base}/reingest"),
+    ]:
+        response = getattr(other_api_client, method)(url)
+        assert response.status_code == 404, url
+        assert response.json()["error"]["code"] == "not_found"
+    assert other_api_client.get("/api/v1/materials/").json()["count"] == 0
+    assert other_api_client.get(f"/api/v1/materials/stats?refIds={material.ref_id}").json() == {"stats": {}}
+    assert other_api_client.post("/api/v1/search", {"query": "recursion"}, format="json").json() == []
+    denied = other_api_client.post("/api/v1/search", {"query": "recursion", "refIds": [material.ref_id]}, format="json")
+    assert denied.status_code == 404
+    material.refresh_from_db()
+    assert material.status == "READY" and Chunk.objects.filter(material=material).count() == material.chunk_count
+
+
+def test_anonymous_requests_are_refused(anonymous_client):
+    for url in ["/api/v1/materials/", "/api/v1/materials/stats?refIds=x", "/api/v1/materials/mat_x/"]:
+        response = anonymous_client.get(url)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "not_authenticated"
+
+
+def test_reingest_recovers_a_failed_material(api_client, user, ingest, english_pdf, django_capture_on_commit_callbacks):
+    material = ingest(user, english_pdf)
+    Material.objects.filter(pk=material.pk).update(status="FAILED", error_code="timeout", error_message="took too long")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_client.post(f"/api/v1/materials/{material.ref_id}/reingest")
+    assert response.status_code == 202
+    material.refresh_from_db()
+    assert material.status == "READY" and material.error_message == ""
+
+
+def test_material_list_query_count_is_constant(api_client, user, ingest, english_pdf, django_assert_max_num_queries):
+    for _ in range(3):
+        ingest(user, english_pdf)
+    with django_assert_max_num_queries(4):
+        assert api_client.get("/api/v1/materials/").json()["count"] == 3
