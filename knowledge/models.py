@@ -1,6 +1,7 @@
 import secrets
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from pgvector.django import VectorField
 
@@ -98,6 +99,7 @@ class Chunk(models.Model):
     section_title = models.CharField(max_length=300, blank=True)
     section_level = models.PositiveSmallIntegerField(default=0)
     content_hash = models.CharField(max_length=64)
+    term_count = models.PositiveIntegerField(default=0)  # analysed terms, the BM25 document length
 
     objects = OwnedManager()
 
@@ -107,10 +109,33 @@ class Chunk(models.Model):
             models.UniqueConstraint(fields=["material", "chunk_index"], name="unique_chunk_index_per_material"),
             models.CheckConstraint(condition=~models.Q(content=""), name="chunk_content_not_empty"),
         ]
-        indexes = [models.Index(fields=["owner", "material", "chunk_index"])]
+        indexes = [
+            models.Index(fields=["owner", "material", "chunk_index"]),
+            # Substring search for identifiers and codes that tokenisers break (pg_trgm).
+            GinIndex(fields=["content"], opclasses=["gin_trgm_ops"], name="chunk_content_trgm"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.material_id}#{self.chunk_index} p.{self.page_number}"
+
+
+class ChunkTerm(models.Model):
+    """BM25 postings: one analysed term of one chunk with its frequency (see ``baeum.analysis``)."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="terms")
+    material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    term = models.CharField(max_length=100)
+    tf = models.PositiveIntegerField()
+    doc_length = models.PositiveIntegerField()
+
+    objects = OwnedManager()
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "term"], include=["material", "chunk", "tf", "doc_length"], name="chunkterm_owner_term")]
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id}:{self.term}x{self.tf}"
 
 
 class ChunkEmbedding(models.Model):

@@ -178,6 +178,8 @@ BAEUM = {
     "CHUNK_OVERLAP": env.float("BAEUM_CHUNK_OVERLAP", default=0.12),
     # Semantic search defaults.
     "MIN_SIMILARITY": env.float("BAEUM_MIN_SIMILARITY", default=0.15),
+    # Hybrid search: weight of the lexical (BM25) side in the score-normalised fusion.
+    "HYBRID_ALPHA": env.float("BAEUM_HYBRID_ALPHA", default=0.7),
     "EXTRACT_WORKERS": env.int("BAEUM_EXTRACT_WORKERS", default=2),
 }
 

@@ -23,6 +23,7 @@ from baeum.text import normalize_text
 
 from ..models import Chunk, ChunkEmbedding, Material, MaterialPage
 from .embedding import active_embedder, content_hash, embeddings_compute
+from .lexical import chunk_terms_write
 
 logger = logging.getLogger(__name__)
 Status = Material.Status
@@ -169,6 +170,7 @@ def _store(material, pages, chunks, vectors, embedder) -> None:
         ],
         batch_size=500,
     )
+    chunk_terms_write(chunks=rows)
     ChunkEmbedding.objects.bulk_create(
         [
             ChunkEmbedding(

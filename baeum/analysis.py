@@ -1,0 +1,108 @@
+"""Lexical analysis for BM25, the same code at indexing and at query time.
+
+Korean (and other CJK) spans go through Kiwi morphological analysis: nouns, verb/adjective stems,
+roots, numbers, foreign words and Hanja are kept; particles, endings and suffixes are dropped, so
+"레지스터는" and "레지스터를" both index as "레지스터". Latin spans are lower-cased, stop words are
+dropped and plural/possessive/-ing/-ed endings are lightly stemmed. Identifiers and codes
+("ORD-2024-001", "asyncio.run") are kept whole and also split into their parts.
+No Django imports.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections import Counter
+
+ANALYZER_VERSION = 1
+
+_LATIN_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_'’]|[\-./:](?=[A-Za-z0-9]))*")
+_HAS_CJK = re.compile(r"[\u3131-\u318e\uac00-\ud7a3\u4e00-\u9fff\u3040-\u30ff]")
+_KEEP_TAGS = {"NNG", "NNP", "NR", "SL", "SH", "SN", "XR", "VV", "VA", "W_SERIAL", "W_HASHTAG"}
+_STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between both but by
+    can could did do does doing down during each few for from further had has have having he her here hers herself him himself
+    his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them themselves then there these they this
+    those through to too under until up very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves also may might must shall us""".split()
+)
+
+
+def stem_english(word: str) -> str:
+    """Lightly stem a lower-case English word (plural, possessive, -ing, -ed)."""
+    if word.endswith(("'s", "’s")):
+        word = word[:-2]
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+        return word[:-1] if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz" else word
+    if word.endswith("ed") and len(word) > 4:
+        word = word[:-2]
+        return word[:-1] if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz" else word
+    return word
+
+
+def _latin_terms(token: str) -> list[str]:
+    lowered = token.casefold().strip("'’")
+    if not lowered:
+        return []
+    if re.search(r"[\-./:_]", lowered):
+        parts = [part for part in re.split(r"[\-./:_]+", lowered) if part]
+        return [lowered, *[stem_english(part) for part in parts if part not in _STOP_WORDS]]
+    if lowered in _STOP_WORDS:
+        return []
+    return [stem_english(lowered)]
+
+
+class _Kiwi:
+    """One Kiwi per process, loaded on first use (about 1.5 s)."""
+
+    _instance = None
+    _lock = threading.Lock()
+
+    @classmethod
+    def get(cls):
+        with cls._lock:
+            if cls._instance is None:
+                from kiwipiepy import Kiwi
+
+                cls._instance = Kiwi(num_workers=-1)
+            return cls._instance
+
+
+def _cjk_terms(text: str) -> list[str]:
+    terms: list[str] = []
+    for token in _Kiwi.get().tokenize(text):
+        if token.tag in _KEEP_TAGS or token.tag.startswith("NN") and token.tag != "NNB":
+            form = token.form.casefold()
+            if token.tag == "SL":
+                terms.extend(_latin_terms(form))
+            elif len(form) >= 1 and not form.isspace():
+                terms.append(form)
+    return terms
+
+
+def analyze(text: str) -> list[str]:
+    """Return the index terms of ``text``, in order (repeats kept, for term frequencies)."""
+    text = unicodedata.normalize("NFC", text)
+    if not _HAS_CJK.search(text):
+        return [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token)]
+    # Latin runs are analysed here (Kiwi splits identifiers oddly); the rest goes to Kiwi in one call.
+    latin = [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token)]
+    masked = _LATIN_TOKEN.sub("A", text)  # a stop word that keeps "Python의" parsed as noun + particle
+    return _cjk_terms(masked) + latin
+
+
+def term_frequencies(text: str) -> tuple[Counter[str], int]:
+    """Return ``(term → frequency, total terms)`` for indexing one chunk."""
+    terms = [term[:100] for term in analyze(text)]
+    return Counter(terms), len(terms)

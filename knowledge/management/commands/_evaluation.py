@@ -1,0 +1,60 @@
+"""Shared by the evaluation commands: load a JSON Lines corpus for a throwaway user, then clean up."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management.base import CommandError
+from tqdm import tqdm
+
+from knowledge.models import Material
+from knowledge.services.ingest import material_ingest
+from knowledge.services.materials import material_create, material_delete
+
+
+def read_jsonl(path: str, required: tuple[str, ...]) -> list[dict]:
+    file = Path(path)
+    if not file.is_file():
+        raise CommandError(f"No such file: {path}")
+    rows = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise CommandError(f"{path}:{number}: not valid JSON ({error.msg}).") from error
+        missing = [key for key in required if key not in row]
+        if missing:
+            raise CommandError(f"{path}:{number}: missing {', '.join(missing)}.")
+        rows.append(row)
+    return rows
+
+
+@contextmanager
+def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True):
+    """Ingest each passage as one material (title on its first line) through the real pipeline for a
+    new user; yield ``(user, {material_id: doc_id})``; delete the user and everything made afterwards."""
+    user = get_user_model().objects.create_user(email=f"eval-{secrets.token_hex(4)}@baeum.invalid", password=None)
+    doc_of: dict[int, str] = {}
+    try:
+        for row in tqdm(corpus, desc="Loading corpus", file=stream, disable=not show_progress, unit="doc"):
+            text = f"{row.get('title', '').strip()}\n\n{row['text']}".strip()
+            material = material_create(
+                owner=user, upload=SimpleUploadedFile(f"{row['doc_id']}.txt", text.encode("utf-8")), title=row.get("title") or row["doc_id"], enqueue=False
+            )
+            material_ingest(material_id=material.pk)
+            material.refresh_from_db()
+            if material.status != Material.Status.READY:
+                raise CommandError(f"Passage {row['doc_id']} failed to ingest: {material.error_message}")
+            doc_of[material.pk] = str(row["doc_id"])
+        yield user, doc_of
+    finally:
+        for material in Material.objects.for_user(user):
+            material_delete(material=material)
+        user.delete()

@@ -1,0 +1,82 @@
+"""Materials, pages, chunk ranges and stats of the requesting user."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from baeum.errors import NotFound
+
+from ..models import Chunk, Material, MaterialPage
+
+MAX_RANGE = 500
+DEFAULT_K = {"chat": 5, "plan": 10, "session": 3}
+
+
+class MaterialNotFound(NotFound):
+    """No such material for this user: it does not exist or it is someone else's (never said which)."""
+
+    def __init__(self, ref_id: str):
+        super().__init__(f"No material {ref_id!r} in your library.")
+        self.ref_id = ref_id
+
+
+def material_list(*, user, status: str | None = None):
+    """Return the user's materials, newest first."""
+    materials = Material.objects.for_user(user)
+    return materials.filter(status=status) if status else materials
+
+
+def access_material(*, user, ref_id: str) -> Material:
+    """Return the user's material ``ref_id`` or raise ``MaterialNotFound`` (same error if not theirs)."""
+    material = Material.objects.for_user(user).filter(ref_id=ref_id).first()
+    if material is None:
+        raise MaterialNotFound(ref_id)
+    return material
+
+
+def materials_in_scope(*, user, ref_ids: Iterable[str] | None = None, type: str | None = None, ready_only: bool = True):
+    """Return the user's materials limited to ``ref_ids`` (each must be theirs) and ``type``."""
+    materials = Material.objects.for_user(user)
+    if ref_ids is not None:
+        wanted = list(dict.fromkeys(ref_ids))
+        found = set(materials.filter(ref_id__in=wanted).values_list("ref_id", flat=True))
+        for ref_id in wanted:
+            if ref_id not in found:
+                raise MaterialNotFound(ref_id)
+        materials = materials.filter(ref_id__in=wanted)
+    if type:
+        materials = materials.filter(type=type)
+    if ready_only:
+        materials = materials.filter(status=Material.Status.READY)
+    return materials
+
+
+def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None) -> list[MaterialPage]:
+    """Return pages of one of the user's materials, for the page viewer."""
+    material = access_material(user=user, ref_id=ref_id)
+    pages = MaterialPage.objects.for_user(user).filter(material=material, number__gte=first)
+    if last is not None:
+        pages = pages.filter(number__lte=last)
+    return list(pages.order_by("number"))
+
+
+def chunk_range(*, user, ref_id: str, start: int, end: int) -> list[Chunk]:
+    """Return the chunks of one material between two indexes (inclusive), in order."""
+    material = access_material(user=user, ref_id=ref_id)
+    if end < start:
+        start, end = end, start
+    end = min(end, start + MAX_RANGE - 1)
+    return list(
+        Chunk.objects.for_user(user)
+        .filter(material=material, chunk_index__gte=max(0, start), chunk_index__lte=end)
+        .select_related("material")
+        .order_by("chunk_index")
+    )
+
+
+def material_stats(*, user, ref_ids: Iterable[str]) -> dict[str, dict]:
+    """Return ``{refId: {chunkCount, status, pageCount}}`` for those of ``ref_ids`` the user owns."""
+    rows = Material.objects.for_user(user).filter(ref_id__in=list(ref_ids)).values_list("ref_id", "chunk_count", "status", "page_count")
+    return {ref_id: {"chunkCount": chunks, "status": status, "pageCount": pages} for ref_id, chunks, status, pages in rows}
+
+

@@ -1,0 +1,306 @@
+"""Search over the user's chunks: semantic (pgvector), lexical (BM25 over Kiwi/English terms plus
+pg_trgm for identifiers), hybrid (score-normalised weighted fusion), rerankers and multi-query.
+
+Every function takes the requesting user; the owner filter is in every SQL statement, and refIds are
+checked against the user's materials first (someone else's refId is "not found").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+
+from accounts.scoping import owner_id_of
+from baeum import rerank
+from baeum.analysis import analyze
+from baeum.text import normalize_query
+
+from ..models import Chunk, ChunkEmbedding
+from ..services.embedding import embedder_for_model
+from .materials import DEFAULT_K, materials_in_scope
+
+MODES = ("hybrid", "semantic", "lexical")
+BM25_K1 = 1.2
+BM25_B = 0.75
+CANDIDATES = 30  # first-stage width of each retriever in hybrid mode
+_IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*(?:[\-./:][A-Za-z0-9_]+)+|[A-Za-z]+\d+[A-Za-z0-9]*|\w+_\w+")
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    chunk: Chunk
+    score: float  # the score the results are ranked by (depends on the mode)
+    vector_score: float | None = None  # cosine similarity, when the vector retriever saw the chunk
+    lexical_score: float | None = None  # BM25, when the lexical retriever saw the chunk
+
+    @property
+    def ref_id(self) -> str:
+        return self.chunk.material.ref_id
+
+
+@dataclass(frozen=True)
+class _Scope:
+    owner_id: int
+    material_ids: list[int]
+    by_model: dict[tuple[str, int], list[int]]
+
+
+def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None) -> _Scope:
+    owner_id = owner_id_of(user)
+    by_model: dict[tuple[str, int], list[int]] = defaultdict(list)
+    material_ids: list[int] = []
+    rows = materials_in_scope(user=user, ref_ids=ref_ids, type=type).values_list("id", "embedding_model", "embedding_dimension")
+    for material_id, model, dimension in rows:
+        material_ids.append(material_id)
+        by_model[(model, dimension)].append(material_id)
+    return _Scope(owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model))
+
+
+# --- Vector retrieval ------------------------------------------------------------------------
+
+
+def _vector_search(*, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int) -> list[tuple[int, float]]:
+    """Return ``(chunk_id, similarity)`` of the nearest chunks of one model, within the owner's materials.
+
+    HNSW with iterative scans keeps returning candidates until ``k`` rows pass the owner filter, so a
+    small owner among many still gets ``k`` results; for a small owner the planner may instead read the
+    (owner, model) b-tree and sort exactly. Either way, only this owner's rows are ever compared.
+    """
+    vector_literal = "[" + ",".join(f"{value:.7g}" for value in query_vector) + "]"
+    sql = f"""
+        SELECT chunk_id, (embedding::vector({int(dimension)})) <=> %s::vector({int(dimension)}) AS distance
+        FROM knowledge_chunkembedding
+        WHERE owner_id = %s AND model = %s AND material_id = ANY(%s)
+        ORDER BY distance
+        LIMIT %s
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(40, 2 * k)])
+        cursor.execute(sql, [vector_literal, owner_id, model, material_ids, k])
+        rows = cursor.fetchall()
+    return sorted(((chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows), key=lambda item: -item[1])
+
+
+def _vector_candidates(scope: _Scope, query: str, k: int) -> dict[int, float]:
+    scored: dict[int, float] = {}
+    for (model, dimension), material_ids in scope.by_model.items():
+        vector = embedder_for_model(model).embed_query(query)
+        for chunk_id, similarity in _vector_search(
+            owner_id=scope.owner_id, model=model, dimension=dimension, material_ids=material_ids, query_vector=vector, k=k
+        ):
+            scored[chunk_id] = similarity
+    return scored
+
+
+# --- Lexical retrieval -----------------------------------------------------------------------
+
+_BM25_SQL = """
+    WITH query_terms AS (
+        SELECT term, count(*) AS qtf FROM unnest(%(terms)s::text[]) AS term GROUP BY term
+    ),
+    corpus AS (
+        SELECT count(*)::float8 AS n, coalesce(avg(term_count), 1)::float8 AS avgdl
+        FROM knowledge_chunk WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s)
+    ),
+    postings AS (
+        SELECT chunk_id, term, tf, doc_length FROM knowledge_chunkterm
+        WHERE owner_id = %(owner)s AND term = ANY(%(terms)s) AND material_id = ANY(%(materials)s)
+    ),
+    df AS (SELECT term, count(*)::float8 AS df FROM postings GROUP BY term)
+    SELECT p.chunk_id,
+           sum(q.qtf * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5))
+               * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(c.avgdl, 1))))
+               AS score
+    FROM postings p JOIN query_terms q USING (term) JOIN df USING (term) CROSS JOIN corpus c
+    GROUP BY p.chunk_id
+    ORDER BY score DESC
+    LIMIT %(k)s
+"""
+
+
+def _lexical_candidates(scope: _Scope, query: str, k: int) -> dict[int, float]:
+    """BM25 over the owner's chunks in scope (IDF from those chunks), plus exact identifier matches."""
+    terms = analyze(query)
+    if not scope.material_ids:
+        return {}
+    scored: dict[int, float] = {}
+    if terms:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _BM25_SQL,
+                {"terms": terms, "owner": scope.owner_id, "materials": scope.material_ids, "k1": BM25_K1, "b": BM25_B, "k": k},
+            )
+            scored = {chunk_id: float(score) for chunk_id, score in cursor.fetchall()}
+    identifiers = [token for token in _IDENTIFIER.findall(query) if len(token) >= 4]
+    if identifiers:
+        # Codes such as ORD-2024-001 or file_name.py: a verbatim substring match (pg_trgm index)
+        # ranks above any partial BM25 match.
+        bonus = (max(scored.values()) if scored else 1.0) + 1.0
+        for identifier in identifiers[:3]:
+            matches = Chunk.objects.unscoped().filter(  # scoped by owner_id on the next line
+                owner_id=scope.owner_id, material_id__in=scope.material_ids, content__icontains=identifier
+            )
+            for chunk_id in matches.values_list("id", flat=True)[:k]:
+                scored[chunk_id] = scored.get(chunk_id, 0.0) + bonus
+    return dict(sorted(scored.items(), key=lambda item: -item[1])[:k])
+
+
+# --- Public selectors ------------------------------------------------------------------------
+
+
+def _hits(user, ranked: Sequence[tuple[int, float]], vector: dict[int, float], lexical: dict[int, float]) -> list[SearchHit]:
+    chunks = Chunk.objects.for_user(user).select_related("material").in_bulk([chunk_id for chunk_id, _ in ranked])
+    return [
+        SearchHit(chunk=chunks[chunk_id], score=score, vector_score=vector.get(chunk_id), lexical_score=lexical.get(chunk_id))
+        for chunk_id, score in ranked
+        if chunk_id in chunks
+    ]
+
+
+def chunk_search_semantic(
+    *,
+    user,
+    query: str,
+    ref_ids: Iterable[str] | None = None,
+    type: str | None = None,
+    k: int = DEFAULT_K["chat"],
+    min_similarity: float | None = None,
+) -> list[SearchHit]:
+    """Return the user's chunks nearest to ``query`` by cosine similarity, best first.
+
+    Materials are grouped by the model their vectors were made with; the query is embedded once per
+    model and compared only with that model's vectors.
+    """
+    threshold = settings.BAEUM["MIN_SIMILARITY"] if min_similarity is None else min_similarity
+    normalized = normalize_query(query)
+    scope = _scope(user=user, ref_ids=ref_ids, type=type)
+    if not normalized or not scope.material_ids:
+        return []
+    vector = _vector_candidates(scope, normalized, k)
+    ranked = sorted(((chunk_id, score) for chunk_id, score in vector.items() if score >= threshold), key=lambda item: -item[1])[:k]
+    return _hits(user, ranked, vector, {})
+
+
+def chunk_search_lexical(
+    *, user, query: str, ref_ids: Iterable[str] | None = None, type: str | None = None, k: int = DEFAULT_K["chat"]
+) -> list[SearchHit]:
+    """Return the user's chunks ranked by BM25 over analysed terms (Korean morphemes, English stems)."""
+    scope = _scope(user=user, ref_ids=ref_ids, type=type)
+    lexical = _lexical_candidates(scope, query, k)
+    return _hits(user, list(lexical.items()), {}, lexical)
+
+
+def hybrid_alpha() -> float:
+    return float(settings.BAEUM["HYBRID_ALPHA"])
+
+
+def fuse(vector: dict[int, float], lexical: dict[int, float], *, alpha: float) -> list[tuple[int, float]]:
+    """Score-normalised weighted fusion: ``alpha`` × lexical + (1 − ``alpha``) × vector, each min-max
+    normalised over its own candidates (a chunk a retriever did not return gets 0 from it).
+
+    Unlike rank fusion, a retriever whose scores are flat (no clear winner) contributes little spread,
+    so a weak retriever cannot drag a confident one down.
+    """
+
+    def normalise(scores: dict[int, float]) -> dict[int, float]:
+        if not scores:
+            return {}
+        low, high = min(scores.values()), max(scores.values())
+        if high - low < 1e-9:
+            return dict.fromkeys(scores, 1.0)
+        return {chunk_id: (score - low) / (high - low) for chunk_id, score in scores.items()}
+
+    vector_norm, lexical_norm = normalise(vector), normalise(lexical)
+    fused = {
+        chunk_id: alpha * lexical_norm.get(chunk_id, 0.0) + (1 - alpha) * vector_norm.get(chunk_id, 0.0)
+        for chunk_id in vector.keys() | lexical.keys()
+    }
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+
+def chunk_search_hybrid(
+    *,
+    user,
+    query: str,
+    ref_ids: Iterable[str] | None = None,
+    type: str | None = None,
+    k: int = DEFAULT_K["chat"],
+    alpha: float | None = None,
+    candidates: int = CANDIDATES,
+    reranker: str | None = None,
+) -> list[SearchHit]:
+    """Return the best ``k`` of lexical top-N ∪ vector top-N, fused (see ``fuse``), optionally reranked."""
+    normalized = normalize_query(query)
+    scope = _scope(user=user, ref_ids=ref_ids, type=type)
+    if not normalized or not scope.material_ids:
+        return []
+    width = max(candidates, k)
+    vector = _vector_candidates(scope, normalized, width)
+    lexical = _lexical_candidates(scope, query, width)
+    ranked = fuse(vector, lexical, alpha=hybrid_alpha() if alpha is None else alpha)
+    if reranker:
+        hits = _hits(user, ranked[:width], vector, lexical)
+        return rerank_hits(hits, query=normalized, reranker=reranker, k=k)
+    return _hits(user, ranked[:k], vector, lexical)
+
+
+def chunk_search(*, user, query: str, mode: str = "hybrid", **options) -> list[SearchHit]:
+    """Search in ``mode`` (hybrid, semantic or lexical)."""
+    if mode == "semantic":
+        return chunk_search_semantic(user=user, query=query, **options)
+    if mode == "lexical":
+        options.pop("min_similarity", None)
+        return chunk_search_lexical(user=user, query=query, **options)
+    if mode == "hybrid":
+        options.pop("min_similarity", None)
+        return chunk_search_hybrid(user=user, query=query, **options)
+    raise ValueError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
+
+
+def chunk_search_multi(*, user, queries: Sequence[str], mode: str = "hybrid", k: int = DEFAULT_K["chat"], **options) -> list[SearchHit]:
+    """Search several phrasings and return their union, one hit per chunk keeping its best score."""
+    best: dict[int, SearchHit] = {}
+    for query in dict.fromkeys(query for query in queries if query.strip()):
+        for hit in chunk_search(user=user, query=query, mode=mode, k=k, **options):
+            if hit.chunk.pk not in best or hit.score > best[hit.chunk.pk].score:
+                best[hit.chunk.pk] = hit
+    return sorted(best.values(), key=lambda hit: (-hit.score, hit.chunk.pk))[:k]
+
+
+# --- Rerankers -------------------------------------------------------------------------------
+
+
+def rerank_hits(hits: list[SearchHit], *, query: str, reranker: str, k: int) -> list[SearchHit]:
+    """Reorder first-stage hits with ``keyword`` (vector × 0.7 + keyword overlap × 0.3) or ``mmr``."""
+    if not hits:
+        return []
+    if reranker == "keyword":
+        query_terms = Counter(analyze(query))
+        scores = rerank.keyword_weighted(
+            vector_scores=[hit.vector_score or 0.0 for hit in hits],
+            keyword_scores=[rerank.keyword_overlap(query_terms, Counter(analyze(hit.chunk.content))) for hit in hits],
+        )
+        order = sorted(range(len(hits)), key=lambda index: -scores[index])
+        return [replace(hits[index], score=scores[index]) for index in order[:k]]
+    if reranker == "mmr":
+        material_models = {hit.chunk.material_id: hit.chunk.material.embedding_model for hit in hits}
+        vectors = {
+            chunk_id: np.asarray(vector, dtype=np.float32)
+            for chunk_id, vector, material_id, model in ChunkEmbedding.objects.unscoped()  # the hits are already the user's
+            .filter(chunk_id__in=[hit.chunk.pk for hit in hits])
+            .values_list("chunk_id", "embedding", "material_id", "model")
+            if material_models.get(material_id) == model
+        }
+        model = next(iter(material_models.values()))
+        query_vector = embedder_for_model(model).embed_query(query)
+        usable = [hit for hit in hits if hit.chunk.pk in vectors]
+        order = rerank.mmr(query_vector, [vectors[hit.chunk.pk] for hit in usable], k=k, diversity=0.5)
+        return [usable[index] for index in order]
+    raise ValueError(f"Unknown reranker {reranker!r}.")
