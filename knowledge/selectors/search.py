@@ -109,16 +109,22 @@ _BM25_SQL = """
         SELECT count(*)::float8 AS n, coalesce(avg(term_count), 1)::float8 AS avgdl
         FROM knowledge_chunk WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s)
     ),
-    postings AS (
-        SELECT chunk_id, term, tf, doc_length FROM knowledge_chunkterm
+    df AS (
+        SELECT term, count(*)::float8 AS df FROM knowledge_chunkterm
         WHERE owner_id = %(owner)s AND term = ANY(%(terms)s) AND material_id = ANY(%(materials)s)
+        GROUP BY term
     ),
-    df AS (SELECT term, count(*)::float8 AS df FROM postings GROUP BY term)
+    weights AS (
+        -- IDF once per term. Terms in more than half of the chunks carry almost no evidence and
+        -- cost the most to score, so long queries skip them.
+        SELECT q.term, q.qtf * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf, c.avgdl
+        FROM query_terms q JOIN df USING (term) CROSS JOIN corpus c
+        WHERE df.df <= c.n * %(max_df)s
+    )
     SELECT p.chunk_id,
-           sum(q.qtf * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5))
-               * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(c.avgdl, 1))))
-               AS score
-    FROM postings p JOIN query_terms q USING (term) JOIN df USING (term) CROSS JOIN corpus c
+           sum(w.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(w.avgdl, 1)))) AS score
+    FROM knowledge_chunkterm p JOIN weights w USING (term)
+    WHERE p.owner_id = %(owner)s AND p.term IN (SELECT term FROM weights) AND p.material_id = ANY(%(materials)s)
     GROUP BY p.chunk_id
     ORDER BY score DESC
     LIMIT %(k)s
@@ -135,7 +141,15 @@ def _lexical_candidates(scope: _Scope, query: str, k: int) -> dict[int, float]:
         with connection.cursor() as cursor:
             cursor.execute(
                 _BM25_SQL,
-                {"terms": terms, "owner": scope.owner_id, "materials": scope.material_ids, "k1": BM25_K1, "b": BM25_B, "k": k},
+                {
+                    "terms": terms,
+                    "owner": scope.owner_id,
+                    "materials": scope.material_ids,
+                    "k1": BM25_K1,
+                    "b": BM25_B,
+                    "k": k,
+                    "max_df": 0.5 if len(set(terms)) > 12 else 1.0,
+                },
             )
             scored = {chunk_id: float(score) for chunk_id, score in cursor.fetchall()}
     identifiers = [token for token in _IDENTIFIER.findall(query) if len(token) >= 4]

@@ -1,4 +1,3 @@
-import json
 import time
 
 from django.core.management.base import BaseCommand

@@ -1,0 +1,67 @@
+from collections import Counter
+
+import numpy as np
+
+from baeum import rerank
+from baeum.analysis import analyze, stem_english
+from baeum.metrics import percentile, rank_of, retrieval_summary
+
+
+def test_korean_particles_and_endings_are_dropped():
+    assert analyze("레지스터는 빠르다") == analyze("레지스터를 빠르게")[:1] + ["빠르"]
+    terms = analyze("반류마루는 누구에게 양도되기로 약속되었는가?")
+    assert terms == ["반류마루", "양도", "약속"]
+
+
+def test_korean_text_without_spaces_still_yields_nouns():
+    assert {"주소", "보관"} <= set(analyze("인터럽트핸들러들의주소값을보관한다"))
+
+
+def test_english_is_lowercased_stemmed_and_stopwords_dropped():
+    assert analyze("The Functions were called recursively") == ["function", "call", "recursively"]
+    assert stem_english("libraries") == "library"
+    assert stem_english("running") == "run"
+
+
+def test_identifiers_stay_whole_and_split_into_parts():
+    terms = analyze("Order ORD-2024-001 uses asyncio.run")
+    assert "ord-2024-001" in terms and "2024" in terms
+    assert "asyncio.run" in terms and "asyncio" in terms
+
+
+def test_mixed_korean_and_english_use_the_same_analysis_at_index_and_query_time():
+    document = analyze("Python의 asyncio.run() 함수를 사용했다")
+    query = analyze("asyncio.run 함수 사용법")
+    assert {"asyncio.run", "함수", "사용"} <= set(document) & set(query)
+
+
+def test_keyword_weighted_rerank_mixes_vector_and_keyword_scores():
+    scores = rerank.keyword_weighted(vector_scores=[0.8, 0.5], keyword_scores=[0.0, 1.0])
+    assert scores == [0.8 * 0.7, 0.5 * 0.7 + 0.3]
+    assert rerank.keyword_overlap(Counter(["a", "b"]), Counter(["b", "c"])) == 0.5
+
+
+def test_mmr_prefers_diverse_results():
+    query = np.array([1.0, 0.0, 0.0])
+    near = np.array([0.99, 0.1, 0.0])
+    duplicate = np.array([0.98, 0.12, 0.0])
+    different = np.array([0.6, 0.0, 0.8])
+    assert rerank.mmr(query, [near, duplicate, different], k=2, diversity=0.5) == [0, 2]
+    assert rerank.mmr(query, [near, duplicate, different], k=2, diversity=0.0) == [0, 1]
+
+
+def test_llm_scores_are_parsed_defensively():
+    assert rerank.parse_llm_scores("[3, 9, 1]", 3) == [3.0, 9.0, 1.0]
+    assert rerank.parse_llm_scores('Scores: {"1": 2, "2": 8}', 2) == [2.0, 8.0]
+    assert rerank.parse_llm_scores("[1] = 7\n[2] = 4", 2) == [7.0, 4.0]
+    assert rerank.parse_llm_scores("passage two is best", 2) is None
+    assert rerank.parse_llm_scores("[1, 2]", 3) is None
+
+
+def test_metrics_summarise_ranks():
+    summary = retrieval_summary([1, 2, None, 11], [10.0, 20.0, 30.0, 40.0], mode="hybrid")
+    assert summary["recall@1"] == 0.25 and summary["recall@5"] == 0.5 and summary["recall@10"] == 0.5
+    assert summary["mrr@10"] == round((1 + 0.5) / 4, 4)
+    assert summary["latency_ms"] == {"p50": 25.0, "p95": 38.5}
+    assert rank_of("b", ["a", "b"]) == 2 and rank_of("z", ["a"]) is None
+    assert percentile([], 0.5) == 0.0
