@@ -109,8 +109,8 @@ def _cjk_terms(text: str) -> list[str]:
             form = token.form.casefold()
             if token.tag == "SL":
                 terms.extend(_latin_terms(form))
-            elif len(form) >= 1 and not form.isspace():
-                terms.append(form)
+            elif (len(form) > 1 or token.tag.startswith("N")) and not form.isspace():
+                terms.append(form)  # one-syllable verb stems ("하", "되", mis-split "트") carry no meaning
     if HANGUL_BIGRAMS:
         # Character bigrams of every Hangul word match compounds split differently in query and
         # text ("인터럽트핸들러" / "인터럽트 핸들러") and loanwords the model does not know.

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "knowledge",
+    "chat",
 ]
 
 MIDDLEWARE = [
@@ -181,6 +182,20 @@ BAEUM = {
     # Hybrid search: weight of the lexical (BM25) side in the score-normalised fusion.
     "HYBRID_ALPHA": env.float("BAEUM_HYBRID_ALPHA", default=0.7),
     "EXTRACT_WORKERS": env.int("BAEUM_EXTRACT_WORKERS", default=2),
+    "CHAT": {
+        "TOP_K": 5,
+        "MESSAGE_CAP": env.int("BAEUM_CHAT_MESSAGE_CAP", default=100),
+        # Sufficiency: weighted share of question terms in the best passage, and cosine similarity.
+        "MIN_COVERAGE": env.float("BAEUM_CHAT_MIN_COVERAGE", default=0.3),
+        "MIN_VECTOR": env.float("BAEUM_CHAT_MIN_VECTOR", default=0.25),
+        "STRONG_COVERAGE": env.float("BAEUM_CHAT_STRONG_COVERAGE", default=0.45),
+        # LLM: "gemini" (needs GEMINI_API_KEY), "openai" (any OpenAI-compatible endpoint), or "" (offline).
+        "LLM_PROVIDER": env("BAEUM_LLM", default="gemini" if env("GEMINI_API_KEY", default="") else ""),
+        "LLM_API_KEY": env("BAEUM_LLM_API_KEY", default=env("GEMINI_API_KEY", default="")),
+        "LLM_MODEL": env("BAEUM_LLM_MODEL", default=""),
+        "LLM_BASE_URL": env("BAEUM_LLM_BASE_URL", default=""),
+        "LLM_TIMEOUT": env.float("BAEUM_LLM_TIMEOUT", default=30),
+    },
 }
 
 LOGGING = {

@@ -1,0 +1,146 @@
+"""Chat API: conversations and messages (JSON, or server-sent events when asked for)."""
+
+import json
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import renderers, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import ApiError
+from config.pagination import paginate
+
+from . import selectors
+from .services.conversations import conversation_create, conversation_delete
+from .services.reply import chat_reply, chat_reply_stream
+
+
+class EventStreamRenderer(renderers.BaseRenderer):
+    media_type = "text/event-stream"
+    format = "sse"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data).encode()
+
+
+class CitationSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    refId = serializers.CharField()
+    materialTitle = serializers.CharField()
+    chunkIndex = serializers.IntegerField()
+    pageNumber = serializers.IntegerField()
+    quote = serializers.CharField()
+
+
+class MessageOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    turn = serializers.IntegerField()
+    role = serializers.CharField()
+    content = serializers.CharField()
+    citations = CitationSerializer(many=True)
+    refused = serializers.BooleanField()
+    confidence = serializers.FloatField()
+    mode = serializers.CharField()
+    steps = serializers.ListField(child=serializers.DictField())
+    usage = serializers.DictField()
+    generator = serializers.CharField()
+    createdAt = serializers.DateTimeField(source="created_at")
+
+
+class ConversationOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    refIds = serializers.ListField(child=serializers.CharField(), source="ref_ids")
+    turnCount = serializers.IntegerField(source="turn_count")
+    createdAt = serializers.DateTimeField(source="created_at")
+    updatedAt = serializers.DateTimeField(source="updated_at")
+
+
+class ConversationDetailSerializer(ConversationOutputSerializer):
+    messages = serializers.SerializerMethodField()
+    summary = serializers.CharField()
+    entities = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema_field(MessageOutputSerializer(many=True))
+    def get_messages(self, conversation) -> list:
+        return MessageOutputSerializer(selectors.message_list(user=self.context["user"], conversation=conversation), many=True).data
+
+
+class ConversationListCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        refIds = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=200)
+        title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+    @extend_schema(operation_id="conversations_list", responses=ConversationOutputSerializer(many=True))
+    def get(self, request):
+        return paginate(request, self, selectors.conversation_list(user=request.user), ConversationOutputSerializer)
+
+    @extend_schema(operation_id="conversations_create", request=InputSerializer, responses={201: ConversationOutputSerializer})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            conversation = conversation_create(owner=request.user, ref_ids=data.validated_data.get("refIds") or [], title=data.validated_data.get("title", ""))
+        except ValueError as error:
+            raise ApiError(str(error), code="material_not_ready") from error
+        return Response(ConversationOutputSerializer(conversation).data, status=status.HTTP_201_CREATED)
+
+
+class ConversationDetailApi(APIView):
+    @extend_schema(operation_id="conversations_retrieve", responses=ConversationDetailSerializer)
+    def get(self, request, conversation_id: int):
+        conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
+        return Response(ConversationDetailSerializer(conversation, context={"user": request.user}).data)
+
+    @extend_schema(operation_id="conversations_destroy", responses={204: None})
+    def delete(self, request, conversation_id: int):
+        conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
+        conversation_delete(conversation=conversation)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MessageCreateApi(APIView):
+    renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
+
+    class InputSerializer(serializers.Serializer):
+        content = serializers.CharField(max_length=4000, trim_whitespace=True)
+        mode = serializers.ChoiceField(choices=["standard", "agentic"], default="standard")
+
+    class ReplySerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        answer = serializers.CharField(source="content")
+        citations = CitationSerializer(many=True)
+        refused = serializers.BooleanField()
+        confidence = serializers.FloatField()
+        steps = serializers.ListField(child=serializers.DictField())
+        usage = serializers.DictField()
+        generator = serializers.CharField()
+
+    @extend_schema(
+        operation_id="conversations_messages_create",
+        request=InputSerializer,
+        responses={201: ReplySerializer, 200: OpenApiResponse(description="text/event-stream: token*, citations, done")},
+    )
+    def post(self, request, conversation_id: int):
+        conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        content, mode = data.validated_data["content"], data.validated_data["mode"]
+        if "text/event-stream" in request.headers.get("Accept", ""):
+            return self._stream(conversation, content, mode)
+        message = chat_reply(conversation=conversation, content=content, mode=mode)
+        return Response(self.ReplySerializer(message).data, status=status.HTTP_201_CREATED)
+
+    def _stream(self, conversation, content, mode):
+        def events():
+            for kind, payload in chat_reply_stream(conversation=conversation, content=content, mode=mode):
+                if kind == "done":
+                    message = conversation.messages.get(pk=payload)
+                    payload = self.ReplySerializer(message).data
+                yield f"event: {kind}\ndata: {json.dumps(payload, ensure_ascii=False)}\n\n"
+
+        response = StreamingHttpResponse(events(), content_type="text/event-stream")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"
+        return response

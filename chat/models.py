@@ -1,0 +1,59 @@
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+from accounts.scoping import OwnedManager
+
+
+class Conversation(models.Model):
+    """A chat about a fixed set of the owner's materials (a plan's snapshot or explicit refIds)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200, blank=True)
+    ref_ids = ArrayField(models.CharField(max_length=32), default=list)  # validated at creation
+    # Long-term memory, durable here; the working copy lives in Redis (see chat.services.memory).
+    summary = models.TextField(blank=True)
+    summary_turn = models.PositiveIntegerField(default=0)  # last turn folded into the summary
+    entities = models.JSONField(default=list)  # [{"key", "value", "turn"}], at most 25
+    turn_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        indexes = [models.Index(fields=["owner", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.pk}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    turn = models.PositiveIntegerField()
+    role = models.CharField(max_length=10, choices=Role.choices)
+    content = models.TextField()
+    citations = models.JSONField(default=list)
+    refused = models.BooleanField(default=False)
+    confidence = models.FloatField(default=0.0)
+    mode = models.CharField(max_length=10, default="standard")
+    steps = models.JSONField(default=list)
+    usage = models.JSONField(default=dict)
+    generator = models.CharField(max_length=40, blank=True)
+    search_query = models.TextField(blank=True)  # the question after reference resolution
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["conversation", "turn", "id"]
+        indexes = [models.Index(fields=["conversation", "turn"])]
+
+    def __str__(self) -> str:
+        return f"{self.conversation_id}#{self.turn} {self.role}"

@@ -1,0 +1,32 @@
+"""Reads of the chat app, scoped to the requesting user."""
+
+from baeum.errors import NotFound
+
+from .models import Conversation, Message
+
+
+class ConversationNotFound(NotFound):
+    def __init__(self, conversation_id):
+        super().__init__(f"No conversation {conversation_id}.")
+
+
+def conversation_list(*, user):
+    """Return the user's conversations, most recently active first."""
+    return Conversation.objects.for_user(user)
+
+
+def access_conversation(*, user, conversation_id) -> Conversation:
+    """Return the user's conversation or raise ``ConversationNotFound`` (same error if not theirs)."""
+    try:
+        conversation_id = int(conversation_id)
+    except (TypeError, ValueError):
+        raise ConversationNotFound(conversation_id) from None
+    conversation = Conversation.objects.for_user(user).filter(pk=conversation_id).first()
+    if conversation is None:
+        raise ConversationNotFound(conversation_id)
+    return conversation
+
+
+def message_list(*, user, conversation: Conversation):
+    """Return the conversation's messages in order."""
+    return Message.objects.for_user(user).filter(conversation=conversation).order_by("turn", "id")
