@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .analysis import analyze
 from .text import estimate_tokens, is_hangul_heavy, sentence_spans

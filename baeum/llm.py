@@ -65,7 +65,9 @@ class GeminiLLM:
 
     def stream(self, *, system: str, prompt: str, max_tokens: int = 800) -> Iterator[str]:
         try:
-            for chunk in self._client.models.generate_content_stream(model=self.model, contents=prompt, config=self._config(system, max_tokens)):
+            for chunk in self._client.models.generate_content_stream(
+                model=self.model, contents=prompt, config=self._config(system, max_tokens)
+            ):
                 if chunk.text:
                     yield chunk.text
         except Exception as error:  # noqa: BLE001
@@ -110,7 +112,9 @@ class OpenAICompatibleLLM:
 
     def stream(self, *, system: str, prompt: str, max_tokens: int = 800) -> Iterator[str]:
         try:
-            with self._client.stream("POST", self._url, json=self._body(system, prompt, max_tokens, True), headers=self._headers) as response:
+            with self._client.stream(
+                "POST", self._url, json=self._body(system, prompt, max_tokens, True), headers=self._headers
+            ) as response:
                 response.raise_for_status()
                 for line in response.iter_lines():
                     if not line.startswith("data:"):

@@ -81,7 +81,9 @@ class ConversationListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            conversation = conversation_create(owner=request.user, ref_ids=data.validated_data.get("refIds") or [], title=data.validated_data.get("title", ""))
+            conversation = conversation_create(
+                owner=request.user, ref_ids=data.validated_data.get("refIds") or [], title=data.validated_data.get("title", "")
+            )
         except ValueError as error:
             raise ApiError(str(error), code="material_not_ready") from error
         return Response(ConversationOutputSerializer(conversation).data, status=status.HTTP_201_CREATED)

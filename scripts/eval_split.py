@@ -26,8 +26,10 @@ def main(corpus_path: str, queries_path: str, out_dir: str) -> None:
     write("corpus.jsonl", [row for row in corpus if row["doc_id"] in kept_docs])
     write("queries.jsonl", [row for row in queries if row["doc_id"] in kept_docs])
     write("out_of_scope.jsonl", [row for row in queries if row["doc_id"] not in kept_docs])
-    print(f"{len(kept_docs)} passages kept, {sum(row['doc_id'] in kept_docs for row in queries)} in-scope and "
-          f"{sum(row['doc_id'] not in kept_docs for row in queries)} out-of-scope questions in {out}")
+    print(
+        f"{len(kept_docs)} passages kept, {sum(row['doc_id'] in kept_docs for row in queries)} in-scope and "
+        f"{sum(row['doc_id'] not in kept_docs for row in queries)} out-of-scope questions in {out}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ the working copy for 24 hours, refreshed on use and rebuilt from PostgreSQL when
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import asdict, dataclass, field
 
@@ -17,6 +18,7 @@ from baeum.text import split_sentences
 
 from ..models import Conversation, Message
 
+logger = logging.getLogger(__name__)
 RECENT_TURNS = 5
 SUMMARY_EVERY = 5
 MAX_SUMMARY_SENTENCES = 20
@@ -62,7 +64,7 @@ def memory_load(*, conversation: Conversation) -> Memory:
         try:
             cache.touch(_key(conversation.pk), WORKING_TTL_SECONDS)
         except Exception:  # noqa: BLE001
-            pass
+            logger.warning("could not refresh working memory TTL of conversation %s", conversation.pk)
         return Memory(**raw)
     memory = _rebuild(conversation)
     _store(conversation.pk, memory)
@@ -73,14 +75,14 @@ def _store(conversation_id: int, memory: Memory) -> None:
     try:
         cache.set(_key(conversation_id), asdict(memory), WORKING_TTL_SECONDS)
     except Exception:  # noqa: BLE001 - a cache write failure loses nothing durable
-        pass
+        logger.warning("could not store working memory of conversation %s", conversation_id)
 
 
 def memory_forget(*, conversation_id: int) -> None:
     try:
         cache.delete(_key(conversation_id))
     except Exception:  # noqa: BLE001
-        pass
+        logger.warning("could not drop working memory of conversation %s", conversation_id)
 
 
 # --- Entities ------------------------------------------------------------------------------

@@ -124,7 +124,9 @@ def retrieve_agentic(conversation: Conversation, query: str) -> Retrieval:
     top_k = chat_settings()["TOP_K"]
     steps: list[dict] = []
     calls = 0
-    parts = [part for part in re.split(r"\s*(?:와|과|and|vs\.?|versus|및|,)\s+", query) if part.strip()] if _COMPARISON.search(query) else []
+    parts = (
+        [part for part in re.split(r"\s*(?:와|과|and|vs\.?|versus|및|,)\s+", query) if part.strip()] if _COMPARISON.search(query) else []
+    )
     passages: list[Passage] = []
     if len(parts) >= 2:
         for part in parts[:2]:
@@ -144,17 +146,41 @@ def retrieve_agentic(conversation: Conversation, query: str) -> Retrieval:
             passages = _search(conversation, refined, k=top_k) + passages
             calls += 1
             evidence = _judge(query, passages)
-            steps.append({"tool": "search_all", "input": {"query": refined}, "results": len(passages), "judgement": "answer" if evidence.sufficient else "give up"})
+            steps.append(
+                {
+                    "tool": "search_all",
+                    "input": {"query": refined},
+                    "results": len(passages),
+                    "judgement": "answer" if evidence.sufficient else "give up",
+                }
+            )
     if evidence.sufficient and passages and calls < 3:
         best = passages[0]
         neighbours = chunk_range(user=conversation.owner, ref_id=best.ref_id, start=max(0, best.chunk_index - 1), end=best.chunk_index + 1)
         calls += 1
         expanded = [
-            Passage(n=0, chunk_id=chunk.pk, ref_id=best.ref_id, title=best.title, chunk_index=chunk.chunk_index, page_number=chunk.page_number, text=chunk.content, score=best.score * 0.9, vector_score=best.vector_score)
+            Passage(
+                n=0,
+                chunk_id=chunk.pk,
+                ref_id=best.ref_id,
+                title=best.title,
+                chunk_index=chunk.chunk_index,
+                page_number=chunk.page_number,
+                text=chunk.content,
+                score=best.score * 0.9,
+                vector_score=best.vector_score,
+            )
             for chunk in neighbours
             if chunk.pk != best.chunk_id
         ]
-        steps.append({"tool": "get_section", "input": {"refId": best.ref_id, "chunkIndex": best.chunk_index, "radius": 1}, "results": len(expanded), "judgement": "answer"})
+        steps.append(
+            {
+                "tool": "get_section",
+                "input": {"refId": best.ref_id, "chunkIndex": best.chunk_index, "radius": 1},
+                "results": len(expanded),
+                "judgement": "answer",
+            }
+        )
         passages = passages[:1] + expanded + passages[1:]
     return Retrieval(query=query, passages=_renumber(passages)[: top_k + 2], steps=steps, tool_calls=calls)
 
@@ -177,7 +203,9 @@ def build_prompt(question: str, memory: Memory, passages: list[Passage]) -> tupl
     system = SYSTEM_PROMPT.format(refusal=refusal)
     kept = grounding.fit_passages(passages, budgets["passages"])
     summary = grounding.fit_text([line for line in memory.summary.split("\n") if line], budgets["memory"])
-    entities = grounding.fit_text([f"- {entity['key']}: {entity['value']} (turn {entity['turn']})" for entity in reversed(memory.entities)], budgets["entities"])
+    entities = grounding.fit_text(
+        [f"- {entity['key']}: {entity['value']} (turn {entity['turn']})" for entity in reversed(memory.entities)], budgets["entities"]
+    )
     recent = grounding.fit_text(
         [f"Learner: {entry['question']}\nTutor: {entry['answer']}" for entry in reversed(memory.recent)], budgets["recent"]
     )
@@ -188,7 +216,9 @@ def build_prompt(question: str, memory: Memory, passages: list[Passage]) -> tupl
         sections.append("Facts the learner stated:\n" + "\n".join(entities))
     if recent:
         sections.append("Recent turns (newest first):\n" + "\n\n".join(recent))
-    sections.append("Passages:\n" + "\n\n".join(f"[{passage.n}] ({passage.title}, p.{passage.page_number})\n{passage.text}" for passage in kept))
+    sections.append(
+        "Passages:\n" + "\n\n".join(f"[{passage.n}] ({passage.title}, p.{passage.page_number})\n{passage.text}" for passage in kept)
+    )
     sections.append(f"Question: {question[:400]}")
     return system, "\n\n".join(sections)
 
@@ -302,7 +332,9 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
 def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode: str) -> Message:
     conversation = Conversation.objects.for_user(conversation.owner).select_for_update().get(pk=conversation.pk)
     turn = conversation.turn_count + 1
-    Message.objects.create(conversation=conversation, owner=conversation.owner, turn=turn, role=Message.Role.USER, content=question, mode=mode)
+    Message.objects.create(
+        conversation=conversation, owner=conversation.owner, turn=turn, role=Message.Role.USER, content=question, mode=mode
+    )
     answer = outcome.answer
     reply = Message.objects.create(
         conversation=conversation,
@@ -325,7 +357,12 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
     conversation.updated_at = timezone.now()
     conversation.save(update_fields=["turn_count", "title", "updated_at"])
     cap = chat_settings()["MESSAGE_CAP"]
-    stale = Message.objects.for_user(conversation.owner).filter(conversation=conversation).order_by("-turn", "-id").values_list("id", flat=True)[cap:]
+    stale = (
+        Message.objects.for_user(conversation.owner)
+        .filter(conversation=conversation)
+        .order_by("-turn", "-id")
+        .values_list("id", flat=True)[cap:]
+    )
     Message.objects.for_user(conversation.owner).filter(id__in=list(stale)).delete()  # FIFO cap per conversation
     memory = memory_load(conversation=conversation)
     memory_record_turn(conversation=conversation, memory=memory, turn=turn, question=question, answer=answer.text, refused=answer.refused)

@@ -78,5 +78,3 @@ def material_stats(*, user, ref_ids: Iterable[str]) -> dict[str, dict]:
     """Return ``{refId: {chunkCount, status, pageCount}}`` for those of ``ref_ids`` the user owns."""
     rows = Material.objects.for_user(user).filter(ref_id__in=list(ref_ids)).values_list("ref_id", "chunk_count", "status", "page_count")
     return {ref_id: {"chunkCount": chunks, "status": status, "pageCount": pages} for ref_id, chunks, status, pages in rows}
-
-

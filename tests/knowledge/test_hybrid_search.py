@@ -77,7 +77,11 @@ def test_every_mode_is_scoped_to_the_requesting_user(user, other_user, ingest, l
 
 
 def test_search_api_accepts_mode_and_rerank(api_client, library):
-    for body in ({"query": "스택", "mode": "lexical"}, {"query": "스택", "mode": "hybrid", "rerank": "mmr"}, {"query": "함수 호출과 스택", "mode": "semantic"}):
+    for body in (
+        {"query": "스택", "mode": "lexical"},
+        {"query": "스택", "mode": "hybrid", "rerank": "mmr"},
+        {"query": "함수 호출과 스택", "mode": "semantic"},
+    ):
         response = api_client.post("/api/v1/search", body, format="json")
         assert response.status_code == 200, response.json()
         assert response.json()
@@ -88,11 +92,18 @@ def test_search_api_accepts_mode_and_rerank(api_client, library):
 def test_eval_retrieval_prints_the_fixed_keys_and_cleans_up(tmp_path, capsys):
     corpus = tmp_path / "corpus.jsonl"
     queries = tmp_path / "queries.jsonl"
-    corpus.write_text("\n".join(json.dumps({"doc_id": f"d{i}", "title": title, "text": text}, ensure_ascii=False) for i, (title, text) in enumerate(TOPICS.items())))
+    corpus.write_text(
+        "\n".join(
+            json.dumps({"doc_id": f"d{i}", "title": title, "text": text}, ensure_ascii=False)
+            for i, (title, text) in enumerate(TOPICS.items())
+        )
+    )
     queries.write_text(
         "\n".join(
             json.dumps({"qid": f"q{i}", "question": question, "doc_id": f"d{i}"}, ensure_ascii=False)
-            for i, question in enumerate(["범용 레지스터의 역할은?", "인터럽트 핸들러는 무엇을 하나?", "반환 주소는 어디에 저장되나?", "When did ORD-2024-001 ship?"])
+            for i, question in enumerate(
+                ["범용 레지스터의 역할은?", "인터럽트 핸들러는 무엇을 하나?", "반환 주소는 어디에 저장되나?", "When did ORD-2024-001 ship?"]
+            )
         )
     )
     call_command("eval_retrieval", "--corpus", str(corpus), "--queries", str(queries), "--json")

@@ -1,4 +1,3 @@
-import json
 import time
 
 from django.core.management.base import BaseCommand
@@ -24,7 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=0, help="Use only the first N questions of each file (0: all).")
         parser.add_argument("--mode", default="standard", choices=["standard", "agentic"])
         parser.add_argument("--json", action="store_true")
-        parser.add_argument("--calibrate", metavar="FILE", help="Answer everything (no refusal thresholds) and write per-question evidence to FILE.")
+        parser.add_argument(
+            "--calibrate", metavar="FILE", help="Answer everything (no refusal thresholds) and write per-question evidence to FILE."
+        )
 
     def handle(self, *args, corpus, queries, out_of_scope, limit, mode, json: bool, calibrate: str | None, **options):
         import json as json_module
@@ -33,7 +34,10 @@ class Command(BaseCommand):
 
         records = []
         if calibrate:
-            settings.BAEUM = {**settings.BAEUM, "CHAT": {**settings.BAEUM["CHAT"], "MIN_COVERAGE": 0.0, "MIN_VECTOR": -1.0, "STRONG_COVERAGE": 0.0}}
+            settings.BAEUM = {
+                **settings.BAEUM,
+                "CHAT": {**settings.BAEUM["CHAT"], "MIN_COVERAGE": 0.0, "MIN_VECTOR": -1.0, "STRONG_COVERAGE": 0.0},
+            }
 
         passages = read_jsonl(corpus, ("doc_id", "text"))
         in_scope = read_jsonl(queries, ("question", "doc_id"))
@@ -43,7 +47,10 @@ class Command(BaseCommand):
         warm_up(active_embedder())
         with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json) as (user, doc_of):
             doc_of_ref = {ref_id: doc_of[pk] for pk, ref_id in Material.objects.for_user(user).values_list("id", "ref_id")}
-            chunks = {(ref_id, index): content for ref_id, index, content in Chunk.objects.for_user(user).values_list("material__ref_id", "chunk_index", "content")}
+            chunks = {
+                (ref_id, index): content
+                for ref_id, index, content in Chunk.objects.for_user(user).values_list("material__ref_id", "chunk_index", "content")
+            }
             latencies, hits, refused_in, refused_out, answered, valid = [], 0, 0, 0, 0, 0
             for kind, questions in (("in", in_scope), ("out", outside)):
                 for question in tqdm(questions, desc=f"{kind}-scope questions", file=self.stderr._out, disable=json):
@@ -56,11 +63,24 @@ class Command(BaseCommand):
                         refused_out += kind == "out"
                     else:
                         answered += 1
-                        valid += all(citation["quote"] and citation["quote"] in chunks.get((citation["refId"], citation["chunkIndex"]), "") for citation in message.citations) and bool(message.citations)
-                    hit = kind == "in" and any(doc_of_ref.get(citation["refId"]) == str(question["doc_id"]) for citation in message.citations)
+                        valid += all(
+                            citation["quote"] and citation["quote"] in chunks.get((citation["refId"], citation["chunkIndex"]), "")
+                            for citation in message.citations
+                        ) and bool(message.citations)
+                    hit = kind == "in" and any(
+                        doc_of_ref.get(citation["refId"]) == str(question["doc_id"]) for citation in message.citations
+                    )
                     hits += hit
                     if calibrate:
-                        records.append({"kind": kind, "hit": hit, "refused": message.refused, "coverage": message.usage.get("coverage"), "vector": message.usage.get("vector")})
+                        records.append(
+                            {
+                                "kind": kind,
+                                "hit": hit,
+                                "refused": message.refused,
+                                "coverage": message.usage.get("coverage"),
+                                "vector": message.usage.get("vector"),
+                            }
+                        )
                     Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
         report = {
             "n_in": len(in_scope),

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import CommandError
+from django.db import connection
 from tqdm import tqdm
 
 from knowledge.models import Material
@@ -46,13 +47,18 @@ def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True):
         for row in tqdm(corpus, desc="Loading corpus", file=stream, disable=not show_progress, unit="doc"):
             text = f"{row.get('title', '').strip()}\n\n{row['text']}".strip()
             material = material_create(
-                owner=user, upload=SimpleUploadedFile(f"{row['doc_id']}.txt", text.encode("utf-8")), title=row.get("title") or row["doc_id"], enqueue=False
+                owner=user,
+                upload=SimpleUploadedFile(f"{row['doc_id']}.txt", text.encode("utf-8")),
+                title=row.get("title") or row["doc_id"],
+                enqueue=False,
             )
             material_ingest(material_id=material.pk)
             material.refresh_from_db()
             if material.status != Material.Status.READY:
                 raise CommandError(f"Passage {row['doc_id']} failed to ingest: {material.error_message}")
             doc_of[material.pk] = str(row["doc_id"])
+        with connection.cursor() as cursor:  # what autovacuum does for a long-lived library
+            cursor.execute("ANALYZE knowledge_chunk, knowledge_chunkterm, knowledge_chunkembedding")
         yield user, doc_of
     finally:
         for material in Material.objects.for_user(user):

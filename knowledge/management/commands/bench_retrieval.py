@@ -46,7 +46,9 @@ class Command(BaseCommand):
             cursor.execute(f"CREATE SCHEMA {schema}")
             try:
                 for table in TABLES:
-                    cursor.execute(f"CREATE TABLE {schema}.{table} (LIKE public.{table} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)")
+                    cursor.execute(
+                        f"CREATE TABLE {schema}.{table} (LIKE public.{table} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)"
+                    )
                 build_seconds, truth = self._build(cursor, schema, rng, chunks, users, show)
                 cursor.execute(f"SET search_path TO {schema}, public")
                 report = self._measure(rng, truth, users, queries, k, show)
@@ -55,17 +57,27 @@ class Command(BaseCommand):
                 cursor.execute(f"DROP SCHEMA {schema} CASCADE")
         report.update({"chunks": chunks, "users": users, "queries": queries, "k": k, "build_seconds": round(build_seconds, 1)})
         report["query_embedding_ms"] = self._embedding_latency()
-        self.stdout.write(json_dumps(report) if json else "\n".join(json_dumps(mode) for mode in report["modes"]) + "\n" + json_dumps({key: value for key, value in report.items() if key != "modes"}))
+        self.stdout.write(
+            json_dumps(report)
+            if json
+            else "\n".join(json_dumps(mode) for mode in report["modes"])
+            + "\n"
+            + json_dumps({key: value for key, value in report.items() if key != "modes"})
+        )
 
     def _build(self, cursor, schema, rng, chunks, users, show):
         started = time.perf_counter()
         topics = 400
         centers = rng.normal(size=(topics, DIMENSION)).astype(np.float32)
-        vocabulary = [[_word(topic * 100 + word) for word in range(60)] + [_word(90_000 + word) for word in range(40)] for topic in range(topics)]
+        vocabulary = [
+            [_word(topic * 100 + word) for word in range(60)] + [_word(90_000 + word) for word in range(40)] for topic in range(topics)
+        ]
         per_user = chunks // users
         truth = {"vectors": {}, "terms": {}, "owner_chunks": {}}
         chunk_id = 0
-        with cursor.copy(f"COPY {schema}.knowledge_chunkembedding (id, chunk_id, material_id, owner_id, model, dimension, embedding) FROM STDIN WITH (FORMAT BINARY)") as copy:
+        with cursor.copy(
+            f"COPY {schema}.knowledge_chunkembedding (id, chunk_id, material_id, owner_id, model, dimension, embedding) FROM STDIN WITH (FORMAT BINARY)"
+        ) as copy:
             copy.set_types(["bigint", "bigint", "bigint", "bigint", "varchar", "integer", "vector"])
             for owner in tqdm(range(1, users + 1), desc="Vectors", disable=not show, unit="user"):
                 owner_topics = rng.choice(topics, size=5, replace=False)
@@ -82,7 +94,9 @@ class Command(BaseCommand):
                     if len(truth["vectors"]) < 5000 or index == 0:
                         truth["vectors"][chunk_id] = vector
                 truth["owner_chunks"][owner] = ids
-        with cursor.copy(f"COPY {schema}.knowledge_chunk (id, owner_id, material_id, chunk_index, page_number, page_end, type, content, token_count, overlap_chars, section_title, section_level, content_hash, term_count) FROM STDIN") as copy:
+        with cursor.copy(
+            f"COPY {schema}.knowledge_chunk (id, owner_id, material_id, chunk_index, page_number, page_end, type, content, token_count, overlap_chars, section_title, section_level, content_hash, term_count) FROM STDIN"
+        ) as copy:
             for cid, (owner, material, words) in tqdm(truth["terms"].items(), desc="Chunks", disable=not show, unit="chunk"):
                 copy.write_row([cid, owner, material, cid, 1, 1, "material", " ".join(words), 60, 0, "", 0, "h", len(words)])
         with cursor.copy(f"COPY {schema}.knowledge_chunkterm (chunk_id, material_id, owner_id, term, tf, doc_length) FROM STDIN") as copy:
@@ -108,15 +122,21 @@ class Command(BaseCommand):
             scope = search._Scope(owner_id=owner, material_ids=materials, by_model={(MODEL, DIMENSION): materials})
 
             began = time.perf_counter()
-            approximate = search._vector_search(owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=k)
+            approximate = search._vector_search(
+                owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=k
+            )
             modes["semantic"].append((time.perf_counter() - began) * 1000)
 
             began = time.perf_counter()
-            lexical = search._lexical_candidates(scope, " ".join(query_terms), k)
+            search._lexical_candidates(scope, " ".join(query_terms), k)
             modes["lexical"].append((time.perf_counter() - began) * 1000)
 
             began = time.perf_counter()
-            vector_wide = dict(search._vector_search(owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=search.CANDIDATES))
+            vector_wide = dict(
+                search._vector_search(
+                    owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=search.CANDIDATES
+                )
+            )
             lexical_wide = search._lexical_candidates(scope, " ".join(query_terms), search.CANDIDATES)
             search.fuse(vector_wide, lexical_wide, alpha=search.hybrid_alpha())[:k]
             modes["hybrid"].append((time.perf_counter() - began) * 1000)
