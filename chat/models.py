@@ -45,7 +45,7 @@ class Message(models.Model):
     mode = models.CharField(max_length=10, default="standard")
     steps = models.JSONField(default=list)
     usage = models.JSONField(default=dict)
-    generator = models.CharField(max_length=40, blank=True)
+    generator = models.CharField(max_length=80, blank=True)
     search_query = models.TextField(blank=True)  # the question after reference resolution
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,6 +1,7 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 app = Celery("baeum")
@@ -11,3 +12,12 @@ app.autodiscover_tasks()
 def worker_available(timeout: float = 1.0) -> bool:
     """Tell whether at least one Celery worker answers a ping within ``timeout`` seconds."""
     return bool(app.control.ping(timeout=timeout))
+
+
+@worker_process_init.connect
+def _warm_up_models(**kwargs):
+    """Load the embedder and Kiwi when a worker process starts, not inside the first task."""
+    from baeum.warmup import warm_up
+    from knowledge.services.embedding import active_embedder
+
+    warm_up(active_embedder())

@@ -1,0 +1,8 @@
+"""Gunicorn settings for `make run`: load the offline models in each worker before it serves."""
+
+
+def post_worker_init(worker):
+    from baeum.warmup import warm_up
+    from knowledge.services.embedding import active_embedder
+
+    warm_up(active_embedder())

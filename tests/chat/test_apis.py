@@ -1,0 +1,72 @@
+import pytest
+
+from chat.models import Conversation, Message
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_conversation_flow_over_the_api(api_client, book):
+    created = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json")
+    assert created.status_code == 201
+    conversation_id = created.json()["id"]
+    assert created.json()["refIds"] == [book.ref_id]
+    reply = api_client.post(f"/api/v1/conversations/{conversation_id}/messages", {"content": "What is the stack?"}, format="json")
+    assert reply.status_code == 201
+    body = reply.json()
+    assert set(body) >= {"id", "answer", "citations", "refused", "confidence", "steps", "usage"}
+    assert body["refused"] is False and body["citations"][0]["refId"] == book.ref_id
+    assert set(body["citations"][0]) == {"n", "refId", "materialTitle", "chunkIndex", "pageNumber", "quote"}
+    detail = api_client.get(f"/api/v1/conversations/{conversation_id}/").json()
+    assert [message["role"] for message in detail["messages"]] == ["user", "assistant"]
+    listing = api_client.get("/api/v1/conversations/").json()
+    assert listing["count"] == 1
+    assert api_client.delete(f"/api/v1/conversations/{conversation_id}/").status_code == 204
+
+
+def test_answers_stream_as_server_sent_events(api_client, book):
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    response = api_client.post(
+        f"/api/v1/conversations/{conversation_id}/messages",
+        {"content": "What is the stack?"},
+        format="json",
+        HTTP_ACCEPT="text/event-stream",
+    )
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/event-stream")
+    body = b"".join(response.streaming_content).decode()
+    events = [block.split("\n")[0].removeprefix("event: ") for block in body.strip().split("\n\n")]
+    assert events[0] == "token" and events[-2:] == ["citations", "done"]
+    assert Message.objects.filter(conversation_id=conversation_id).count() == 2
+
+
+def test_conversation_refuses_refids_that_are_not_yours(api_client, other_user, ingest):
+    from tests.pdfgen import make_pdf
+
+    theirs = ingest(other_user, make_pdf(["Chapter 1 Secret\nTheir private notes about caches."]))
+    response = api_client.post("/api/v1/conversations/", {"refIds": [theirs.ref_id]}, format="json")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    assert Conversation.objects.count() == 0
+
+
+def test_second_user_cannot_see_or_use_a_conversation(api_client, other_api_client, book):
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    api_client.post(f"/api/v1/conversations/{conversation_id}/messages", {"content": "What is the stack?"}, format="json")
+    before = Message.objects.count()
+    for method, url, body in [
+        ("get", f"/api/v1/conversations/{conversation_id}/", None),
+        ("delete", f"/api/v1/conversations/{conversation_id}/", None),
+        ("post", f"/api/v1/conversations/{conversation_id}/messages", {"content": "What is the stack?"}),
+    ]:
+        response = getattr(other_api_client, method)(url, body, format="json") if body else getattr(other_api_client, method)(url)
+        assert response.status_code == 404, url
+    assert other_api_client.get("/api/v1/conversations/").json()["count"] == 0
+    assert Message.objects.count() == before
+    assert Conversation.objects.filter(pk=conversation_id).exists()
+
+
+def test_empty_message_is_a_clear_400(api_client, book):
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    response = api_client.post(f"/api/v1/conversations/{conversation_id}/messages", {"content": "   "}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
