@@ -67,6 +67,8 @@ def main() -> int:
                     "-m",
                     "gunicorn",
                     "config.wsgi",
+                    "--config",
+                    "python:config.gunicorn",
                     "--bind",
                     f"127.0.0.1:{port}",
                     "--workers",
