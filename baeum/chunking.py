@@ -83,6 +83,8 @@ def heading_level(line: str, *, markdown: bool = False) -> int:
             if len(line.split()) > 12:
                 return 0
             return min(6, match.group(1).count(".") + 1)
+        if level == 1 and len(line) > 50:
+            return 0  # "Chapter 4 에서 다룰 것이다) …" is a sentence that mentions a chapter
         return level
     return 0
 
@@ -139,19 +141,36 @@ def _page_units(number: int, lines: list[str], typical_width: float, markdown: b
             yield _Unit(sentence, number, paragraph_start=position == 0)
         paragraph.clear()
 
+    pending_title: _Unit | None = None  # a bare "Chapter 3" waiting for its name on the next line
     for line in lines:
+        if pending_title is not None:
+            if line and len(line) <= 60 and not _TERMINAL.search(line) and not heading_level(line, markdown=markdown):
+                pending_title = _Unit(
+                    f"{pending_title.text} {line}", number, heading_level=pending_title.heading_level, paragraph_start=True
+                )
+                yield pending_title
+                pending_title = None
+                continue
+            yield pending_title
+            pending_title = None
         if not line:
             yield from flush()
             continue
         level = heading_level(line, markdown=markdown)
         if level:
             yield from flush()
-            yield _Unit(line.lstrip("#").strip(), number, heading_level=level, paragraph_start=True)
+            text = line.lstrip("#").strip()
+            if _BARE_CHAPTER.match(text):
+                pending_title = _Unit(text, number, heading_level=level, paragraph_start=True)
+            else:
+                yield _Unit(text, number, heading_level=level, paragraph_start=True)
             continue
         paragraph.append(line)
         # A short line that ends a sentence closes its paragraph (PDF text has no blank lines).
         if _TERMINAL.search(line) and len(line) < 0.75 * typical_width:
             yield from flush()
+    if pending_title is not None:
+        yield pending_title
     yield from flush()
 
 

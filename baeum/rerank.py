@@ -59,7 +59,12 @@ def parse_llm_scores(text: str, count: int) -> list[float] | None:
     lines). Return None when the reply cannot be trusted, so the caller keeps the original order."""
     text = text.strip()
     try:
-        data = json.loads(text[text.find("[") : text.rfind("]") + 1] if "[" in text else text)
+        if "{" in text:
+            data = json.loads(text[text.find("{") : text.rfind("}") + 1])
+        elif "[" in text:
+            data = json.loads(text[text.find("[") : text.rfind("]") + 1])
+        else:
+            data = json.loads(text)
         if isinstance(data, dict):
             data = [data.get(str(index)) for index in range(1, count + 1)]
         scores = [float(value) for value in data]

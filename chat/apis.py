@@ -52,6 +52,8 @@ class ConversationOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     title = serializers.CharField()
     refIds = serializers.ListField(child=serializers.CharField(), source="ref_ids")
+    planId = serializers.IntegerField(source="plan_id", allow_null=True)
+    session = serializers.IntegerField(source="session_number", allow_null=True)
     turnCount = serializers.IntegerField(source="turn_count")
     createdAt = serializers.DateTimeField(source="created_at")
     updatedAt = serializers.DateTimeField(source="updated_at")
@@ -70,6 +72,8 @@ class ConversationDetailSerializer(ConversationOutputSerializer):
 class ConversationListCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         refIds = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=200)
+        planId = serializers.IntegerField(required=False, min_value=1)
+        session = serializers.IntegerField(required=False, min_value=1, help_text="with planId: ask about this study session")
         title = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
     @extend_schema(operation_id="conversations_list", responses=ConversationOutputSerializer(many=True))
@@ -81,8 +85,13 @@ class ConversationListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
+            values = data.validated_data
             conversation = conversation_create(
-                owner=request.user, ref_ids=data.validated_data.get("refIds") or [], title=data.validated_data.get("title", "")
+                owner=request.user,
+                ref_ids=values.get("refIds") or [],
+                title=values.get("title", ""),
+                plan_id=values.get("planId"),
+                session_number=values.get("session"),
             )
         except ValueError as error:
             raise ApiError(str(error), code="material_not_ready") from error

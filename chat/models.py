@@ -11,6 +11,11 @@ class Conversation(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True)
     ref_ids = ArrayField(models.CharField(max_length=32), default=list)  # validated at creation
+    plan = models.ForeignKey("plans.Plan", on_delete=models.CASCADE, null=True, blank=True, related_name="conversations")
+    session_number = models.PositiveIntegerField(null=True, blank=True)
+    # "Ask about this session": only chunks inside these ranges are retrieved ([{"refId", "start", "end"}]).
+    scope_ranges = models.JSONField(default=list, blank=True)
+    top_k = models.PositiveSmallIntegerField(default=5)
     # Long-term memory, durable here; the working copy lives in Redis (see chat.services.memory).
     summary = models.TextField(blank=True)
     summary_turn = models.PositiveIntegerField(default=0)  # last turn folded into the summary

@@ -7,6 +7,7 @@ from .health import healthz
 api_v1 = [
     path("auth/", include("accounts.urls")),
     path("", include("knowledge.urls")),
+    path("", include("plans.urls")),
     path("", include("chat.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -101,7 +101,18 @@ def _renumber(passages: list[Passage]) -> list[Passage]:
     return [Passage(**{**passage.__dict__, "n": number}) for number, passage in enumerate(seen.values(), start=1)]
 
 
+def _in_ranges(hit, ranges: list[dict]) -> bool:
+    return any(hit.chunk.material.ref_id == item["refId"] and item["start"] <= hit.chunk.chunk_index <= item["end"] for item in ranges)
+
+
 def _search(conversation: Conversation, query: str, *, k: int, ref_ids: list[str] | None = None) -> list[Passage]:
+    if not conversation.ref_ids:
+        return []
+    ranges = conversation.scope_ranges
+    if ranges:
+        # A session conversation: search the plan's materials widely, keep only the session's chunks.
+        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=60, candidates=60)
+        return _passages([hit for hit in hits if _in_ranges(hit, ranges)][: min(k, conversation.top_k)])
     hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=k)
     return _passages(hits)
 
@@ -114,7 +125,7 @@ def _judge(question: str, passages: list[Passage]) -> grounding.Evidence:
 
 
 def retrieve_standard(conversation: Conversation, query: str) -> Retrieval:
-    passages = _search(conversation, query, k=chat_settings()["TOP_K"])
+    passages = _search(conversation, query, k=conversation.top_k or chat_settings()["TOP_K"])
     return Retrieval(query=query, passages=passages, tool_calls=1)
 
 

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "knowledge",
+    "plans",
     "chat",
 ]
 

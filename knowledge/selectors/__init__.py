@@ -5,11 +5,14 @@ from .materials import (
     MAX_RANGE,
     MaterialNotFound,
     access_material,
+    chunk_outline,
     chunk_range,
+    chunk_vectors,
     material_list,
     material_pages,
     material_stats,
     materials_in_scope,
+    term_document_frequencies,
 )
 from .search import SearchHit, chunk_search, chunk_search_hybrid, chunk_search_lexical, chunk_search_multi, chunk_search_semantic
 
@@ -19,7 +22,9 @@ __all__ = [
     "MaterialNotFound",
     "SearchHit",
     "access_material",
+    "chunk_outline",
     "chunk_range",
+    "chunk_vectors",
     "chunk_search",
     "chunk_search_hybrid",
     "chunk_search_lexical",
@@ -29,4 +34,5 @@ __all__ = [
     "material_pages",
     "material_stats",
     "materials_in_scope",
+    "term_document_frequencies",
 ]

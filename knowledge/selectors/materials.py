@@ -78,3 +78,54 @@ def material_stats(*, user, ref_ids: Iterable[str]) -> dict[str, dict]:
     """Return ``{refId: {chunkCount, status, pageCount}}`` for those of ``ref_ids`` the user owns."""
     rows = Material.objects.for_user(user).filter(ref_id__in=list(ref_ids)).values_list("ref_id", "chunk_count", "status", "page_count")
     return {ref_id: {"chunkCount": chunks, "status": status, "pageCount": pages} for ref_id, chunks, status, pages in rows}
+
+
+def chunk_outline(*, user, ref_id: str) -> list[dict]:
+    """Return the chunk metadata of one material in order (no text): index, tokens, pages, section."""
+    from django.db.models.functions import Length
+
+    material = access_material(user=user, ref_id=ref_id)
+    return list(
+        Chunk.objects.for_user(user)
+        .filter(material=material)
+        .order_by("chunk_index")
+        .annotate(content_length=Length("content"))
+        .values(
+            "chunk_index", "token_count", "overlap_chars", "content_length", "page_number", "page_end", "section_level", "section_title"
+        )
+    )
+
+
+def chunk_vectors(*, user, ref_id: str):
+    """Return the material's chunk vectors (its current model) in chunk order, as a numpy array."""
+    import numpy as np
+
+    from ..models import ChunkEmbedding
+
+    material = access_material(user=user, ref_id=ref_id)
+    rows = (
+        ChunkEmbedding.objects.for_user(user)
+        .filter(material=material, model=material.embedding_model)
+        .order_by("chunk__chunk_index")
+        .values_list("embedding", flat=True)
+    )
+    vectors = [np.asarray(vector, dtype=np.float32) for vector in rows]
+    return np.vstack(vectors) if vectors else None
+
+
+def term_document_frequencies(*, user, ref_ids: Iterable[str], terms: Iterable[str]) -> tuple[dict[str, int], int]:
+    """Return ``({term: number of chunks containing it}, number of chunks)`` over the user's materials."""
+    from django.db.models import Count
+
+    from ..models import ChunkTerm
+
+    materials = Material.objects.for_user(user).filter(ref_id__in=list(ref_ids))
+    total = Chunk.objects.for_user(user).filter(material__in=materials).count()
+    rows = (
+        ChunkTerm.objects.for_user(user)
+        .filter(material__in=materials, term__in=list(set(terms)))
+        .values("term")
+        .annotate(df=Count("id"))
+        .values_list("term", "df")
+    )
+    return dict(rows), total

@@ -1,0 +1,182 @@
+"""Plans API: create from READY materials, read modules and sessions, study sessions, progress."""
+
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api_errors import ApiError
+from config.pagination import paginate
+from knowledge import selectors as knowledge
+
+from . import selectors
+from .models import StudySession
+from .services.plans import PlanInputError, plan_create, plan_delete, plan_regenerate, session_progress_record
+
+
+class RangeSerializer(serializers.Serializer):
+    refId = serializers.CharField()
+    chunkRange = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
+    pages = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
+
+
+class SessionSummarySerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    title = serializers.CharField()
+    objectives = serializers.ListField(child=serializers.CharField())
+    ranges = RangeSerializer(many=True)
+    estimatedMinutes = serializers.IntegerField(source="estimated_minutes")
+    status = serializers.CharField()
+
+
+class ModuleSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    title = serializers.CharField()
+    refId = serializers.CharField(source="ref_id")
+    chunkRange = serializers.SerializerMethodField()
+    pages = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_chunkRange(self, module) -> list[int]:
+        return [module.chunk_start, module.chunk_end]
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_pages(self, module) -> list[int]:
+        return [module.page_first, module.page_last]
+
+
+class SnapshotSerializer(serializers.Serializer):
+    refId = serializers.CharField(source="ref_id")
+    title = serializers.CharField()
+    chunkCount = serializers.IntegerField(source="chunk_count")
+    pageCount = serializers.IntegerField(source="page_count")
+
+
+class ProgressSerializer(serializers.Serializer):
+    percentComplete = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    total = serializers.IntegerField()
+    nextSession = serializers.IntegerField(allow_null=True)
+
+
+class PlanSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    goal = serializers.CharField()
+    minutesPerSession = serializers.IntegerField(source="minutes_per_session")
+    language = serializers.CharField()
+    status = serializers.CharField()
+    generation = serializers.SerializerMethodField()
+    error = serializers.CharField(source="error_message")
+    materials = SnapshotSerializer(source="snapshot", many=True)
+    progress = serializers.SerializerMethodField()
+    assumptions = serializers.DictField()
+    createdAt = serializers.DateTimeField(source="created_at")
+
+    @extend_schema_field(serializers.DictField())
+    def get_generation(self, plan) -> dict:
+        return {"stage": plan.status, "done": plan.progress_done, "total": plan.progress_total}
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, plan) -> dict:
+        return selectors.plan_progress(plan)
+
+
+class PlanDetailSerializer(PlanSerializer):
+    modules = ModuleSerializer(many=True)
+    sessions = SessionSummarySerializer(many=True)
+
+
+class PlanListCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        title = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        refIds = serializers.ListField(child=serializers.CharField(max_length=32), min_length=1, max_length=50)
+        goal = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+        minutesPerSession = serializers.IntegerField(required=False, min_value=5, max_value=240, default=25)
+        language = serializers.ChoiceField(choices=["", "en", "ko"], required=False, default="")
+
+    @extend_schema(operation_id="plans_list", responses=PlanSerializer(many=True))
+    def get(self, request):
+        return paginate(request, self, selectors.plan_list(user=request.user), PlanSerializer)
+
+    @extend_schema(operation_id="plans_create", request=InputSerializer, responses={202: PlanSerializer})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        try:
+            plan = plan_create(
+                owner=request.user,
+                title=values.get("title", ""),
+                ref_ids=values["refIds"],
+                goal=values.get("goal", ""),
+                minutes_per_session=values["minutesPerSession"],
+                language=values["language"],
+            )
+        except PlanInputError as error:
+            raise ApiError(str(error), code="material_not_ready", details={"refId": error.ref_id}) from error
+        plan = selectors.access_plan(user=request.user, plan_id=plan.pk)
+        return Response(PlanSerializer(plan).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PlanDetailApi(APIView):
+    @extend_schema(operation_id="plans_retrieve", responses=PlanDetailSerializer)
+    def get(self, request, plan_id: int):
+        return Response(PlanDetailSerializer(selectors.access_plan(user=request.user, plan_id=plan_id)).data)
+
+    @extend_schema(operation_id="plans_destroy", responses={204: None})
+    def delete(self, request, plan_id: int):
+        plan_delete(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PlanRegenerateApi(APIView):
+    @extend_schema(operation_id="plans_regenerate", request=None, responses={202: PlanSerializer})
+    def post(self, request, plan_id: int):
+        plan = plan_regenerate(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
+        return Response(PlanSerializer(selectors.access_plan(user=request.user, plan_id=plan.pk)).data, status=status.HTTP_202_ACCEPTED)
+
+
+class CitationSerializer(serializers.Serializer):
+    refId = serializers.CharField()
+    chunkIndex = serializers.IntegerField()
+    pageNumber = serializers.IntegerField()
+    quote = serializers.CharField()
+
+
+class SessionDetailSerializer(SessionSummarySerializer):
+    parts = serializers.ListField(child=serializers.DictField())
+    keyPoints = serializers.ListField(child=serializers.DictField())
+    questions = serializers.ListField(child=serializers.DictField())
+    answers = serializers.DictField()
+
+
+class SessionDetailApi(APIView):
+    @extend_schema(operation_id="plans_sessions_retrieve", responses=SessionDetailSerializer)
+    def get(self, request, plan_id: int, number: int):
+        plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+        session = selectors.access_session(user=request.user, plan=plan, number=number)
+        try:
+            content = selectors.session_content(user=request.user, plan=plan, session=session)
+        except knowledge.MaterialNotFound as error:
+            raise ApiError(
+                f"{error} It was deleted after the plan was made; regenerate the plan.", code="material_removed", status_code=409
+            ) from error
+        body = SessionSummarySerializer(session).data
+        body.update(parts=content.parts, keyPoints=content.key_points, questions=content.questions, answers=session.answers)
+        return Response(body)
+
+
+class SessionProgressApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=[StudySession.Status.STARTED, StudySession.Status.COMPLETED])
+        answers = serializers.DictField(child=serializers.CharField(max_length=500, allow_blank=True), required=False)
+
+    @extend_schema(operation_id="plans_sessions_progress", request=InputSerializer, responses={200: ProgressSerializer})
+    def post(self, request, plan_id: int, number: int):
+        plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+        session = selectors.access_session(user=request.user, plan=plan, number=number)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session_progress_record(session=session, status=data.validated_data["status"], answers=data.validated_data.get("answers"))
+        return Response(selectors.plan_progress(selectors.access_plan(user=request.user, plan_id=plan_id)))

@@ -1,0 +1,109 @@
+from django.conf import settings
+from django.db import models
+
+from accounts.scoping import OwnedManager
+
+
+class Plan(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "PENDING"
+        GENERATING = "GENERATING"
+        READY = "READY"
+        FAILED = "FAILED"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="plans")
+    title = models.CharField(max_length=200)
+    goal = models.TextField(blank=True)
+    minutes_per_session = models.PositiveIntegerField(default=25)
+    language = models.CharField(max_length=8, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    error_message = models.TextField(blank=True)
+    # The pace sessions are sized with, stored so a learner can see (and we can change) the assumption.
+    assumptions = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def ref_ids(self) -> list[str]:
+        return [material.ref_id for material in self.snapshot.all()]
+
+
+class PlanMaterial(models.Model):
+    """The plan's snapshot: which materials (and how many chunks) it was built from."""
+
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="snapshot")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    ref_id = models.CharField(max_length=32)
+    title = models.CharField(max_length=300)
+    chunk_count = models.PositiveIntegerField()
+    page_count = models.PositiveIntegerField()
+    position = models.PositiveIntegerField()
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["plan", "position"]
+        constraints = [models.UniqueConstraint(fields=["plan", "ref_id"], name="unique_material_per_plan")]
+
+    def __str__(self) -> str:
+        return f"{self.plan_id}:{self.ref_id}"
+
+
+class Module(models.Model):
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="modules")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField()
+    title = models.CharField(max_length=300)
+    ref_id = models.CharField(max_length=32)
+    chunk_start = models.PositiveIntegerField()
+    chunk_end = models.PositiveIntegerField()
+    page_first = models.PositiveIntegerField()
+    page_last = models.PositiveIntegerField()
+    tokens = models.PositiveIntegerField()
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["plan", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.plan_id}.{self.position} {self.title}"
+
+
+class StudySession(models.Model):
+    class Status(models.TextChoices):
+        NOT_STARTED = "not_started"
+        STARTED = "started"
+        COMPLETED = "completed"
+
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="sessions")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveIntegerField()  # 1-based order
+    title = models.CharField(max_length=300)
+    objectives = models.JSONField(default=list)
+    ranges = models.JSONField(default=list)  # [{"refId", "chunkRange": [start, end], "pages": [first, last]}]
+    tokens = models.PositiveIntegerField()
+    estimated_minutes = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.NOT_STARTED)
+    answers = models.JSONField(default=dict)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["plan", "number"]
+        constraints = [models.UniqueConstraint(fields=["plan", "number"], name="unique_session_number")]
+
+    def __str__(self) -> str:
+        return f"{self.plan_id}#{self.number} {self.title}"

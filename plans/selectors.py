@@ -1,0 +1,170 @@
+"""Reads of the plans app: plans, sessions with their text, key points and practice questions."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from baeum.errors import NotFound
+from baeum.grounding import content_terms
+from baeum.text import sentence_spans
+from knowledge import selectors as knowledge
+
+from .models import Plan, StudySession
+
+
+class PlanNotFound(NotFound):
+    def __init__(self, plan_id):
+        super().__init__(f"No plan {plan_id}.")
+
+
+class SessionNotFound(NotFound):
+    def __init__(self, number):
+        super().__init__(f"No session {number} in this plan.")
+
+
+def plan_list(*, user):
+    """Return the user's plans, newest first, with their snapshot and sessions prefetched."""
+    return Plan.objects.for_user(user).prefetch_related("snapshot", "sessions")
+
+
+def access_plan(*, user, plan_id) -> Plan:
+    """Return the user's plan or raise ``PlanNotFound`` (same error when it is someone else's)."""
+    try:
+        plan_id = int(plan_id)
+    except (TypeError, ValueError):
+        raise PlanNotFound(plan_id) from None
+    plan = Plan.objects.for_user(user).filter(pk=plan_id).prefetch_related("snapshot", "modules", "sessions").first()
+    if plan is None:
+        raise PlanNotFound(plan_id)
+    return plan
+
+
+def access_session(*, user, plan: Plan, number) -> StudySession:
+    session = StudySession.objects.for_user(user).filter(plan=plan, number=number).first()
+    if session is None:
+        raise SessionNotFound(number)
+    return session
+
+
+def plan_progress(plan: Plan) -> dict:
+    """Return ``{percentComplete, completed, total, nextSession}`` from the (prefetched) sessions."""
+    sessions = sorted(plan.sessions.all(), key=lambda session: session.number)
+    completed = sum(1 for session in sessions if session.status == StudySession.Status.COMPLETED)
+    upcoming = next((session.number for session in sessions if session.status != StudySession.Status.COMPLETED), None)
+    return {
+        "percentComplete": round(100 * completed / len(sessions)) if sessions else 0,
+        "completed": completed,
+        "total": len(sessions),
+        "nextSession": upcoming,
+    }
+
+
+# --- Session content -------------------------------------------------------------------------
+
+
+def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5) -> list[str]:
+    """Return the terms most characteristic of the ranges against the whole plan (TF-IDF), as they
+    appear in the text. Used for offline titles and objectives: nothing is invented."""
+    text = "\n".join(chunk.content for chunk in _range_chunks(user, ranges))
+    return [term for term, _ in _weighted_terms(user, plan, text)[:limit]]
+
+
+def _range_chunks(user, ranges: list[dict]):
+    chunks = []
+    for item in ranges:
+        start, end = item["chunkRange"]
+        for window in range(start, end + 1, knowledge.MAX_RANGE):
+            chunks += knowledge.chunk_range(user=user, ref_id=item["refId"], start=window, end=min(end, window + knowledge.MAX_RANGE - 1))
+    return chunks
+
+
+def _is_prose(sentence: str) -> bool:
+    """Skip code, tables and formulas: key points and questions come from sentences of words."""
+    visible = [char for char in sentence if not char.isspace()]
+    return bool(visible) and ">>>" not in sentence and sum(char.isalpha() for char in visible) / len(visible) >= 0.75
+
+
+def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
+    counts = Counter(term for term in content_terms(text) if len(term) > 2 and term.isalpha())
+    if not counts:
+        return []
+    frequencies, total = knowledge.term_document_frequencies(user=user, ref_ids=plan.ref_ids, terms=counts)
+    weights = {term: (1 + math.log(count)) * math.log(1 + (total + 1) / (1 + frequencies.get(term, 0))) for term, count in counts.items()}
+    lowered = text.casefold()
+    return sorted(((term, weight) for term, weight in weights.items() if term in lowered), key=lambda item: -item[1])
+
+
+@dataclass
+class SessionContent:
+    parts: list[dict] = field(default_factory=list)  # [{"refId", "pageNumber", "chunkIndex", "text"}]
+    key_points: list[dict] = field(default_factory=list)  # [{"text", "refId", "chunkIndex", "pageNumber"}]
+    questions: list[dict] = field(default_factory=list)
+
+
+def session_content(*, user, plan: Plan, session: StudySession, max_key_points: int = 5, max_questions: int = 5) -> SessionContent:
+    """Return the session's text (overlap removed, in chunk order, with page numbers), its key points
+    (the most central sentences) and cloze questions built from their key terms, each cited."""
+    content = SessionContent()
+    sentences: list[tuple[str, object]] = []
+    for chunk in _range_chunks(user, session.ranges):
+        previous_in_range = (
+            content.parts
+            and content.parts[-1]["refId"] == chunk.material.ref_id
+            and content.parts[-1]["chunkIndex"] == chunk.chunk_index - 1
+        )
+        text = chunk.content[chunk.overlap_chars :] if previous_in_range and chunk.overlap_chars else chunk.content
+        content.parts.append(
+            {"refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": chunk.page_number, "text": text.strip()}
+        )
+        sentences += [
+            (text[start:end], chunk) for start, end in sentence_spans(text) if 25 <= end - start <= 400 and _is_prose(text[start:end])
+        ]
+    weights = dict(_weighted_terms(user, plan, "\n".join(part["text"] for part in content.parts))[:40])
+    scored = []
+    for position, (sentence, chunk) in enumerate(sentences):
+        terms = set(content_terms(sentence))
+        score = sum(weights.get(term, 0.0) for term in terms) / math.sqrt(max(4, len(terms)))
+        scored.append((score, position, sentence, chunk))
+    best = sorted(scored, key=lambda item: -item[0])[:max_key_points]
+    for _, _, sentence, chunk in sorted(best, key=lambda item: item[1]):
+        content.key_points.append(
+            {"text": sentence, "refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": chunk.page_number}
+        )
+    used_terms: set[str] = set()
+    for _, _, sentence, chunk in sorted(scored, key=lambda item: -item[0]):
+        if len(content.questions) >= max_questions:
+            break
+        lowered = sentence.casefold()
+        candidates = [
+            term
+            for term in sorted(content_terms(sentence), key=lambda term: -weights.get(term, 0.0))
+            if weights.get(term) and term not in used_terms and term in lowered
+        ]
+        if not candidates:
+            continue
+        term = candidates[0]
+        start = lowered.find(term)
+        answer = sentence[start : start + len(term)]
+        blanked = sentence[:start] + "_____" + sentence[start + len(term) :]
+        used_terms.add(term)
+        content.questions.append(
+            {
+                "question": blanked,
+                "answer": answer,
+                "citation": {
+                    "refId": chunk.material.ref_id,
+                    "chunkIndex": chunk.chunk_index,
+                    "pageNumber": chunk.page_number,
+                    "quote": sentence,
+                },
+            }
+        )
+    return content
+
+
+def session_scope(*, session: StudySession) -> list[dict]:
+    """The ranges a session's conversation may retrieve from."""
+    return [{"refId": item["refId"], "start": item["chunkRange"][0], "end": item["chunkRange"][1]} for item in session.ranges]

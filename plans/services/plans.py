@@ -1,0 +1,198 @@
+"""Create and generate learning plans; record study progress."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+
+from baeum import curriculum
+from baeum.errors import NotFound
+from knowledge import selectors as knowledge
+from knowledge.models import Material
+
+from ..models import Module, Plan, PlanMaterial, StudySession
+from ..selectors import characteristic_terms
+
+logger = logging.getLogger(__name__)
+
+
+class PlanInputError(ValueError):
+    """A plan request that cannot be honoured; says which refId and why."""
+
+    def __init__(self, message: str, *, ref_id: str = ""):
+        super().__init__(message)
+        self.ref_id = ref_id
+
+
+def plan_create(*, owner, title: str, ref_ids: list[str], goal: str = "", minutes_per_session: int = 25, language: str = "") -> Plan:
+    """Snapshot the owner's READY materials and queue the plan's generation."""
+    if not ref_ids:
+        raise PlanInputError("Choose at least one material (refIds).")
+    ref_ids = list(dict.fromkeys(ref_ids))
+    materials = {material.ref_id: material for material in knowledge.materials_in_scope(user=owner, ref_ids=ref_ids, ready_only=False)}
+    for ref_id in ref_ids:
+        if materials[ref_id].status != Material.Status.READY:
+            raise PlanInputError(f"Material {ref_id} is {materials[ref_id].status}, not READY; wait for it or leave it out.", ref_id=ref_id)
+    with transaction.atomic():
+        plan = Plan.objects.create(
+            owner=owner,
+            title=title[:200] or materials[ref_ids[0]].title[:200],
+            goal=goal,
+            minutes_per_session=minutes_per_session,
+            language=language,
+            assumptions={
+                "tokensPerMinute": curriculum.TOKENS_PER_MINUTE,
+                "note": "study pace ≈ 150 English words or ≈ 300 Korean syllables a minute",
+            },
+        )
+        PlanMaterial.objects.bulk_create(
+            [
+                PlanMaterial(
+                    plan=plan,
+                    owner=owner,
+                    ref_id=ref_id,
+                    title=materials[ref_id].title,
+                    chunk_count=materials[ref_id].chunk_count,
+                    page_count=materials[ref_id].page_count,
+                    position=position,
+                )
+                for position, ref_id in enumerate(ref_ids)
+            ]
+        )
+        from ..tasks import generate_plan
+
+        transaction.on_commit(lambda: generate_plan.delay(plan.pk))
+    return plan
+
+
+def plan_regenerate(*, plan: Plan) -> Plan:
+    from ..tasks import generate_plan
+
+    with transaction.atomic():
+        Plan.objects.for_user(plan.owner).filter(pk=plan.pk).update(
+            status=Plan.Status.PENDING, progress_done=0, progress_total=0, error_message=""
+        )
+        transaction.on_commit(lambda: generate_plan.delay(plan.pk))
+    plan.refresh_from_db()
+    return plan
+
+
+def _update(plan: Plan, **fields) -> None:
+    for name, value in fields.items():
+        setattr(plan, name, value)
+    Plan.objects.unscoped().filter(pk=plan.pk).update(updated_at=timezone.now(), **fields)  # id re-fetched by the task
+
+
+def plan_generate(*, plan_id: int) -> Plan | None:
+    """Build modules and sessions from the snapshot; keep completed sessions whose ranges are unchanged."""
+    plan = Plan.objects.unscoped().filter(pk=plan_id).select_related("owner").first()  # system task: id from the owner's request
+    if plan is None:
+        return None
+    owner = plan.owner
+    snapshot = list(plan.snapshot.all())
+    _update(plan, status=Plan.Status.GENERATING, progress_done=0, progress_total=len(snapshot) + 1, error_message="")
+    budget = plan.minutes_per_session * curriculum.TOKENS_PER_MINUTE
+    modules: list[curriculum.ModuleSpec] = []
+    chunks_by_ref: dict[str, list[curriculum.ChunkInfo]] = {}
+    try:
+        for done, entry in enumerate(snapshot, start=1):
+            outline = knowledge.chunk_outline(user=owner, ref_id=entry.ref_id)
+            chunks = [
+                curriculum.ChunkInfo(
+                    index=row["chunk_index"],
+                    tokens=max(
+                        1, round(row["token_count"] * (1 - row["overlap_chars"] / max(1, row["content_length"])))
+                    ),  # overlap read once
+                    page_start=row["page_number"],
+                    page_end=row["page_end"],
+                    section_level=row["section_level"],
+                    section_title=row["section_title"],
+                )
+                for row in outline
+            ]
+            chunks_by_ref[entry.ref_id] = chunks
+            vectors = knowledge.chunk_vectors(user=owner, ref_id=entry.ref_id)
+            modules += curriculum.build_modules(entry.ref_id, entry.title, chunks, vectors=vectors, session_tokens=budget)
+            _update(plan, progress_done=done)
+    except NotFound as error:
+        _update(
+            plan, status=Plan.Status.FAILED, error_message=f"{error} It was deleted after the plan was created; remove it from the plan."
+        )
+        return plan
+    sessions = curriculum.build_sessions(modules, chunks_by_ref, session_tokens=budget)
+    objectives = [characteristic_terms(user=owner, plan=plan, ranges=session.ranges, limit=5) for session in sessions]
+    with transaction.atomic():
+        kept = {
+            _range_key(session.ranges): session
+            for session in StudySession.objects.for_user(owner).filter(plan=plan).exclude(status=StudySession.Status.NOT_STARTED)
+        }
+        Module.objects.for_user(owner).filter(plan=plan).delete()
+        StudySession.objects.for_user(owner).filter(plan=plan).delete()
+        Module.objects.bulk_create(
+            [
+                Module(
+                    plan=plan,
+                    owner=owner,
+                    position=position,
+                    title=module.title[:300],
+                    ref_id=module.ref_id,
+                    chunk_start=module.start,
+                    chunk_end=module.end,
+                    page_first=module.page_first,
+                    page_last=module.page_last,
+                    tokens=module.tokens,
+                )
+                for position, module in enumerate(modules, start=1)
+            ]
+        )
+        rows = []
+        for number, (session, terms) in enumerate(zip(sessions, objectives, strict=True), start=1):
+            previous = kept.get(_range_key(session.ranges))
+            rows.append(
+                StudySession(
+                    plan=plan,
+                    owner=owner,
+                    number=number,
+                    title=session.title[:300],
+                    objectives=[f"Explain {term}" if not _is_korean(term) else f"{term} 설명하기" for term in terms],
+                    ranges=session.ranges,
+                    tokens=session.tokens,
+                    estimated_minutes=session.minutes,
+                    status=previous.status if previous else StudySession.Status.NOT_STARTED,
+                    answers=previous.answers if previous else {},
+                    started_at=previous.started_at if previous else None,
+                    completed_at=previous.completed_at if previous else None,
+                )
+            )
+        StudySession.objects.bulk_create(rows)
+        _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
+    return plan
+
+
+def _range_key(ranges: list[dict]) -> str:
+    return "|".join(f"{item['refId']}:{item['chunkRange'][0]}-{item['chunkRange'][1]}" for item in ranges)
+
+
+def _is_korean(text: str) -> bool:
+    return any("\uac00" <= char <= "\ud7a3" for char in text)
+
+
+def session_progress_record(*, session: StudySession, status: str, answers: dict | None = None) -> StudySession:
+    """Record that a session was started or completed (with the learner's answers, if any)."""
+    now = timezone.now()
+    session.status = status
+    if status == StudySession.Status.STARTED and session.started_at is None:
+        session.started_at = now
+    if status == StudySession.Status.COMPLETED:
+        session.started_at = session.started_at or now
+        session.completed_at = now
+    if answers:
+        session.answers = {**session.answers, **answers}
+    session.save(update_fields=["status", "started_at", "completed_at", "answers"])
+    return session
+
+
+def plan_delete(*, plan: Plan) -> None:
+    plan.delete()

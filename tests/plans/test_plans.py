@@ -1,0 +1,179 @@
+"""Plans: structure, coverage, snapshot isolation, sessions, progress, scoping."""
+
+import pytest
+
+from baeum.curriculum import ChunkInfo, build_modules, build_sessions
+from chat.services.conversations import conversation_create
+from chat.services.reply import chat_reply
+from plans.models import Plan, StudySession
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOPIC_WORDS = {
+    "Variables": "A variable is a name that refers to a value. Assignment statements create variables and give them values.",
+    "Functions": "A function is a named sequence of statements. Calling a function runs its body with the given arguments.",
+    "Recursion": "A recursive function calls itself. Every recursion needs a base case that stops it from running forever.",
+    "Dictionaries": "A dictionary maps keys to values. Looking up a key in a dictionary is fast because it uses a hash table.",
+}
+
+
+def _book_pages():
+    pages = []
+    for number, (title, text) in enumerate(TOPIC_WORDS.items(), start=1):
+        pages.append(f"Chapter {number} {title}\n" + (text + " ") * 6)
+        pages.append(f"{number}.1 More about {title.lower()}\n" + (text + " ") * 6)
+    return pages
+
+
+@pytest.fixture
+def book(user, ingest):
+    return ingest(user, make_pdf(_book_pages()), "python.pdf", title="Think Python excerpt")
+
+
+@pytest.fixture
+def plan(user, book, django_capture_on_commit_callbacks):
+    from plans.services.plans import plan_create
+
+    with django_capture_on_commit_callbacks(execute=True):
+        created = plan_create(owner=user, title="Learn Python", ref_ids=[book.ref_id], minutes_per_session=5)
+    created.refresh_from_db()
+    return created
+
+
+def _covered(plan, material):
+    covered = []
+    for module in plan.modules.order_by("position"):
+        covered += list(range(module.chunk_start, module.chunk_end + 1))
+    return covered
+
+
+def test_modules_cover_every_chunk_exactly_once_in_order(plan, book):
+    assert plan.status == Plan.Status.READY, plan.error_message
+    assert _covered(plan, book) == list(range(book.chunk_count))
+    session_chunks = []
+    for session in plan.sessions.order_by("number"):
+        for item in session.ranges:
+            session_chunks += list(range(item["chunkRange"][0], item["chunkRange"][1] + 1))
+    assert session_chunks == list(range(book.chunk_count))
+
+
+def test_modules_follow_chapters_and_sessions_have_titles_objectives_and_durations(plan):
+    titles = [module.title for module in plan.modules.order_by("position")]
+    assert titles == ["Chapter 1 Variables", "Chapter 2 Functions", "Chapter 3 Recursion", "Chapter 4 Dictionaries"]
+    sessions = list(plan.sessions.order_by("number"))
+    assert all(session.estimated_minutes >= 1 and session.objectives for session in sessions)
+    assert sessions[0].title.startswith("Chapter 1 Variables")
+    assert plan.assumptions["tokensPerMinute"] == 200
+
+
+def test_session_content_reads_once_with_pages_key_points_and_cited_questions(api_client, plan, book):
+    body = api_client.get(f"/api/v1/plans/{plan.pk}/sessions/1/").json()
+    text = " ".join(part["text"] for part in body["parts"])
+    assert text.count("A variable is a name that refers to a value.") == 12  # six per page, overlap removed
+    first_page, last_page = body["ranges"][0]["pages"][0], body["ranges"][-1]["pages"][1]
+    assert {part["pageNumber"] for part in body["parts"]} <= set(range(first_page, last_page + 1))
+    assert 1 <= len(body["keyPoints"]) <= 5
+    assert 3 <= len(body["questions"]) <= 5
+    from knowledge.models import Chunk
+
+    for question in body["questions"]:
+        assert "_____" in question["question"] and question["answer"]
+        citation = question["citation"]
+        chunk = Chunk.objects.get(material=book, chunk_index=citation["chunkIndex"])
+        assert citation["quote"] in chunk.content and citation["pageNumber"] == chunk.page_number
+        start, end = body["ranges"][0]["chunkRange"]
+        assert start <= citation["chunkIndex"] <= end
+
+
+def test_progress_is_recorded_and_reported(api_client, plan):
+    total = plan.sessions.count()
+    response = api_client.post(
+        f"/api/v1/plans/{plan.pk}/sessions/1/progress", {"status": "completed", "answers": {"1": "variable"}}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json() == {"percentComplete": round(100 / total), "completed": 1, "total": total, "nextSession": 2}
+    detail = api_client.get(f"/api/v1/plans/{plan.pk}/").json()
+    assert detail["progress"]["completed"] == 1
+    assert detail["sessions"][0]["status"] == "completed"
+
+
+def test_regenerating_keeps_completed_sessions_with_unchanged_ranges(plan, django_capture_on_commit_callbacks):
+    from plans.services.plans import plan_regenerate
+
+    first = plan.sessions.get(number=1)
+    first.status = StudySession.Status.COMPLETED
+    first.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        plan_regenerate(plan=plan)
+    assert plan.sessions.get(number=1).status == StudySession.Status.COMPLETED
+
+
+def test_plan_requires_ready_materials_of_the_owner(api_client, user, other_user, ingest):
+    failed = ingest(user, b"", "empty.txt")
+    response = api_client.post("/api/v1/plans/", {"title": "x", "refIds": [failed.ref_id]}, format="json")
+    assert response.status_code == 400
+    assert failed.ref_id in response.json()["error"]["message"] and "FAILED" in response.json()["error"]["message"]
+    theirs = ingest(other_user, make_pdf(["Chapter 1 Secret\nTheir notes."]))
+    response = api_client.post("/api/v1/plans/", {"title": "x", "refIds": [theirs.ref_id]}, format="json")
+    assert response.status_code == 404
+    assert Plan.objects.count() == 0
+
+
+def test_plan_retrieval_is_limited_to_its_snapshot(user, ingest, plan, book):
+    added_later = ingest(user, make_pdf(["Chapter 1 Sets\nA set holds unique values. Sets support union and intersection."]), "sets.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[], plan_id=plan.pk)
+    assert conversation.ref_ids == [book.ref_id]
+    message = chat_reply(conversation=conversation, content="What does a set hold?")
+    assert all(citation["refId"] == book.ref_id for citation in message.citations)
+    from knowledge.services.materials import material_delete
+
+    material_delete(material=added_later)
+    again = chat_reply(conversation=conversation_create(owner=user, ref_ids=[], plan_id=plan.pk), content="What is a recursive function?")
+    assert not again.refused and {citation["refId"] for citation in again.citations} == {book.ref_id}
+
+
+def test_ask_about_this_session_retrieves_only_its_ranges(user, plan, book):
+    session = plan.sessions.get(number=1)
+    conversation = conversation_create(owner=user, ref_ids=[], plan_id=plan.pk, session_number=1)
+    assert conversation.top_k == 3 and conversation.scope_ranges
+    inside = chat_reply(conversation=conversation, content="What is a variable?")
+    assert not inside.refused
+    start, end = session.ranges[0]["chunkRange"]
+    assert all(start <= citation["chunkIndex"] <= end for citation in inside.citations)
+    outside = chat_reply(conversation=conversation, content="What does a dictionary map?")
+    assert outside.refused  # the answer exists in the book, but not in this session
+
+
+def test_second_user_sees_none_of_it(other_api_client, plan):
+    assert other_api_client.get("/api/v1/plans/").json()["count"] == 0
+    for method, url in [
+        ("get", f"/api/v1/plans/{plan.pk}/"),
+        ("delete", f"/api/v1/plans/{plan.pk}/"),
+        ("get", f"/api/v1/plans/{plan.pk}/sessions/1/"),
+        ("post", f"/api/v1/plans/{plan.pk}/sessions/1/progress"),
+        ("post", f"/api/v1/plans/{plan.pk}/regenerate"),
+    ]:
+        response = (
+            getattr(other_api_client, method)(url, {"status": "completed"}, format="json")
+            if method == "post"
+            else getattr(other_api_client, method)(url)
+        )
+        assert response.status_code == 404, url
+    assert other_api_client.post("/api/v1/conversations/", {"planId": plan.pk}, format="json").status_code == 404
+    plan.refresh_from_db()
+    assert plan.sessions.filter(status="completed").count() == 0
+
+
+def test_curriculum_without_headings_uses_topic_shifts_and_still_covers_everything():
+    import numpy as np
+
+    chunks = [ChunkInfo(index=i, tokens=500, page_start=i + 1, page_end=i + 1, section_level=0, section_title="") for i in range(12)]
+    vectors = np.array([[1.0, 0.0]] * 6 + [[0.0, 1.0]] * 6)
+    modules = build_modules("mat_x", "Notes", chunks, vectors=vectors, session_tokens=1000)
+    assert [module.start for module in modules][:2] == [0, 6]
+    assert [i for module in modules for i in range(module.start, module.end + 1)] == list(range(12))
+    sessions = build_sessions(modules, {"mat_x": chunks}, session_tokens=1000)
+    assert [i for session in sessions for item in session.ranges for i in range(item["chunkRange"][0], item["chunkRange"][1] + 1)] == list(
+        range(12)
+    )
