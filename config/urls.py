@@ -1,8 +1,15 @@
 from django.contrib import admin
+from django.contrib.auth.views import LogoutView
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts import views as account_views
+from chat import views as chat_views
+from knowledge import views as knowledge_views
+from plans import views as plan_views
+
 from .health import healthz
+from .views import home
 
 api_v1 = [
     path("auth/", include("accounts.urls")),
@@ -13,7 +20,25 @@ api_v1 = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
 
+pages = [
+    path("", home, name="home"),
+    path("login/", account_views.EmailLoginView.as_view(), name="login"),
+    path("logout/", LogoutView.as_view(next_page="login"), name="logout"),
+    path("signup/", account_views.signup, name="signup"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("library/", knowledge_views.library, name="library"),
+    path("library/<str:ref_id>/", knowledge_views.material_detail, name="material-page"),
+    path("plans/", plan_views.plan_list, name="plan-list-page"),
+    path("plans/new", plan_views.plan_create_view, name="plan-create-page"),
+    path("plans/<int:plan_id>/", plan_views.plan_detail, name="plan-page"),
+    path("plans/<int:plan_id>/sessions/<int:number>/", plan_views.session_detail, name="session-page"),
+    path("chat/", chat_views.chat_page, name="chat-page"),
+    path("chat/new", chat_views.chat_start, name="chat-start"),
+    path("chat/<int:conversation_id>/", chat_views.chat_page, name="chat-page"),
+]
+
 urlpatterns = [
+    *pages,
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),

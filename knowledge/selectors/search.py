@@ -116,10 +116,10 @@ _BM25_SQL = """
     ),
     weights AS MATERIALIZED (
         -- IDF once per term. Terms in more than half of the chunks carry almost no evidence and
-        -- cost the most to score, so long queries skip them.
+        -- cost the most to score, so long queries skip them (in libraries of 20 chunks or more).
         SELECT q.term, q.qtf * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf, c.avgdl
         FROM query_terms q JOIN df USING (term) CROSS JOIN corpus c
-        WHERE df.df <= c.n * %(max_df)s
+        WHERE df.df <= c.n * %(max_df)s OR c.n < 20
     )
     SELECT p.chunk_id,
            sum(w.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(w.avgdl, 1)))) AS score

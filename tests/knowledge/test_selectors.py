@@ -7,6 +7,7 @@ from django.db import connection, transaction
 
 from accounts.scoping import ScopeError
 from knowledge import selectors
+from knowledge.selectors import search
 from knowledge.models import Chunk, ChunkEmbedding, Material
 from tests.factories import UserFactory
 from tests.pdfgen import make_pdf
@@ -148,7 +149,7 @@ def test_filtered_vector_search_returns_k_results_among_many_other_owners(user, 
         )
         plan = "\n".join(row[0] for row in cursor.fetchall())
         assert "chunkemb_hnsw_use_multilingual_v3" in plan
-        found = selectors._vector_search(
+        found = search._vector_search(
             owner_id=user.pk, model="use-multilingual-v3", dimension=512, material_ids=[material.pk], query_vector=query_vector, k=k
         )
         transaction.set_rollback(True)
