@@ -7,8 +7,8 @@ from django.db import connection, transaction
 
 from accounts.scoping import ScopeError
 from knowledge import selectors
-from knowledge.selectors import search
 from knowledge.models import Chunk, ChunkEmbedding, Material
+from knowledge.selectors import search
 from tests.factories import UserFactory
 from tests.pdfgen import make_pdf
 
