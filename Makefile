@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test stop lint e2e
+.PHONY: setup run test stop lint e2e-deps
 
 setup: $(VENV)/.installed
 
@@ -16,7 +16,11 @@ $(VENV)/.installed: requirements.txt
 run: setup
 	$(PY) scripts/run.py
 
-test: setup
+# The browser tests drive Debian's chromium (never a downloaded browser); install it when missing.
+e2e-deps:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk; }
+
+test: setup e2e-deps
 	$(PY) -m pytest
 
 stop: setup

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
@@ -9,6 +15,8 @@ from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
 from tests.pdfgen import make_pdf
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_unconfigure(config):
@@ -92,3 +100,41 @@ def english_pdf() -> bytes:
 @pytest.fixture
 def korean_pdf() -> bytes:
     return make_pdf(KOREAN_PAGES)
+
+
+@pytest.fixture
+def worker(transactional_db):
+    from django.db import connection
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "BAEUM_DATABASE_NAME": connection.settings_dict["NAME"]}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--concurrency",
+            "1",
+            "--pool",
+            "solo",
+            "-n",
+            f"test-{os.getpid()}@%h",
+            "--loglevel",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    from config.celery import app as celery_app
+
+    deadline = time.monotonic() + 60
+    while not celery_app.control.ping(timeout=0.5):
+        assert process.poll() is None, "the worker exited"
+        assert time.monotonic() < deadline, "the worker did not answer within 60 s"
+    celery_app.conf.task_always_eager = False
+    yield process
+    celery_app.conf.task_always_eager = True
+    process.terminate()
+    process.wait(timeout=30)

@@ -1,53 +1,11 @@
 """/healthz and the real Celery worker path: upload through the API, a worker process ingests it."""
 
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 
-from config.celery import app as celery_app
-
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def worker():
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "BAEUM_DATABASE_NAME": connection.settings_dict["NAME"]}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--concurrency",
-            "1",
-            "--pool",
-            "solo",
-            "-n",
-            f"test-{os.getpid()}@%h",
-            "--loglevel",
-            "WARNING",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    deadline = time.monotonic() + 60
-    while not celery_app.control.ping(timeout=0.5):
-        assert process.poll() is None, "the worker exited"
-        assert time.monotonic() < deadline, "the worker did not answer within 60 s"
-    celery_app.conf.task_always_eager = False
-    yield process
-    celery_app.conf.task_always_eager = True
-    process.terminate()
-    process.wait(timeout=30)
 
 
 def test_healthz_names_the_missing_worker(client):

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from baeum import curriculum
 from baeum.errors import NotFound
+from baeum.text import is_hangul_heavy
 from knowledge import selectors as knowledge
 from knowledge.models import Material
 
@@ -122,6 +123,7 @@ def plan_generate(*, plan_id: int) -> Plan | None:
         )
         return plan
     sessions = curriculum.build_sessions(modules, chunks_by_ref, session_tokens=budget)
+    korean = plan.language == "ko" or (not plan.language and is_hangul_heavy(" ".join(module.title for module in modules)))
     objectives = [characteristic_terms(user=owner, plan=plan, ranges=session.ranges, limit=5) for session in sessions]
     with transaction.atomic():
         kept = {
@@ -156,7 +158,7 @@ def plan_generate(*, plan_id: int) -> Plan | None:
                     owner=owner,
                     number=number,
                     title=session.title[:300],
-                    objectives=[f"Explain {term}" if not _is_korean(term) else f"{term} 설명하기" for term in terms],
+                    objectives=[f"{term} 설명하기" if korean else f"Explain {term}" for term in terms],
                     ranges=session.ranges,
                     tokens=session.tokens,
                     estimated_minutes=session.minutes,
@@ -173,10 +175,6 @@ def plan_generate(*, plan_id: int) -> Plan | None:
 
 def _range_key(ranges: list[dict]) -> str:
     return "|".join(f"{item['refId']}:{item['chunkRange'][0]}-{item['chunkRange'][1]}" for item in ranges)
-
-
-def _is_korean(text: str) -> bool:
-    return any("\uac00" <= char <= "\ud7a3" for char in text)
 
 
 def session_progress_record(*, session: StudySession, status: str, answers: dict | None = None) -> StudySession:
