@@ -1,0 +1,81 @@
+"""Server-rendered pages: they render, speak Korean and English, stay scoped and query-bounded."""
+
+import pytest
+
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def browser_client(client, user):
+    client.force_login(user)
+    return client
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client):
+    for url in ["/", "/library/", "/plans/", "/chat/"]:
+        response = client.get(url)
+        assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_sign_up_creates_an_account_and_logs_in(client):
+    response = client.post("/signup/", {"email": "new@example.com", "password": "a-long-pass-phrase"})
+    assert response.status_code == 302 and response["Location"] == "/library/"
+    assert client.get("/library/").status_code == 200
+    client.logout()
+    weak = client.post("/signup/", {"email": "other@example.com", "password": "123"})
+    assert weak.status_code == 400 and "password" in weak.content.decode().lower()
+
+
+def test_login_and_logout(client, user):
+    response = client.post("/login/", {"username": user.email, "password": "correct horse battery"})
+    assert response.status_code == 302
+    assert client.post("/logout/").status_code == 302
+    assert client.get("/library/").status_code == 302
+
+
+def test_pages_render_in_korean_when_the_browser_asks(browser_client):
+    korean = browser_client.get("/library/", HTTP_ACCEPT_LANGUAGE="ko")
+    assert "내 자료실" in korean.content.decode()
+    english = browser_client.get("/library/", HTTP_ACCEPT_LANGUAGE="en")
+    assert "Your library" in english.content.decode()
+    switched = browser_client.post("/i18n/setlang/", {"language": "ko", "next": "/plans/"})
+    assert switched.status_code == 302
+    assert "학습 계획" in browser_client.get("/plans/").content.decode()
+
+
+def test_library_material_plan_session_and_chat_pages(browser_client, user, ingest, django_capture_on_commit_callbacks):
+    material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU."] * 2), "regs.pdf")
+    assert material.title in browser_client.get("/library/").content.decode()
+    page = browser_client.get(f"/library/{material.ref_id}/?page=2&quote=fast storage").content.decode()
+    assert "Page 2 of 2" in page and "fast storage location" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = browser_client.post("/plans/new", {"title": "Regs", "ref_ids": [material.ref_id], "minutes": "10"})
+    plan_url = response["Location"]
+    assert "Sessions" in browser_client.get(plan_url).content.decode()
+    session = browser_client.get(f"{plan_url}sessions/1/").content.decode()
+    assert "Practice questions" in session or "Key points" in session
+    started = browser_client.post("/chat/new", {"plan_id": plan_url.strip("/").split("/")[-1], "session": "1"})
+    assert started.status_code == 302
+    assert "Ask" in browser_client.get(started["Location"]).content.decode()
+
+
+def test_pages_of_another_user_are_404(client, other_user, user, ingest):
+    material = ingest(other_user, make_pdf(["Chapter 1 Secret\nTheir private notes about caches."]))
+    client.force_login(user)
+    assert client.get(f"/library/{material.ref_id}/").status_code == 404
+    assert client.get("/plans/999999/").status_code == 404
+    assert client.get("/chat/999999/").status_code == 404
+    assert material.title not in client.get("/library/").content.decode()
+
+
+def test_library_query_count_does_not_grow_with_materials(browser_client, user, ingest, django_assert_max_num_queries):
+    for number in range(3):
+        ingest(user, f"Notes {number} about registers and stacks.".encode(), f"notes{number}.txt")
+    with django_assert_max_num_queries(6):
+        browser_client.get("/library/")
+    for number in range(3, 8):
+        ingest(user, f"Notes {number} about registers and stacks.".encode(), f"notes{number}.txt")
+    with django_assert_max_num_queries(6):
+        browser_client.get("/library/")
