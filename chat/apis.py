@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import ApiError
-from config.pagination import paginate
+from config.pagination import paginate, paginated_schema
 
 from . import selectors
 from .services.conversations import conversation_create, conversation_delete
@@ -71,12 +71,15 @@ class ConversationDetailSerializer(ConversationOutputSerializer):
 
 class ConversationListCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ConversationCreateInput"
+
         refIds = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=200)
         planId = serializers.IntegerField(required=False, min_value=1)
         session = serializers.IntegerField(required=False, min_value=1, help_text="with planId: ask about this study session")
         title = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
-    @extend_schema(operation_id="conversations_list", responses=ConversationOutputSerializer(many=True))
+    @extend_schema(operation_id="conversations_list", responses=paginated_schema(ConversationOutputSerializer, "PaginatedConversations"))
     def get(self, request):
         return paginate(request, self, selectors.conversation_list(user=request.user), ConversationOutputSerializer)
 
@@ -115,6 +118,9 @@ class MessageCreateApi(APIView):
     renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MessageCreateInput"
+
         content = serializers.CharField(max_length=4000, trim_whitespace=True)
         mode = serializers.ChoiceField(choices=["standard", "agentic"], default="standard")
 

@@ -1,5 +1,7 @@
 """One error format for the whole API: {"error": {"code", "message", "details"}}."""
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -34,6 +36,10 @@ def exception_handler(exc, context):
         exc = ApiError(str(exc), code=exc.code, status_code=404)
     elif isinstance(exc, ScopeError):
         exc = exceptions.NotAuthenticated()
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -9,7 +9,7 @@ from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from config.api_errors import ApiError
-from config.pagination import paginate
+from config.pagination import paginate, paginated_schema
 
 from . import selectors
 from .models import Material
@@ -65,6 +65,9 @@ class MaterialListCreateApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MaterialCreateInput"
+
         file = serializers.FileField()
         title = serializers.CharField(required=False, allow_blank=True, max_length=300)
         type = serializers.RegexField(r"^[a-z][a-z0-9_-]{0,39}$", required=False)
@@ -82,7 +85,7 @@ class MaterialListCreateApi(APIView):
     @extend_schema(
         operation_id="materials_list",
         parameters=[OpenApiParameter("status", str, enum=list(Material.Status.values), required=False)],
-        responses=MaterialOutputSerializer(many=True),
+        responses=paginated_schema(MaterialOutputSerializer, "PaginatedMaterials"),
     )
     def get(self, request):
         materials = selectors.material_list(user=request.user, status=request.query_params.get("status") or None)
@@ -191,6 +194,9 @@ class MaterialStatsApi(APIView):
 
 class SearchApi(APIView):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "SearchInput"
+
         query = serializers.CharField(max_length=2000)
         refIds = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=100)
         type = serializers.CharField(required=False, max_length=40)

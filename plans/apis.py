@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import ApiError
-from config.pagination import paginate
+from config.pagination import paginate, paginated_schema
 from knowledge import selectors as knowledge
 
 from . import selectors
@@ -53,6 +53,9 @@ class SnapshotSerializer(serializers.Serializer):
 
 
 class ProgressSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "PlanProgress"
+
     percentComplete = serializers.IntegerField()
     completed = serializers.IntegerField()
     total = serializers.IntegerField()
@@ -89,13 +92,16 @@ class PlanDetailSerializer(PlanSerializer):
 
 class PlanListCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PlanCreateInput"
+
         title = serializers.CharField(max_length=200, required=False, allow_blank=True)
         refIds = serializers.ListField(child=serializers.CharField(max_length=32), min_length=1, max_length=50)
         goal = serializers.CharField(required=False, allow_blank=True, max_length=2000)
         minutesPerSession = serializers.IntegerField(required=False, min_value=5, max_value=240, default=25)
         language = serializers.ChoiceField(choices=["", "en", "ko"], required=False, default="")
 
-    @extend_schema(operation_id="plans_list", responses=PlanSerializer(many=True))
+    @extend_schema(operation_id="plans_list", responses=paginated_schema(PlanSerializer, "PaginatedPlans"))
     def get(self, request):
         return paginate(request, self, selectors.plan_list(user=request.user), PlanSerializer)
 
@@ -169,6 +175,9 @@ class SessionDetailApi(APIView):
 
 class SessionProgressApi(APIView):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "SessionProgressInput"
+
         status = serializers.ChoiceField(choices=[StudySession.Status.STARTED, StudySession.Status.COMPLETED])
         answers = serializers.DictField(child=serializers.CharField(max_length=500, allow_blank=True), required=False)
 
