@@ -1,0 +1,145 @@
+"""Tenant isolation proved by machinery: every URL of the URL conf (found by introspection, so a new
+endpoint is covered without anyone remembering), every method, as anonymous, owner and second user."""
+
+import json
+
+import pytest
+from django.apps import apps
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SKIP_PREFIXES = (
+    "admin/",
+    "api/v1/schema/",
+    "api/v1/docs/",
+    "i18n/",
+    "static/",
+    "media/",
+    "healthz",
+    "api/v1/auth/",
+    "login/",
+    "logout/",
+    "signup/",
+)
+METHODS = ("get", "post", "put", "patch", "delete")
+OWNED_MODELS = [
+    ("knowledge", "Material"),
+    ("knowledge", "MaterialPage"),
+    ("knowledge", "Chunk"),
+    ("knowledge", "ChunkEmbedding"),
+    ("knowledge", "ChunkTerm"),
+    ("plans", "Plan"),
+    ("plans", "StudySession"),
+    ("chat", "Conversation"),
+    ("chat", "Message"),
+]
+
+
+def _routes(patterns=None, prefix=""):
+    for pattern in patterns if patterns is not None else get_resolver().url_patterns:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            yield from _routes(pattern.url_patterns, route)
+        elif isinstance(pattern, URLPattern):
+            yield route.lstrip("^").rstrip("$")
+
+
+def _fill(route: str, values: dict) -> str | None:
+    path = route
+    for name, value in values.items():
+        path = path.replace(f"<str:{name}>", str(value)).replace(f"<int:{name}>", str(value))
+    return None if "<" in path else "/" + path
+
+
+def _snapshot():
+    state = {}
+    for app_label, name in OWNED_MODELS:
+        model = apps.get_model(app_label, name)
+        rows = model.objects.unscoped().order_by("pk").values()  # test inspection across tenants
+        state[name] = json.dumps(list(rows), default=str, sort_keys=True)
+    return state
+
+
+@pytest.fixture
+def owner_data(user, ingest, django_capture_on_commit_callbacks):
+    from chat.services.conversations import conversation_create
+    from chat.services.reply import chat_reply
+    from plans.services.plans import plan_create
+
+    material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU. " * 5] * 2), "regs.pdf")
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = plan_create(owner=user, title="Regs", ref_ids=[material.ref_id], minutes_per_session=5)
+    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+    chat_reply(conversation=conversation, content="What is a register?")
+    return {"ref_id": material.ref_id, "plan_id": plan.pk, "number": 1, "conversation_id": conversation.pk}
+
+
+def test_every_route_is_covered_by_the_matrix(owner_data):
+    routes = [route for route in _routes() if not route.startswith(SKIP_PREFIXES)]
+    assert len(routes) >= 25
+    unfilled = [route for route in routes if _fill(route, owner_data) is None]
+    assert unfilled == [], "a new URL kwarg needs a value in owner_data"
+
+
+def test_second_user_gets_404_and_changes_nothing_on_every_object_route(client, user, other_user, owner_data):
+    object_routes = [route for route in _routes() if "<" in route and not route.startswith(SKIP_PREFIXES)]
+    assert object_routes
+    client.force_login(other_user)
+    before = _snapshot()
+    for route in object_routes:
+        path = _fill(route, owner_data)
+        for method in METHODS:
+            if method in ("get", "delete"):
+                response = getattr(client, method)(path)
+            else:
+                response = getattr(client, method)(
+                    path, data=json.dumps({"status": "completed", "content": "x"}), content_type="application/json"
+                )
+            assert response.status_code in (404, 405), f"{method.upper()} {path} → {response.status_code}"
+            if response.status_code == 404 and path.startswith("/api/"):
+                assert response.json()["error"]["code"] == "not_found"
+    assert _snapshot() == before
+
+
+def test_second_user_lists_and_searches_see_nothing(client, other_user, owner_data):
+    client.force_login(other_user)
+    for path in ["/api/v1/materials/", "/api/v1/plans/", "/api/v1/conversations/"]:
+        assert client.get(path).json()["count"] == 0
+    assert client.post("/api/v1/search", {"query": "register"}, content_type="application/json").json() == []
+    assert client.get(f"/api/v1/materials/stats?refIds={owner_data['ref_id']}").json() == {"stats": {}}
+    assert client.post("/api/v1/conversations/", {"planId": owner_data["plan_id"]}, content_type="application/json").status_code == 404
+    assert client.post("/api/v1/conversations/", {"refIds": [owner_data["ref_id"]]}, content_type="application/json").status_code == 404
+    assert client.post("/api/v1/plans/", {"refIds": [owner_data["ref_id"]]}, content_type="application/json").status_code == 404
+    assert client.post("/chat/new", {"plan_id": owner_data["plan_id"]}).status_code == 404
+    page = client.get("/library/").content.decode()
+    assert owner_data["ref_id"] not in page
+
+
+def test_anonymous_gets_nothing_anywhere(client, owner_data):
+    before = _snapshot()
+    for route in _routes():
+        if route.startswith(SKIP_PREFIXES):
+            continue
+        path = _fill(route, owner_data)
+        for method in METHODS:
+            response = getattr(client, method)(path)
+            if path.startswith("/api/"):
+                assert response.status_code in (401, 405), f"{method.upper()} {path} → {response.status_code}"
+            else:
+                assert response.status_code in (302, 405), f"{method.upper()} {path} → {response.status_code}"
+                if response.status_code == 302:
+                    assert "/login/" in response["Location"]
+    assert _snapshot() == before
+
+
+def test_owner_can_read_every_object_route(client, user, owner_data):
+    client.force_login(user)
+    for route in _routes():
+        if "<" not in route or route.startswith(SKIP_PREFIXES):
+            continue
+        path = _fill(route, owner_data)
+        response = client.get(path)
+        assert response.status_code in (200, 405), f"GET {path} → {response.status_code}"
