@@ -43,11 +43,14 @@ def _file_lock(name: str):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+APP_ROLE = "baeum"  # the application connects as this ordinary role, so row-level security applies to it
+
+
 @dataclass(frozen=True)
 class EmbeddedPostgres:
     socket_dir: str
     port: int
-    user: str = "postgres"
+    user: str = APP_ROLE
 
     def settings(self, name: str) -> dict:
         return {
@@ -103,12 +106,32 @@ def ensure_postgres(database: str) -> EmbeddedPostgres:
 
 
 def _create_database(server, database: str) -> None:
+    """Create the application role and database (idempotent; also upgrades older set-ups).
+
+    The role is not a superuser, so PostgreSQL row-level security applies to it. pgvector is not a
+    "trusted" extension, so the superuser installs it (with pg_trgm) in template1: every database
+    made from it afterwards -- the test database included -- has both.
+    """
     import psycopg
 
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
-        exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
-        if not exists:
-            connection.execute(f"CREATE DATABASE \"{database}\" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'")
+        if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone():
+            connection.execute(f"CREATE ROLE {APP_ROLE} LOGIN CREATEDB NOSUPERUSER")
+    with psycopg.connect(server.get_uri("template1"), autocommit=True) as connection:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
+        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone():
+            connection.execute(f'CREATE DATABASE "{database}" OWNER {APP_ROLE} TEMPLATE template1')
+    with psycopg.connect(server.get_uri(database), autocommit=True) as connection:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        # Databases made before the application role existed: hand everything over to it.
+        connection.execute(f'ALTER DATABASE "{database}" OWNER TO {APP_ROLE}')
+        connection.execute(f"ALTER SCHEMA public OWNER TO {APP_ROLE}")
+        rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner <> %s", [APP_ROLE]).fetchall()
+        for (table,) in rows:
+            connection.execute(f'ALTER TABLE public."{table}" OWNER TO {APP_ROLE}')
 
 
 def stop_postgres() -> None:

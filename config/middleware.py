@@ -17,3 +17,58 @@ class NotFoundMiddleware:
         if isinstance(exception, NotFound):
             return page_not_found(request, Http404(str(exception)))
         return None
+
+
+class RowLevelSecurityMiddleware:
+    """Limit the database session to the requesting user's rows for the whole request (see accounts/rls.py).
+
+    Token-authenticated API calls are resolved here (DRF authenticates later, inside the view), so the
+    limit is in place before any view code runs. Staff on the admin site work across tenants by design.
+    A streamed response keeps the limit until its last chunk is sent.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from accounts.rls import set_rls_user
+
+        user_id = self._user_id(request)
+        if user_id is None:
+            return self.get_response(request)
+        set_rls_user(user_id)
+        streaming = False
+        try:
+            response = self.get_response(request)
+            if getattr(response, "streaming", False):
+                streaming = True
+                response.streaming_content = self._limited(response.streaming_content, user_id)
+            return response
+        finally:
+            if not streaming:
+                set_rls_user(None)
+
+    @staticmethod
+    def _limited(content, user_id):
+        from accounts.rls import set_rls_user
+
+        set_rls_user(user_id)
+        try:
+            yield from content
+        finally:
+            set_rls_user(None)
+
+    @staticmethod
+    def _user_id(request) -> int | None:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            if user.is_staff and request.path.startswith("/admin/"):
+                return None  # content managers see every tenant in the admin
+            return user.pk
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Token "):
+            from rest_framework.authtoken.models import Token
+
+            owner = Token.objects.filter(key=header[6:].strip()).values_list("user_id", flat=True).first()
+            return owner or 0
+        return 0

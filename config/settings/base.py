@@ -44,6 +44,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.middleware.RowLevelSecurityMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.middleware.NotFoundMiddleware",
@@ -78,8 +79,10 @@ else:
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
-# Test databases copy template0 so they get UTF-8 whatever the server's default encoding is.
-DATABASES["default"]["TEST"] = {"TEMPLATE": "template0", "CHARSET": "UTF8"}
+# Test databases copy template1, where the embedded server pre-installs pgvector and pg_trgm (the
+# application role may not create pgvector itself). An external server needs the same, or a
+# BAEUM_TEST_DB_TEMPLATE that has both extensions.
+DATABASES["default"]["TEST"] = {"TEMPLATE": env("BAEUM_TEST_DB_TEMPLATE", default="template1")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: cache, Celery broker and results, chat working memory ----------------------------
