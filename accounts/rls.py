@@ -32,7 +32,11 @@ def enable_sql(table: str) -> list[str]:
 
 
 def disable_sql(table: str) -> list[str]:
-    return [f"DROP POLICY IF EXISTS tenant_isolation ON {table}", f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY", f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY"]
+    return [
+        f"DROP POLICY IF EXISTS tenant_isolation ON {table}",
+        f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY",
+        f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY",
+    ]
 
 
 def set_rls_user(user_id: int | None) -> None:

@@ -32,6 +32,20 @@ def _message_from(detail) -> str:
 
 
 def exception_handler(exc, context):
+    from django.db import InterfaceError, OperationalError
+
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return Response(
+            {
+                "error": {
+                    "code": "unavailable",
+                    "message": "The database is unreachable right now. Nothing was changed; try again in a moment.",
+                    "details": {},
+                }
+            },
+            status=503,
+            headers={"Retry-After": "5"},
+        )
     if isinstance(exc, NotFound):
         exc = ApiError(str(exc), code=exc.code, status_code=404)
     elif isinstance(exc, ScopeError):

@@ -31,12 +31,19 @@ class RowLevelSecurityMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        from django.db import InterfaceError, OperationalError
+
         from accounts.rls import set_rls_user
 
-        user_id = self._user_id(request)
-        if user_id is None:
-            return self.get_response(request)
-        set_rls_user(user_id)
+        if request.path == "/healthz":
+            return self.get_response(request)  # touches no user data, and must answer when the database is down
+        try:
+            user_id = self._user_id(request)
+            if user_id is None:
+                return self.get_response(request)
+            set_rls_user(user_id)
+        except (OperationalError, InterfaceError):
+            return database_unavailable(request)
         streaming = False
         try:
             response = self.get_response(request)
@@ -72,3 +79,38 @@ class RowLevelSecurityMiddleware:
             owner = Token.objects.filter(key=header[6:].strip()).values_list("user_id", flat=True).first()
             return owner or 0
         return 0
+
+
+class DatabaseUnavailableMiddleware:
+    """Answer 503 with a clear message when PostgreSQL cannot be reached, instead of a 500.
+
+    Nothing is half-written: every service writes inside a transaction, which the failed connection
+    rolls back.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.db import InterfaceError, OperationalError
+
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        return database_unavailable(request)
+
+
+UNAVAILABLE = "The database is unreachable right now. Nothing was changed; try again in a moment."
+
+
+def database_unavailable(request):
+    from django.http import HttpResponse, JsonResponse
+
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"error": {"code": "unavailable", "message": UNAVAILABLE, "details": {}}}, status=503)
+    else:
+        response = HttpResponse(UNAVAILABLE, status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = "5"
+    return response

@@ -7,7 +7,6 @@ Only loopback URLs are accepted. Each simulated user registers, so the run leave
 (named load-*@baeum.invalid); the command deletes them at the end unless --keep is given.
 """
 
-import json
 import secrets
 import threading
 import time
@@ -76,7 +75,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, url, learners, uploaders, duration, think, keep, json: bool, **options):
         import json as json_module
-
         import logging
 
         logging.getLogger("httpx2").setLevel(logging.WARNING)
@@ -118,14 +116,25 @@ class Command(BaseCommand):
                     if detail is not None and detail.json()["status"] in ("READY", "FAILED"):
                         break
                     time.sleep(1)
-                conversation = recorder.call(client, "POST conversations", "POST", f"{url}/api/v1/conversations/", json={"refIds": [ref_id]})
+                conversation = recorder.call(
+                    client, "POST conversations", "POST", f"{url}/api/v1/conversations/", json={"refIds": [ref_id]}
+                )
                 if conversation is None:
                     return
                 conversation_id = conversation.json()["id"]
                 turn = 0
                 while time.monotonic() < deadline:
                     question = QUESTIONS[(index + turn) % len(QUESTIONS)]
-                    if recorder.call(client, "POST messages", "POST", f"{url}/api/v1/conversations/{conversation_id}/messages", json={"content": question}) is not None:
+                    if (
+                        recorder.call(
+                            client,
+                            "POST messages",
+                            "POST",
+                            f"{url}/api/v1/conversations/{conversation_id}/messages",
+                            json={"content": question},
+                        )
+                        is not None
+                    ):
                         sent_messages[conversation_id] += 1
                     turn += 1
                     time.sleep(think)
@@ -174,7 +183,9 @@ class Command(BaseCommand):
 
         # A turn is counted when its question and answer were saved (older messages may have been
         # dropped by the per-conversation FIFO cap, so messages themselves are not the measure).
-        stored = dict(Conversation.objects.unscoped().filter(pk__in=list(sent_messages)).values_list("pk", "turn_count"))  # the run's own conversations
+        stored = dict(
+            Conversation.objects.unscoped().filter(pk__in=list(sent_messages)).values_list("pk", "turn_count")
+        )  # the run's own conversations
         lost = sum(max(0, sent - stored.get(conversation_id, 0)) for conversation_id, sent in sent_messages.items())
         report = {
             "learners": learners,
@@ -185,7 +196,12 @@ class Command(BaseCommand):
             "errors": sum(recorder.errors.values()),
             "error_samples": recorder.samples,
             "endpoints": {
-                name: {"n": len(values), "p50_ms": round(percentile(values, 0.5), 1), "p95_ms": round(percentile(values, 0.95), 1), "errors": recorder.errors.get(name, 0)}
+                name: {
+                    "n": len(values),
+                    "p50_ms": round(percentile(values, 0.5), 1),
+                    "p95_ms": round(percentile(values, 0.95), 1),
+                    "errors": recorder.errors.get(name, 0),
+                }
                 for name, values in sorted(recorder.latencies.items())
             },
             "uploads": {"total": len(uploaded), "ready": ready, "failed": failed, "not_final": pending},
