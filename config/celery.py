@@ -10,8 +10,12 @@ app.autodiscover_tasks()
 
 
 def worker_available(timeout: float = 1.0) -> bool:
-    """Tell whether at least one Celery worker answers a ping within ``timeout`` seconds."""
-    return bool(app.control.ping(timeout=timeout))
+    """Tell whether at least one Celery worker answers a ping within ``timeout`` seconds.
+
+    Uses a fresh broker connection, so a Redis restart does not leave a stale pooled one behind.
+    """
+    with app.connection_for_read() as connection:
+        return bool(app.control.ping(timeout=timeout, connection=connection))
 
 
 @worker_process_init.connect

@@ -102,39 +102,54 @@ def korean_pdf() -> bytes:
     return make_pdf(KOREAN_PAGES)
 
 
-@pytest.fixture
-def worker(transactional_db):
+def start_celery_worker(name: str, **extra_env: str) -> subprocess.Popen:
+    """Start a real Celery worker process on the test database, in its own process group."""
     from django.db import connection
 
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "BAEUM_DATABASE_NAME": connection.settings_dict["NAME"]}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--concurrency",
-            "1",
-            "--pool",
-            "solo",
-            "-n",
-            f"test-{os.getpid()}@%h",
-            "--loglevel",
-            "WARNING",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "BAEUM_DATABASE_NAME": connection.settings_dict["NAME"],
+        **extra_env,
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--concurrency",
+        "1",
+        "--pool",
+        "solo",
+        "-n",
+        f"{name}-{os.getpid()}@%h",
+        "--loglevel",
+        "WARNING",
+    ]
+    return subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+
+
+def wait_for_worker(process: subprocess.Popen, seconds: float = 60) -> None:
+    from config.celery import worker_available
+
+    deadline = time.monotonic() + seconds
+    while not worker_available(timeout=0.5):
+        assert process.poll() is None, "the worker exited"
+        assert time.monotonic() < deadline, f"the worker did not answer within {seconds:.0f} s"
+
+
+@pytest.fixture
+def worker(transactional_db):
     from config.celery import app as celery_app
 
-    deadline = time.monotonic() + 60
-    while not celery_app.control.ping(timeout=0.5):
-        assert process.poll() is None, "the worker exited"
-        assert time.monotonic() < deadline, "the worker did not answer within 60 s"
-    celery_app.conf.task_always_eager = False
-    yield process
-    celery_app.conf.task_always_eager = True
-    process.terminate()
-    process.wait(timeout=30)
+    process = start_celery_worker("test")
+    try:
+        wait_for_worker(process)
+        celery_app.conf.task_always_eager = False
+        yield process
+    finally:
+        celery_app.conf.task_always_eager = True
+        process.terminate()
+        process.wait(timeout=30)

@@ -67,3 +67,23 @@ def embeddings_compute(*, texts: Sequence[str], embedder: Embedder, on_progress:
             known[row_hash] = vector
         report()
     return [known[row_hash] for row_hash in hashes]
+
+
+def chunk_embeddings_store(*, material, chunks, vectors, embedder) -> None:
+    """Write one vector of ``embedder``'s model per chunk (callers hold the transaction)."""
+    from ..models import ChunkEmbedding
+
+    ChunkEmbedding.objects.bulk_create(
+        [
+            ChunkEmbedding(
+                chunk=chunk,
+                material=material,
+                owner_id=material.owner_id,
+                model=embedder.model,
+                dimension=embedder.dimension,
+                embedding=vector,
+            )
+            for chunk, vector in zip(chunks, vectors, strict=True)
+        ],
+        batch_size=500,
+    )

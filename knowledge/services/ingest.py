@@ -21,8 +21,8 @@ from baeum.chunking import PageText, chunk_pages
 from baeum.embeddings import EmbeddingError
 from baeum.text import normalize_text
 
-from ..models import Chunk, ChunkEmbedding, Material, MaterialPage
-from .embedding import active_embedder, content_hash, embeddings_compute
+from ..models import Chunk, Material, MaterialPage
+from .embedding import active_embedder, chunk_embeddings_store, content_hash, embeddings_compute
 from .lexical import chunk_terms_write
 
 logger = logging.getLogger(__name__)
@@ -171,20 +171,7 @@ def _store(material, pages, chunks, vectors, embedder) -> None:
         batch_size=500,
     )
     chunk_terms_write(chunks=rows)
-    ChunkEmbedding.objects.bulk_create(
-        [
-            ChunkEmbedding(
-                chunk=row,
-                material=material,
-                owner_id=material.owner_id,
-                model=embedder.model,
-                dimension=embedder.dimension,
-                embedding=vector,
-            )
-            for row, vector in zip(rows, vectors, strict=True)
-        ],
-        batch_size=500,
-    )
+    chunk_embeddings_store(material=material, chunks=rows, vectors=vectors, embedder=embedder)
     _update(
         material,
         status=Status.READY,

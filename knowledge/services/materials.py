@@ -13,7 +13,7 @@ from django.db import transaction
 from baeum import extract
 
 from ..models import Chunk, ChunkEmbedding, Material
-from .embedding import embedder_for_model, embeddings_compute
+from .embedding import chunk_embeddings_store, embedder_for_model, embeddings_compute
 
 logger = logging.getLogger(__name__)
 
@@ -137,20 +137,7 @@ def material_reembed(*, material_id: int, model: str) -> Material | None:
     vectors = embeddings_compute(texts=[chunk.content for chunk in chunks], embedder=embedder)
     with transaction.atomic():
         ChunkEmbedding.objects.unscoped().filter(material=material, model=embedder.model).delete()
-        ChunkEmbedding.objects.bulk_create(
-            [
-                ChunkEmbedding(
-                    chunk=chunk,
-                    material=material,
-                    owner_id=material.owner_id,
-                    model=embedder.model,
-                    dimension=embedder.dimension,
-                    embedding=vector,
-                )
-                for chunk, vector in zip(chunks, vectors, strict=True)
-            ],
-            batch_size=500,
-        )
+        chunk_embeddings_store(material=material, chunks=chunks, vectors=vectors, embedder=embedder)
         old_model = material.embedding_model
         Material.objects.unscoped().filter(pk=material.pk).update(
             embedding_model=embedder.model, embedding_dimension=embedder.dimension, pending_embedding_model=""

@@ -44,3 +44,37 @@ def test_nothing_was_written_during_the_outage(api_client, user, english_pdf):
         connection.close()
         connection.settings_dict.update(original)
     assert Material.objects.count() == 0
+
+
+@pytest.mark.skipif(bool(__import__("os").environ.get("REDIS_URL")), reason="restarts the embedded Redis only")
+def test_redis_restart_loses_no_conversation_memory(user, ingest):
+    """Redis dies without saving and comes back: working memory is rebuilt from PostgreSQL."""
+    from baeum import runtime
+    from chat.services.conversations import conversation_create
+    from chat.services.reply import chat_reply
+    from tests.pdfgen import make_pdf
+
+    book = ingest(
+        user,
+        make_pdf(
+            [
+                "Chapter 1 The Stack\nThe stack is a last-in first-out structure. When a function is called, the return address is pushed on the stack."
+            ]
+        ),
+    )
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    chat_reply(conversation=conversation, content="What is the stack?")
+    started_before = "redis" in runtime.STARTED_HERE
+    runtime.stop_redis(save=False)
+    try:
+        runtime.ensure_redis()
+        follow_up = chat_reply(conversation=conversation, content="What is pushed on it when a function is called?")
+        assert "return address" in follow_up.content
+        assert conversation.messages.count() == 4
+    finally:
+        if not started_before:
+            runtime.STARTED_HERE.discard("redis")
+        # Drop pooled connections to the old server so later tests start clean.
+        from django_redis import get_redis_connection
+
+        get_redis_connection("default").connection_pool.disconnect()

@@ -3,57 +3,17 @@ worker, and the material reaches READY exactly once with one consistent set of c
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 
 from config.celery import app as celery_app
 from knowledge.models import Chunk, Material
-from tests.conftest import ROOT
+from tests.conftest import start_celery_worker, wait_for_worker
 from tests.pdfgen import make_pdf
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-def _start_worker(name: str) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "BAEUM_DATABASE_NAME": connection.settings_dict["NAME"],
-        "BAEUM_BROKER_VISIBILITY_TIMEOUT": "3",
-    }
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--concurrency",
-            "1",
-            "--pool",
-            "solo",
-            "-n",
-            f"{name}-{os.getpid()}@%h",
-            "--loglevel",
-            "WARNING",
-        ],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-    )
-
-
-def _wait_for_ping(process, deadline_seconds=60):
-    deadline = time.monotonic() + deadline_seconds
-    while not celery_app.control.ping(timeout=0.5):
-        assert process.poll() is None, "the worker exited"
-        assert time.monotonic() < deadline, "the worker did not answer"
 
 
 def test_worker_killed_mid_task_then_material_is_ready_exactly_once(api_client, settings):
@@ -61,12 +21,12 @@ def test_worker_killed_mid_task_then_material_is_ready_exactly_once(api_client, 
         f"Section {chr(65 + number % 26)}{number}\n" + f"Topic {number} explained in many words for embedding. " * 40
         for number in range(60)
     ]
-    first = _start_worker("doomed")
+    first = start_celery_worker("doomed", BAEUM_BROKER_VISIBILITY_TIMEOUT="3")
     celery_app.conf.task_always_eager = False
     celery_app.conf.broker_transport_options = {"visibility_timeout": 3}
     second = None
     try:
-        _wait_for_ping(first)
+        wait_for_worker(first)
         response = api_client.post("/api/v1/materials/", {"file": SimpleUploadedFile("long.pdf", make_pdf(pages))}, format="multipart")
         material = Material.objects.get(ref_id=response.json()["refId"])
         deadline = time.monotonic() + 60
@@ -78,7 +38,7 @@ def test_worker_killed_mid_task_then_material_is_ready_exactly_once(api_client, 
         first.wait(timeout=10)
         material.refresh_from_db()
         assert material.status != "READY"
-        second = _start_worker("rescuer")
+        second = start_celery_worker("rescuer", BAEUM_BROKER_VISIBILITY_TIMEOUT="3")
         deadline = time.monotonic() + 120
         while material.status != "READY" and time.monotonic() < deadline:
             time.sleep(0.5)
