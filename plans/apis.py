@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_errors import ApiError
+from config.llm import configured_llm
 from config.pagination import paginate, paginated_schema
 from knowledge import selectors as knowledge
 
@@ -163,7 +164,7 @@ class SessionDetailApi(APIView):
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         session = selectors.access_session(user=request.user, plan=plan, number=number)
         try:
-            content = selectors.session_content(user=request.user, plan=plan, session=session)
+            content = selectors.session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
         except knowledge.MaterialNotFound as error:
             raise ApiError(
                 f"{error} It was deleted after the plan was made; regenerate the plan.", code="material_removed", status_code=409

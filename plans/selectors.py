@@ -6,9 +6,10 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from baeum import study
 from baeum.errors import NotFound
 from baeum.grounding import content_terms
-from baeum.text import sentence_spans
+from baeum.text import is_hangul_heavy, sentence_spans
 from knowledge import selectors as knowledge
 
 from .models import Plan, StudySession
@@ -103,9 +104,13 @@ class SessionContent:
     questions: list[dict] = field(default_factory=list)
 
 
-def session_content(*, user, plan: Plan, session: StudySession, max_key_points: int = 5, max_questions: int = 5) -> SessionContent:
+def session_content(
+    *, user, plan: Plan, session: StudySession, max_key_points: int = 5, max_questions: int = 5, llm=None
+) -> SessionContent:
     """Return the session's text (overlap removed, in chunk order, with page numbers), its key points
-    (the most central sentences) and cloze questions built from their key terms, each cited."""
+    (the most central sentences) and practice questions, each cited: short-answer questions written
+    by the LLM when one is given (and checked against their sentence), else cloze questions built from
+    the key terms of the key sentences."""
     content = SessionContent()
     sentences: list[tuple[str, object]] = []
     for chunk in _range_chunks(user, session.ranges):
@@ -132,6 +137,30 @@ def session_content(*, user, plan: Plan, session: StudySession, max_key_points: 
         content.key_points.append(
             {"text": sentence, "refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": chunk.page_number}
         )
+    if llm is not None and best:
+        sources = [(sentence, chunk) for _, _, sentence, chunk in sorted(scored, key=lambda item: -item[0])[: max_questions * 2]]
+        written = study.short_answer_questions(
+            llm,
+            sentences=[sentence for sentence, _ in sources],
+            language="ko" if is_hangul_heavy(sources[0][0]) else "en",
+            limit=max_questions,
+        )
+        if written:
+            for item in written:
+                sentence, chunk = sources[item["source"]]
+                content.questions.append(
+                    {
+                        "question": item["question"],
+                        "answer": item["answer"],
+                        "citation": {
+                            "refId": chunk.material.ref_id,
+                            "chunkIndex": chunk.chunk_index,
+                            "pageNumber": chunk.page_number,
+                            "quote": sentence,
+                        },
+                    }
+                )
+            return content
     used_terms: set[str] = set()
     for _, _, sentence, chunk in sorted(scored, key=lambda item: -item[0]):
         if len(content.questions) >= max_questions:

@@ -4,6 +4,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from config.llm import configured_llm
 from knowledge import selectors as knowledge
 
 from . import selectors
@@ -54,6 +55,6 @@ def plan_detail(request, plan_id: int):
 def session_detail(request, plan_id: int, number: int):
     plan = selectors.access_plan(user=request.user, plan_id=plan_id)
     session = selectors.access_session(user=request.user, plan=plan, number=number)
-    content = selectors.session_content(user=request.user, plan=plan, session=session)
+    content = selectors.session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
     context = {"plan": plan, "session": session, "content": content, "nav": "plans"}
     return render(request, "plans/session.html", context)

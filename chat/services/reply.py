@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from baeum import grounding
 from baeum.grounding import Answer, Passage
-from baeum.llm import LLMError, build_llm
+from baeum.llm import LLMError
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
+from config.llm import configured_llm
 from knowledge.selectors import chunk_range, chunk_search_hybrid
 
 from ..models import Conversation, Message
@@ -34,17 +35,6 @@ _MY_QUESTION = re.compile(r"\bmy\b|(?:^|\s)(?:내|제|나의)\s", re.IGNORECASE)
 
 def chat_settings() -> dict:
     return settings.BAEUM["CHAT"]
-
-
-def configured_llm():
-    config = chat_settings()
-    return build_llm(
-        provider=config["LLM_PROVIDER"],
-        api_key=config["LLM_API_KEY"],
-        model=config["LLM_MODEL"],
-        base_url=config["LLM_BASE_URL"],
-        timeout_seconds=config["LLM_TIMEOUT"],
-    )
 
 
 # --- Query transformation ------------------------------------------------------------------

@@ -7,9 +7,10 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from baeum import curriculum
+from baeum import curriculum, study
 from baeum.errors import NotFound
 from baeum.text import is_hangul_heavy
+from config.llm import configured_llm
 from knowledge import selectors as knowledge
 from knowledge.models import Material
 
@@ -86,8 +87,30 @@ def _update(plan: Plan, **fields) -> None:
     Plan.objects.unscoped().filter(pk=plan.pk).update(updated_at=timezone.now(), **fields)  # id re-fetched by the task
 
 
-def plan_generate(*, plan_id: int) -> Plan | None:
-    """Build modules and sessions from the snapshot; keep completed sessions whose ranges are unchanged."""
+def _llm_headings(*, owner, plan: Plan, session, terms: list[str], llm, korean: bool) -> tuple[str, list[str]] | None:
+    """With an LLM: title and objectives from the session's top-10 passages (hybrid retrieval in the
+    plan's snapshot, kept inside the session's ranges), checked against those passages."""
+    query = " ".join([session.title, *terms])
+    hits = knowledge.chunk_search_hybrid(user=owner, query=query, ref_ids=plan.ref_ids, k=40, candidates=40)
+    inside = [
+        hit
+        for hit in hits
+        if any(
+            item["refId"] == hit.chunk.material.ref_id and item["chunkRange"][0] <= hit.chunk.chunk_index <= item["chunkRange"][1]
+            for item in session.ranges
+        )
+    ][:10]
+    if not inside:
+        return None
+    return study.session_title(llm, passages=[hit.chunk.content for hit in inside], language="ko" if korean else "en")
+
+
+def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
+    """Build modules and sessions from the snapshot; keep completed sessions whose ranges are unchanged.
+
+    Titles and objectives come from the material's headings and characteristic terms; with an LLM
+    configured (or passed), from the session's passages, checked against them before use.
+    """
     plan = Plan.objects.unscoped().filter(pk=plan_id).select_related("owner").first()  # system task: id from the owner's request
     if plan is None:
         return None
@@ -124,6 +147,7 @@ def plan_generate(*, plan_id: int) -> Plan | None:
         return plan
     sessions = curriculum.build_sessions(modules, chunks_by_ref, session_tokens=budget)
     korean = plan.language == "ko" or (not plan.language and is_hangul_heavy(" ".join(module.title for module in modules)))
+    llm = llm if llm is not None else configured_llm()
     objectives = [characteristic_terms(user=owner, plan=plan, ranges=session.ranges, limit=5) for session in sessions]
     with transaction.atomic():
         kept = {
@@ -152,13 +176,17 @@ def plan_generate(*, plan_id: int) -> Plan | None:
         rows = []
         for number, (session, terms) in enumerate(zip(sessions, objectives, strict=True), start=1):
             previous = kept.get(_range_key(session.ranges))
+            title, goals = session.title, [f"{term} 설명하기" if korean else f"Explain {term}" for term in terms]
+            written = _llm_headings(owner=owner, plan=plan, session=session, terms=terms, llm=llm, korean=korean) if llm else None
+            if written:
+                title, goals = written
             rows.append(
                 StudySession(
                     plan=plan,
                     owner=owner,
                     number=number,
-                    title=session.title[:300],
-                    objectives=[f"{term} 설명하기" if korean else f"Explain {term}" for term in terms],
+                    title=title[:300],
+                    objectives=goals,
                     ranges=session.ranges,
                     tokens=session.tokens,
                     estimated_minutes=session.minutes,

@@ -177,3 +177,46 @@ def test_curriculum_without_headings_uses_topic_shifts_and_still_covers_everythi
     assert [i for session in sessions for item in session.ranges for i in range(item["chunkRange"][0], item["chunkRange"][1] + 1)] == list(
         range(12)
     )
+
+
+class ScriptedLLM:
+    """A faked LLM: returns the replies given, in order (the transport is tested in tests/chat)."""
+
+    model = "scripted"
+
+    def __init__(self, *replies):
+        self.replies = list(replies)
+        self.prompts = []
+
+    def complete(self, *, system, prompt, max_tokens=800):
+        from baeum.llm import Completion
+
+        self.prompts.append(prompt)
+        text = self.replies.pop(0) if self.replies else "not json"
+        return Completion(text=text, input_tokens=10, output_tokens=10, model=self.model)
+
+
+def test_with_an_llm_titles_and_objectives_come_from_the_passages(plan):
+    from plans.services.plans import plan_generate
+
+    grounded = '{"title": "Variables and values", "objectives": ["Explain what a variable refers to", "Describe assignment statements"]}'
+    invented = '{"title": "Quantum entanglement", "objectives": ["Derive Bell inequalities"]}'
+    llm = ScriptedLLM(grounded, *[invented] * 10)
+    plan_generate(plan_id=plan.pk, llm=llm)
+    sessions = list(plan.sessions.order_by("number"))
+    assert sessions[0].title == "Variables and values"
+    assert sessions[0].objectives == ["Explain what a variable refers to", "Describe assignment statements"]
+    assert all("Quantum" not in session.title for session in sessions)  # invented headings are discarded
+    assert "Passages:" in llm.prompts[0]
+
+
+def test_with_an_llm_questions_are_short_answer_and_checked(user, plan):
+    from plans import selectors
+
+    session = plan.sessions.get(number=1)
+    good = '[{"question": "What does a variable refer to?", "answer": "a value", "source": 1}, {"question": "Who invented Python?", "answer": "Guido van Rossum", "source": 1}]'
+    content = selectors.session_content(user=user, plan=plan, session=session, llm=ScriptedLLM(good))
+    assert [question["question"] for question in content.questions] == ["What does a variable refer to?"]
+    assert content.questions[0]["citation"]["quote"]
+    fallback = selectors.session_content(user=user, plan=plan, session=session, llm=ScriptedLLM("I cannot help"))
+    assert all("_____" in question["question"] for question in fallback.questions)  # back to cloze questions
