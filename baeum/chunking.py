@@ -83,7 +83,7 @@ def heading_level(line: str, *, markdown: bool = False) -> int:
             if len(line.split()) > 12:
                 return 0
             return min(6, match.group(1).count(".") + 1)
-        if level == 1 and len(line) > 50:
+        if level == 1 and (len(line) > 50 or (")" in line and "(" not in line)):
             return 0  # "Chapter 4 에서 다룰 것이다) …" is a sentence that mentions a chapter
         return level
     return 0

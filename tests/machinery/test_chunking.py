@@ -59,6 +59,7 @@ def test_heading_detection_accepts_real_headings_and_rejects_lists_and_toc_lines
     assert heading_level("3.1 Loops … 41") == 0  # table of contents entry
     assert heading_level("1. 오프셋이 32비트로 확장되었다.") == 0
     assert heading_level("# comment in code") == 0
+    assert heading_level("Chapter 4 에서 다룰 것이다) 스택은") == 0
     assert heading_level("## Setup", markdown=True) == 2
 
 
