@@ -143,3 +143,31 @@ def test_owner_can_read_every_object_route(client, user, owner_data):
         path = _fill(route, owner_data)
         response = client.get(path)
         assert response.status_code in (200, 405), f"GET {path} → {response.status_code}"
+
+
+def test_near_duplicate_chunks_of_another_user_never_reach_plans_sessions_or_chat(
+    user, other_user, ingest, django_capture_on_commit_callbacks
+):
+    from chat.services.conversations import conversation_create
+    from chat.services.reply import chat_reply
+    from plans import selectors as plan_selectors
+    from plans.services.plans import plan_create
+
+    text = "Chapter 1 Registers\\nA register is a very fast storage location inside the CPU. The EAX register is the accumulator."
+    mine = ingest(user, make_pdf([text]), "mine.pdf")
+    theirs = ingest(other_user, make_pdf([text + " The EAX register is the accumulator of the CPU."]), "theirs.pdf")
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = plan_create(owner=user, title="Regs", ref_ids=[mine.ref_id], minutes_per_session=5)
+    session = plan.sessions.get(number=1)
+    content = plan_selectors.session_content(user=user, plan=plan, session=session)
+    assert {part["refId"] for part in content.parts} == {mine.ref_id}
+    for conversation in (
+        conversation_create(owner=user, ref_ids=[]),
+        conversation_create(owner=user, ref_ids=[], plan_id=plan.pk),
+        conversation_create(owner=user, ref_ids=[], plan_id=plan.pk, session_number=1),
+    ):
+        assert theirs.ref_id not in conversation.ref_ids
+        for mode in ("standard", "agentic"):
+            message = chat_reply(conversation=conversation, content="Which register is the accumulator?", mode=mode)
+            assert not message.refused
+            assert {citation["refId"] for citation in message.citations} == {mine.ref_id}
