@@ -15,7 +15,7 @@ from knowledge import selectors as knowledge
 from knowledge.models import Material
 
 from ..models import Module, Plan, PlanMaterial, StudySession
-from ..selectors import characteristic_terms
+from ..selectors import characteristic_terms, session_content
 
 logger = logging.getLogger(__name__)
 
@@ -196,8 +196,12 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
                     completed_at=previous.completed_at if previous else None,
                 )
             )
-        StudySession.objects.bulk_create(rows)
-        _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
+        created = StudySession.objects.bulk_create(rows)
+    # Prepare each session's text, key points and questions now (generation work), so the session
+    # page opens at once; they are cached per session (see plans.selectors.session_content).
+    for session in created:
+        session_content(user=owner, plan=plan, session=session, llm=llm)
+    _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
     return plan
 
 
