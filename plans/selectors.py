@@ -104,7 +104,33 @@ class SessionContent:
     questions: list[dict] = field(default_factory=list)
 
 
-def session_content(
+def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> SessionContent:
+    """Return the session's text, key points and questions (see ``_session_content``), cached for a
+    day: building them analyses every sentence, and a session page should open at once. The key
+    covers the session's ranges and the question writer; a deleted material is never served."""
+    import hashlib
+    from dataclasses import asdict
+
+    from django.core.cache import cache
+
+    knowledge.materials_in_scope(user=user, ref_ids=[item["refId"] for item in session.ranges], ready_only=False)  # raises if deleted
+    ranges = hashlib.sha256(repr(session.ranges).encode()).hexdigest()[:16]
+    key = f"plans:session:{session.pk}:{ranges}:{getattr(llm, 'model', 'offline')}"
+    try:
+        cached = cache.get(key)
+    except Exception:  # noqa: BLE001 - Redis unavailable: compute it
+        cached = None
+    if cached is not None:
+        return SessionContent(**cached)
+    content = _session_content(user=user, plan=plan, session=session, llm=llm)
+    try:
+        cache.set(key, asdict(content), 24 * 3600)
+    except Exception:  # noqa: BLE001, S110 - a cache write failure only costs the next view time
+        pass
+    return content
+
+
+def _session_content(
     *, user, plan: Plan, session: StudySession, max_key_points: int = 5, max_questions: int = 5, llm=None
 ) -> SessionContent:
     """Return the session's text (overlap removed, in chunk order, with page numbers), its key points

@@ -223,3 +223,19 @@ def test_with_an_llm_questions_are_short_answer_and_checked(user, plan):
     cache.clear()  # the content is cached per session and question writer
     fallback = selectors.session_content(user=user, plan=plan, session=session, llm=ScriptedLLM("I cannot help"))
     assert all("_____" in question["question"] for question in fallback.questions)  # back to cloze questions
+
+
+def test_session_content_is_prepared_at_generation_and_never_served_for_a_deleted_material(user, plan, book):
+    from django.core.cache import cache
+
+    from knowledge.selectors import MaterialNotFound
+    from knowledge.services.materials import material_delete
+    from plans import selectors
+
+    session = plan.sessions.get(number=1)
+    assert any(f"plans:session:{session.pk}:" in key for key in cache.keys("plans:session:*"))
+    first = selectors.session_content(user=user, plan=plan, session=session)
+    assert selectors.session_content(user=user, plan=plan, session=session) == first
+    material_delete(material=book)
+    with pytest.raises(MaterialNotFound):
+        selectors.session_content(user=user, plan=plan, session=session)
