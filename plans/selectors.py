@@ -109,12 +109,13 @@ def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> Ses
     day: building them analyses every sentence, and a session page should open at once. The key
     covers the session's ranges and the question writer; a deleted material is never served."""
     import hashlib
+    import json
     from dataclasses import asdict
 
     from django.core.cache import cache
 
     knowledge.materials_in_scope(user=user, ref_ids=[item["refId"] for item in session.ranges], ready_only=False)  # raises if deleted
-    ranges = hashlib.sha256(repr(session.ranges).encode()).hexdigest()[:16]
+    ranges = hashlib.sha256(json.dumps(session.ranges, sort_keys=True).encode()).hexdigest()[:16]  # jsonb reorders keys
     key = f"plans:session:{session.pk}:{ranges}:{getattr(llm, 'model', 'offline')}"
     try:
         cached = cache.get(key)

@@ -232,9 +232,11 @@ def test_session_content_is_prepared_at_generation_and_never_served_for_a_delete
     from knowledge.services.materials import material_delete
     from plans import selectors
 
-    session = plan.sessions.get(number=1)
-    assert any(f"plans:session:{session.pk}:" in key for key in cache.keys("plans:session:*"))
+    session = plan.sessions.get(number=1)  # read back from the database, as a page view does
+    before = set(cache.keys("plans:session:*"))
+    assert any(f"plans:session:{session.pk}:" in key for key in before)
     first = selectors.session_content(user=user, plan=plan, session=session)
+    assert set(cache.keys("plans:session:*")) == before  # served from what generation prepared
     assert selectors.session_content(user=user, plan=plan, session=session) == first
     material_delete(material=book)
     with pytest.raises(MaterialNotFound):
