@@ -103,7 +103,14 @@ def _search(conversation: Conversation, query: str, *, k: int, ref_ids: list[str
         # A session conversation: search the plan's materials widely, keep only the session's chunks.
         hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=60, candidates=60)
         return _passages([hit for hit in hits if _in_ranges(hit, ranges)][: min(k, conversation.top_k)])
-    hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=k)
+    llm = configured_llm()
+    if llm is not None:
+        # With an LLM: a wide first stage (20 candidates) narrowed to k by the LLM reranker.
+        hits = chunk_search_hybrid(
+            user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=k, candidates=20, reranker="llm", llm=llm
+        )
+    else:
+        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=k)
     return _passages(hits)
 
 

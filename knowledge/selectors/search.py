@@ -246,6 +246,7 @@ def chunk_search_hybrid(
     alpha: float | None = None,
     candidates: int = CANDIDATES,
     reranker: str | None = None,
+    llm=None,
 ) -> list[SearchHit]:
     """Return the best ``k`` of lexical top-N ∪ vector top-N, fused (see ``fuse``), optionally reranked."""
     normalized = normalize_query(query)
@@ -258,7 +259,7 @@ def chunk_search_hybrid(
     ranked = fuse(vector, lexical, alpha=hybrid_alpha() if alpha is None else alpha)
     if reranker:
         hits = _hits(user, ranked[:width], vector, lexical)
-        return rerank_hits(hits, query=normalized, reranker=reranker, k=k)
+        return rerank_hits(hits, query=normalized, reranker=reranker, k=k, llm=llm)
     return _hits(user, ranked[:k], vector, lexical)
 
 
@@ -288,10 +289,33 @@ def chunk_search_multi(*, user, queries: Sequence[str], mode: str = "hybrid", k:
 # --- Rerankers -------------------------------------------------------------------------------
 
 
-def rerank_hits(hits: list[SearchHit], *, query: str, reranker: str, k: int) -> list[SearchHit]:
-    """Reorder first-stage hits with ``keyword`` (vector × 0.7 + keyword overlap × 0.3) or ``mmr``."""
+def rerank_with_llm(hits: list[SearchHit], *, query: str, llm, k: int) -> list[SearchHit]:
+    """Ask an LLM to score each candidate 0–10 for the question; keep the original order whenever the
+    reply cannot be parsed (or the call fails), so a confused model never loses a good passage."""
+    from baeum.llm import LLMError
+
     if not hits:
         return []
+    numbered = "\n\n".join(f"[{number}] {hit.chunk.content[:800]}" for number, hit in enumerate(hits, start=1))
+    system = "Score how well each numbered passage answers the question, from 0 (not at all) to 10 (fully). Reply with a JSON list of numbers, one per passage, in order."
+    try:
+        reply = llm.complete(system=system, prompt=f"Question: {query}\n\nPassages:\n{numbered}", max_tokens=200)
+    except LLMError:
+        return hits[:k]
+    scores = rerank.parse_llm_scores(reply.text, len(hits))
+    if scores is None:
+        return hits[:k]
+    order = sorted(range(len(hits)), key=lambda index: (-scores[index], index))
+    return [hits[index] for index in order[:k]]
+
+
+def rerank_hits(hits: list[SearchHit], *, query: str, reranker: str, k: int, llm=None) -> list[SearchHit]:
+    """Reorder first-stage hits with ``keyword`` (vector × 0.7 + keyword overlap × 0.3), ``mmr``, or
+    ``llm`` (only with a configured LLM)."""
+    if not hits:
+        return []
+    if reranker == "llm":
+        return rerank_with_llm(hits, query=query, llm=llm, k=k) if llm is not None else hits[:k]
     if reranker == "keyword":
         query_terms = Counter(analyze(query))
         scores = rerank.keyword_weighted(

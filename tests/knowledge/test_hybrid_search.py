@@ -116,3 +116,30 @@ def test_eval_retrieval_prints_the_fixed_keys_and_cleans_up(tmp_path, capsys):
     from knowledge.models import Material
 
     assert Material.objects.unscoped().count() == 0
+
+
+class _ScoringLLM:
+    model = "scoring"
+
+    def __init__(self, reply=None, error=False):
+        self.reply, self.error = reply, error
+
+    def complete(self, *, system, prompt, max_tokens=800):
+        from baeum.llm import Completion, LLMError
+
+        if self.error:
+            raise LLMError("timed out")
+        count = prompt.count("\n[")
+        text = self.reply if self.reply is not None else json.dumps(list(range(count)))  # later passages score higher
+        return Completion(text=text, input_tokens=1, output_tokens=1, model=self.model)
+
+
+def test_llm_reranker_reorders_and_keeps_the_order_when_the_reply_is_unusable(user, library):
+    plain = selectors.chunk_search_hybrid(user=user, query="레지스터 인터럽트 스택", k=4, candidates=4)
+    reranked = selectors.chunk_search_hybrid(
+        user=user, query="레지스터 인터럽트 스택", k=4, candidates=4, reranker="llm", llm=_ScoringLLM()
+    )
+    assert [hit.chunk.pk for hit in reranked] == [hit.chunk.pk for hit in reversed(plain)]
+    for broken in (_ScoringLLM(reply="I think passage two"), _ScoringLLM(error=True)):
+        kept = selectors.chunk_search_hybrid(user=user, query="레지스터 인터럽트 스택", k=4, candidates=4, reranker="llm", llm=broken)
+        assert [hit.chunk.pk for hit in kept] == [hit.chunk.pk for hit in plain]
