@@ -132,10 +132,6 @@ class GeminiEmbedder:
 _INSTANCES: dict[str, Embedder] = {}
 _INSTANCES_LOCK = threading.Lock()
 
-# Provider names accepted by settings, mapped to the model id each produces.
-PROVIDER_MODELS = {"use": UniversalSentenceEncoder.model, "e5": MultilingualE5.model}
-MODEL_DIMENSIONS = {UniversalSentenceEncoder.model: 512, MultilingualE5.model: 384}
-
 
 def get_embedder(name: str, *, gemini_api_key: str = "", gemini_model: str = "gemini-embedding-001") -> Embedder:
     """Return the process-wide embedder for a provider name (``use``, ``e5``, ``gemini``) or model id."""

@@ -66,20 +66,24 @@ class Retrieval:
     tool_calls: int = 0
 
 
+def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, lexical_score: float | None = None) -> Passage:
+    return Passage(
+        n=n,
+        chunk_id=chunk.pk,
+        ref_id=chunk.material.ref_id,
+        title=chunk.material.title,
+        chunk_index=chunk.chunk_index,
+        page_number=chunk.page_number,
+        text=chunk.content,
+        score=score,
+        vector_score=vector_score,
+        lexical_score=lexical_score,
+    )
+
+
 def _passages(hits, start: int = 1) -> list[Passage]:
     return [
-        Passage(
-            n=start + index,
-            chunk_id=hit.chunk.pk,
-            ref_id=hit.chunk.material.ref_id,
-            title=hit.chunk.material.title,
-            chunk_index=hit.chunk.chunk_index,
-            page_number=hit.chunk.page_number,
-            text=hit.chunk.content,
-            score=hit.score,
-            vector_score=hit.vector_score,
-            lexical_score=hit.lexical_score,
-        )
+        _passage(hit.chunk, n=start + index, score=hit.score, vector_score=hit.vector_score, lexical_score=hit.lexical_score)
         for index, hit in enumerate(hits)
     ]
 
@@ -167,17 +171,7 @@ def retrieve_agentic(conversation: Conversation, query: str) -> Retrieval:
         neighbours = chunk_range(user=conversation.owner, ref_id=best.ref_id, start=max(0, best.chunk_index - 1), end=best.chunk_index + 1)
         calls += 1
         expanded = [
-            Passage(
-                n=0,
-                chunk_id=chunk.pk,
-                ref_id=best.ref_id,
-                title=best.title,
-                chunk_index=chunk.chunk_index,
-                page_number=chunk.page_number,
-                text=chunk.content,
-                score=best.score * 0.9,
-                vector_score=best.vector_score,
-            )
+            _passage(chunk, n=0, score=best.score * 0.9, vector_score=best.vector_score)
             for chunk in neighbours
             if chunk.pk != best.chunk_id
         ]
