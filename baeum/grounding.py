@@ -32,6 +32,8 @@ class Passage:
     score: float = 0.0
     vector_score: float | None = None
     lexical_score: float | None = None
+    # The cosine at which this passage's embedding model counts as a plausible match (models differ).
+    vector_threshold: float | None = None
 
 
 @dataclass
@@ -100,13 +102,16 @@ class Evidence:
     sufficient: bool
 
 
-def judge_evidence(question: str, passages: list[Passage], *, min_coverage: float, min_vector: float, strong_coverage: float) -> Evidence:
+def judge_evidence(
+    question: str, passages: list[Passage], *, min_coverage: float, min_vector: float | None, strong_coverage: float
+) -> Evidence:
     """Decide whether the passages can answer the question.
 
     Coverage weights each question term by its rarity in the passages at hand (a term that appears in
     every passage says little), so "What is X's population?" is not covered by passages that merely
     contain "population". Enough coverage with a plausible vector match, or very high coverage, is
-    sufficient; anything else is refused.
+    sufficient; anything else is refused. A vector match is plausible at ``min_vector`` when given,
+    else at each passage's own ``vector_threshold`` (its embedding model's).
     """
     terms = list(dict.fromkeys(content_terms(question)))
     if not passages or not terms:
@@ -117,7 +122,12 @@ def judge_evidence(question: str, passages: list[Passage], *, min_coverage: floa
     weight_sum = sum(weights.values()) or 1.0
     coverage = max(sum(weights[term] for term in terms if term in found) / weight_sum for found in found_in)
     vector = max((passage.vector_score or 0.0) for passage in passages)
-    sufficient = coverage >= strong_coverage or (coverage >= min_coverage and vector >= min_vector)
+    plausible = any(
+        passage.vector_score is not None
+        and passage.vector_score >= (min_vector if min_vector is not None else passage.vector_threshold or 0.0)
+        for passage in passages
+    )
+    sufficient = coverage >= strong_coverage or (coverage >= min_coverage and plausible)
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
 
 

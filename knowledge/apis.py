@@ -1,6 +1,5 @@
 """DRF endpoints of the knowledge base: one class per operation, no business logic here."""
 
-from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -22,6 +21,12 @@ class ProgressSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
+class EmbeddingUpgradeSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
 class MaterialOutputSerializer(serializers.ModelSerializer):
     refId = serializers.CharField(source="ref_id")
     progress = serializers.SerializerMethodField()
@@ -32,6 +37,7 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
     filename = serializers.CharField(source="original_filename")
     sizeBytes = serializers.IntegerField(source="size_bytes")
     embeddingModel = serializers.CharField(source="embedding_model")
+    embeddingUpgrade = serializers.SerializerMethodField()
     createdAt = serializers.DateTimeField(source="created_at")
 
     class Meta:
@@ -49,12 +55,20 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
             "filename",
             "sizeBytes",
             "embeddingModel",
+            "embeddingUpgrade",
             "createdAt",
         ]
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, material: Material) -> dict:
         return {"stage": material.status, "done": material.progress_done, "total": material.progress_total}
+
+    @extend_schema_field(EmbeddingUpgradeSerializer(allow_null=True))
+    def get_embeddingUpgrade(self, material: Material) -> dict | None:
+        """The stronger embedding being written in the background; search uses ``embeddingModel`` until it is done."""
+        if not material.pending_embedding_model:
+            return None
+        return {"model": material.pending_embedding_model, "done": material.reembed_done, "total": material.reembed_total}
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_error(self, material: Material) -> str | None:
@@ -222,7 +236,7 @@ class SearchApi(APIView):
         values = data.validated_data
         options = {"ref_ids": values.get("refIds"), "type": values.get("type"), "k": values["k"]}
         if values["mode"] == "semantic":
-            options["min_similarity"] = values.get("minScore", settings.BAEUM["MIN_SIMILARITY"])
+            options["min_similarity"] = values.get("minScore")  # None: each embedding model's own floor
         if values["mode"] == "hybrid" and values.get("rerank"):
             options["reranker"] = values["rerank"]
         hits = selectors.chunk_search(user=request.user, query=values["query"], mode=values["mode"], **options)

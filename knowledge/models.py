@@ -51,6 +51,8 @@ class Material(models.Model):
     embedding_dimension = models.PositiveIntegerField(default=0)
     # A model being written in the background (re-embedding); search keeps using embedding_model.
     pending_embedding_model = models.CharField(max_length=100, blank=True)
+    reembed_done = models.PositiveIntegerField(default=0)  # chunks embedded with the pending model so far
+    reembed_total = models.PositiveIntegerField(default=0)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

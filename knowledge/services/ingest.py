@@ -24,6 +24,7 @@ from baeum.text import normalize_text
 from ..models import Chunk, Material, MaterialPage
 from .embedding import active_embedder, chunk_embeddings_store, content_hash, embeddings_compute
 from .lexical import chunk_terms_write
+from .materials import material_upgrade_start
 
 logger = logging.getLogger(__name__)
 Status = Material.Status
@@ -87,8 +88,11 @@ def _extract_pages(material: Material) -> list[extract.ExtractedPage]:
     return pages
 
 
-def material_ingest(*, material_id: int) -> Material | None:
-    """Run the whole pipeline for one material; return it, or None if another run holds it."""
+def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | None:
+    """Run the whole pipeline for one material; return it, or None if another run holds it.
+
+    With ``upgrade``, a READY material is queued for the quality embedder (``BAEUM_QUALITY_EMBEDDER``).
+    """
     with _material_lock(material_id) as acquired:
         if not acquired:
             logger.info("material %s is being ingested by another run", material_id)
@@ -129,6 +133,8 @@ def material_ingest(*, material_id: int) -> Material | None:
                 on_progress=lambda done: _update(material, progress_done=done),
             )
             _store(material, pages, chunks, vectors, embedder)
+            if upgrade:
+                material_upgrade_start(material=material)
         except extract.ExtractionError as error:
             material_fail(material=material, code=error.code, message=error.message)
         except EmbeddingError as error:

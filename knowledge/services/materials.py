@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -120,28 +121,65 @@ def material_reembed_start(*, material: Material, model: str) -> None:
     from ..tasks import reembed_material
 
     with transaction.atomic():
-        Material.objects.unscoped().filter(pk=material.pk).update(pending_embedding_model=model)
+        Material.objects.unscoped().filter(pk=material.pk).update(pending_embedding_model=model, reembed_done=0, reembed_total=0)
         transaction.on_commit(lambda: reembed_material.delay(material.pk, model))
 
 
-def material_reembed(*, material_id: int, model: str) -> Material | None:
-    """Write vectors of ``model`` for every chunk, then switch search to them and drop the old ones."""
+def material_upgrade_start(*, material: Material) -> bool:
+    """Queue the quality embedder (``BAEUM_QUALITY_EMBEDDER``) for a material that just became READY.
+
+    The material is searchable at once with the fast embedder; the stronger vectors replace them when
+    the background work finishes. Return whether anything was queued.
+    """
+    quality = settings.BAEUM["QUALITY_EMBEDDER"]
+    if not quality or material.status != Material.Status.READY:
+        return False
+    model = embedder_for_model(quality).model
+    if model == material.embedding_model:
+        return False
+    material_reembed_start(material=material, model=model)
+    return True
+
+
+def material_reembed(*, material_id: int, model: str, time_budget: float | None = None) -> tuple[Material | None, bool]:
+    """Write vectors of ``model`` for every chunk, then switch search to them and drop the old ones.
+
+    Work is cached batch by batch, so it can stop after ``time_budget`` seconds and continue in a
+    later call (the task re-queues itself): one long book never holds a worker past the broker's
+    visibility timeout. Return the material and whether the switch is done. A material deleted,
+    failed or re-ingested meanwhile is left alone (re-ingestion queues its own upgrade).
+    """
     material = Material.objects.unscoped().filter(pk=material_id, status=Material.Status.READY).first()  # system task
-    if material is None:
-        return None
+    if material is None or material.pending_embedding_model != model:
+        return material, True
     embedder = embedder_for_model(model)
     if material.embedding_model == embedder.model:
         Material.objects.unscoped().filter(pk=material.pk).update(pending_embedding_model="")
-        return material
+        return material, True
     chunks = list(Chunk.objects.unscoped().filter(material=material).order_by("chunk_index"))  # system task
-    vectors = embeddings_compute(texts=[chunk.content for chunk in chunks], embedder=embedder)
+    texts = [chunk.content for chunk in chunks]
+    started = time.monotonic()
+    vectors: list = []
+    batch = settings.BAEUM["EMBED_BATCH_SIZE"]
+    for start in range(0, len(texts), batch):
+        vectors += embeddings_compute(texts=texts[start : start + batch], embedder=embedder)
+        Material.objects.unscoped().filter(pk=material.pk).update(reembed_done=len(vectors), reembed_total=len(texts))
+        if time_budget is not None and len(vectors) < len(texts) and time.monotonic() - started > time_budget:
+            return material, False
     with transaction.atomic():
+        current = Material.objects.unscoped().select_for_update().filter(pk=material.pk, status=Material.Status.READY).first()
+        unchanged = current is not None and current.pending_embedding_model == model
+        unchanged = unchanged and list(
+            Chunk.objects.unscoped().filter(material=material).order_by("chunk_index").values_list("id", flat=True)
+        ) == [chunk.pk for chunk in chunks]
+        if not unchanged:
+            return current, True
         ChunkEmbedding.objects.unscoped().filter(material=material, model=embedder.model).delete()
         chunk_embeddings_store(material=material, chunks=chunks, vectors=vectors, embedder=embedder)
-        old_model = material.embedding_model
+        old_model = current.embedding_model
         Material.objects.unscoped().filter(pk=material.pk).update(
             embedding_model=embedder.model, embedding_dimension=embedder.dimension, pending_embedding_model=""
         )
         ChunkEmbedding.objects.unscoped().filter(material=material, model=old_model).delete()
     material.refresh_from_db()
-    return material
+    return material, True

@@ -73,8 +73,8 @@ def test_switching_model_reembeds_in_the_background_without_mixing_models(user, 
     Material.objects.filter(pk=material.pk).update(pending_embedding_model="multilingual-e5-small")
     hits = selectors.chunk_search_semantic(user=user, query="hash table", k=1, min_similarity=-1)
     assert hits[0].chunk.page_number == 2
-    material = material_reembed(material_id=material.pk, model="multilingual-e5-small")
-    assert material.embedding_model == "multilingual-e5-small" and material.embedding_dimension == 384
+    material, finished = material_reembed(material_id=material.pk, model="multilingual-e5-small")
+    assert finished and material.embedding_model == "multilingual-e5-small" and material.embedding_dimension == 384
     assert set(ChunkEmbedding.objects.for_user(user).values_list("model", "dimension")) == {("multilingual-e5-small", 384)}
     hits = selectors.chunk_search_semantic(user=user, query="hash table", k=1, min_similarity=-1)
     assert hits[0].chunk.page_number == 2

@@ -8,7 +8,7 @@ from baeum.warmup import warm_up
 from chat.models import Conversation
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
-from knowledge.management.commands._evaluation import read_jsonl, throwaway_corpus
+from knowledge.management.commands._evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk, Material
 from knowledge.services.embedding import active_embedder
 
@@ -23,6 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=0, help="Use only the first N questions of each file (0: all).")
         parser.add_argument("--mode", default="standard", choices=["standard", "agentic"])
         parser.add_argument("--json", action="store_true")
+        quality_option(parser)
         parser.add_argument(
             "--calibrate", metavar="FILE", help="Answer everything (no refusal thresholds) and write per-question evidence to FILE."
         )
@@ -45,7 +46,8 @@ class Command(BaseCommand):
         if limit:
             in_scope, outside = in_scope[:limit], outside[:limit]
         warm_up(active_embedder())
-        with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json) as (user, doc_of):
+        quality = quality_model(options.get("quality"))
+        with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json, quality=quality) as (user, doc_of):
             doc_of_ref = {ref_id: doc_of[pk] for pk, ref_id in Material.objects.for_user(user).values_list("id", "ref_id")}
             chunks = {
                 (ref_id, index): content
@@ -91,6 +93,7 @@ class Command(BaseCommand):
             "refusal_out_of_scope": round(refused_out / max(1, len(outside)), 4),
             "latency_ms": {"p50": round(percentile(latencies, 0.5), 1), "p95": round(percentile(latencies, 0.95), 1)},
             "mode": mode,
+            "embedding_model": quality or active_embedder().model,
         }
         if calibrate:
             with open(calibrate, "w") as handle:

@@ -7,6 +7,7 @@ import secrets
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import CommandError
@@ -14,8 +15,9 @@ from django.db import connection
 from tqdm import tqdm
 
 from knowledge.models import Material
+from knowledge.services.embedding import embedder_for_model
 from knowledge.services.ingest import material_ingest
-from knowledge.services.materials import material_create, material_delete
+from knowledge.services.materials import material_create, material_delete, material_reembed
 
 
 def read_jsonl(path: str, required: tuple[str, ...]) -> list[dict]:
@@ -37,10 +39,25 @@ def read_jsonl(path: str, required: tuple[str, ...]) -> list[dict]:
     return rows
 
 
+def quality_option(parser) -> None:
+    parser.add_argument(
+        "--quality",
+        default=None,
+        help="Quality embedder to re-embed with after ingestion, as the background worker would "
+        "(default: BAEUM_QUALITY_EMBEDDER; 'none' measures the fast embedder alone).",
+    )
+
+
+def quality_model(option: str | None) -> str:
+    name = settings.BAEUM["QUALITY_EMBEDDER"] if option is None else option
+    return "" if name in ("", "none") else embedder_for_model(name).model
+
+
 @contextmanager
-def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True):
+def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True, quality: str = ""):
     """Ingest each passage as one material (title on its first line) through the real pipeline for a
-    new user; yield ``(user, {material_id: doc_id})``; delete the user and everything made afterwards."""
+    new user, then (with ``quality``) do the background re-embedding in place; yield
+    ``(user, {material_id: doc_id})``; delete the user and everything made afterwards."""
     user = get_user_model().objects.create_user(email=f"eval-{secrets.token_hex(4)}@baeum.invalid", password=None)
     doc_of: dict[int, str] = {}
     try:
@@ -52,11 +69,15 @@ def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True):
                 title=row.get("title") or row["doc_id"],
                 enqueue=False,
             )
-            material_ingest(material_id=material.pk)
+            material_ingest(material_id=material.pk, upgrade=False)
             material.refresh_from_db()
             if material.status != Material.Status.READY:
                 raise CommandError(f"Passage {row['doc_id']} failed to ingest: {material.error_message}")
             doc_of[material.pk] = str(row["doc_id"])
+        if quality:
+            Material.objects.for_user(user).update(pending_embedding_model=quality)
+            for material_id in tqdm(doc_of, desc=f"Re-embedding ({quality})", file=stream, disable=not show_progress, unit="doc"):
+                material_reembed(material_id=material_id, model=quality)
         with connection.cursor() as cursor:  # what autovacuum does for a long-lived library
             cursor.execute("ANALYZE knowledge_chunk, knowledge_chunkterm, knowledge_chunkembedding")
         yield user, doc_of

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from baeum.metrics import percentile
 from knowledge.selectors import search
-from knowledge.services.embedding import active_embedder
+from knowledge.services.embedding import active_embedder, embedder_for_model
 
 MODEL = "use-multilingual-v3"
 DIMENSION = 512
@@ -112,6 +112,7 @@ class Command(BaseCommand):
     def _measure(self, rng, truth, users, queries, k, show):
         modes = {"semantic": [], "lexical": [], "hybrid": []}
         recalls = []
+        embedder = embedder_for_model(MODEL)  # the synthetic vectors stand in for this model's
         for _ in tqdm(range(queries), desc="Queries", disable=not show, unit="query"):
             owner = int(rng.integers(1, users + 1))
             target = truth["owner_chunks"][owner][0]
@@ -132,13 +133,21 @@ class Command(BaseCommand):
             modes["lexical"].append((time.perf_counter() - began) * 1000)
 
             began = time.perf_counter()
-            vector_wide = dict(
-                search._vector_search(
-                    owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=search.CANDIDATES
-                )
+            vector_wide = search.VectorScores(
+                embedder=embedder,
+                similarity=dict(
+                    search._vector_search(
+                        owner_id=owner,
+                        model=MODEL,
+                        dimension=DIMENSION,
+                        material_ids=materials,
+                        query_vector=query_vector,
+                        k=search.CANDIDATES,
+                    )
+                ),
             )
             lexical_wide = search._lexical_candidates(scope, " ".join(query_terms), search.CANDIDATES)
-            search.fuse(vector_wide, lexical_wide, alpha=search.hybrid_alpha())[:k]
+            search.fuse([vector_wide], lexical_wide, alpha=search.hybrid_alpha())[:k]
             modes["hybrid"].append((time.perf_counter() - began) * 1000)
 
             exact = self._exact(owner, materials, query_vector, k)

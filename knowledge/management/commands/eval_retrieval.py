@@ -5,8 +5,9 @@ from django.core.management.base import BaseCommand
 from baeum.metrics import dedupe, rank_of, retrieval_summary
 from knowledge.models import Chunk
 from knowledge.selectors import chunk_search
+from knowledge.services.embedding import active_embedder
 
-from ._evaluation import read_jsonl, throwaway_corpus
+from ._evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
 
 
 class Command(BaseCommand):
@@ -20,6 +21,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=0, help="Use only the first N queries (0: all).")
         parser.add_argument("--alpha", type=float, action="append", help="Hybrid lexical weight(s) to try (default: settings).")
         parser.add_argument("--json", action="store_true")
+        quality_option(parser)
 
     def handle(self, *args, corpus, queries, mode, k, limit, alpha, json: bool, **options):
         import json as json_module
@@ -33,7 +35,8 @@ class Command(BaseCommand):
         if "hybrid" in modes:
             runs += [("hybrid", value) for value in (alpha or [None])]
         started = time.perf_counter()
-        with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json) as (user, doc_of):
+        quality = quality_model(options.get("quality"))
+        with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json, quality=quality) as (user, doc_of):
             load_seconds = time.perf_counter() - started
             material_of_chunk = dict(Chunk.objects.for_user(user).values_list("id", "material_id"))
             results = []
@@ -54,6 +57,12 @@ class Command(BaseCommand):
                 results.append(summary)
                 if not json:
                     self.stdout.write(json_module.dumps(summary, ensure_ascii=False))
-            report = {"modes": results, "passages": len(passages), "chunks": len(material_of_chunk), "load_seconds": round(load_seconds, 1)}
+            report = {
+                "modes": results,
+                "passages": len(passages),
+                "chunks": len(material_of_chunk),
+                "embedding_model": quality or active_embedder().model,
+                "load_seconds": round(load_seconds, 1),
+            }
         if json:
             self.stdout.write(json_module.dumps(report, ensure_ascii=False))
