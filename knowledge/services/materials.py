@@ -162,9 +162,16 @@ def material_reembed(*, material_id: int, model: str, time_budget: float | None 
     vectors: list = []
     batch = settings.BAEUM["EMBED_BATCH_SIZE"]
     for start in range(0, len(texts), batch):
-        vectors += embeddings_compute(texts=texts[start : start + batch], embedder=embedder)
+        new_work = False
+
+        def progress(cached: int, size: int = len(texts[start : start + batch])) -> None:
+            nonlocal new_work
+            new_work = new_work or cached < size
+
+        vectors += embeddings_compute(texts=texts[start : start + batch], embedder=embedder, on_progress=progress)
         Material.objects.unscoped().filter(pk=material.pk).update(reembed_done=len(vectors), reembed_total=len(texts))
-        if time_budget is not None and len(vectors) < len(texts) and time.monotonic() - started > time_budget:
+        # Stop only after new work: batches cached by an earlier slice are read again at no cost.
+        if time_budget is not None and new_work and len(vectors) < len(texts) and time.monotonic() - started > time_budget:
             return material, False
     with transaction.atomic():
         current = Material.objects.unscoped().select_for_update().filter(pk=material.pk, status=Material.Status.READY).first()

@@ -13,8 +13,9 @@ from knowledge.services.ingest import material_ingest
 FINAL = {Material.Status.READY, Material.Status.FAILED}
 
 
-def run_to_end(material: Material, *, in_process: bool, stream, label: str, show_progress: bool = True) -> Material:
-    """Wait for ``material`` to be READY or FAILED (running the pipeline here when ``in_process``)."""
+def run_to_end(material: Material, *, in_process: bool, stream, label: str, show_progress: bool = True, upgrade: bool = True) -> Material:
+    """Wait for ``material`` to be READY or FAILED (running the pipeline here when ``in_process``;
+    ``upgrade`` queues the background quality re-embedding afterwards, as the worker does)."""
     errors: list[BaseException] = []
     worker = None
     if in_process:
@@ -23,7 +24,7 @@ def run_to_end(material: Material, *, in_process: bool, stream, label: str, show
             from django.db import connection
 
             try:
-                material_ingest(material_id=material.pk)
+                material_ingest(material_id=material.pk, upgrade=upgrade)
             except BaseException as error:  # noqa: BLE001 - reported below, in the main thread
                 errors.append(error)
             finally:
