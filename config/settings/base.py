@@ -201,7 +201,7 @@ BAEUM = {
         "MESSAGE_CAP": env.int("BAEUM_CHAT_MESSAGE_CAP", default=100),
         # Sufficiency: weighted share of question terms in the best passage, and cosine similarity.
         "MIN_COVERAGE": env.float("BAEUM_CHAT_MIN_COVERAGE", default=0.3),
-        # Unset: each embedding model's own answer_similarity (USE 0.25, e5 0.80).
+        # Unset: each embedding model's own answer_similarity (USE 0.25, e5 0.84).
         "MIN_VECTOR": env.float("BAEUM_CHAT_MIN_VECTOR", default=None),
         "STRONG_COVERAGE": env.float("BAEUM_CHAT_STRONG_COVERAGE", default=0.45),
         # LLM: "gemini" (needs GEMINI_API_KEY), "openai" (any OpenAI-compatible endpoint), or "" (offline).

@@ -395,8 +395,15 @@ def rerank_hits(hits: list[SearchHit], *, query: str, reranker: str, k: int, llm
         return rerank_with_llm(hits, query=query, llm=llm, k=k) if llm is not None else hits[:k]
     if reranker == "keyword":
         query_terms = Counter(analyze(query))
+        evidence: dict[int, float] = {}
+        by_model: dict[str, dict[int, float]] = defaultdict(dict)
+        for hit in hits:
+            if hit.vector_score is not None:
+                by_model[hit.chunk.material.embedding_model][hit.chunk.pk] = hit.vector_score
+        for model, similarity in by_model.items():  # each model's cosines on its own scale
+            evidence |= VectorScores(embedder=embedder_for_model(model), similarity=similarity).evidence()
         scores = rerank.keyword_weighted(
-            vector_scores=[hit.vector_score or 0.0 for hit in hits],
+            vector_scores=[evidence.get(hit.chunk.pk, 0.0) for hit in hits],
             keyword_scores=[rerank.keyword_overlap(query_terms, Counter(analyze(hit.chunk.content))) for hit in hits],
         )
         order = sorted(range(len(hits)), key=lambda index: -scores[index])
@@ -410,9 +417,12 @@ def rerank_hits(hits: list[SearchHit], *, query: str, reranker: str, k: int, llm
             .values_list("chunk_id", "embedding", "material_id", "model")
             if material_models.get(material_id) == model
         }
-        model = next(iter(material_models.values()))
+        # Vectors of two models cannot be compared: diversify among the hits of the most common model
+        # (all of them, except while a library is being upgraded) and keep the others after, in order.
+        model = Counter(material_models[hit.chunk.material_id] for hit in hits).most_common(1)[0][0]
         query_vector = embedder_for_model(model).embed_query(query)
-        usable = [hit for hit in hits if hit.chunk.pk in vectors]
+        usable = [hit for hit in hits if hit.chunk.pk in vectors and material_models[hit.chunk.material_id] == model]
         order = rerank.mmr(query_vector, [vectors[hit.chunk.pk] for hit in usable], k=k, diversity=0.5)
-        return [usable[index] for index in order]
+        chosen = [usable[index] for index in order]
+        return (chosen + [hit for hit in hits if hit not in chosen and material_models[hit.chunk.material_id] != model])[:k]
     raise ValueError(f"Unknown reranker {reranker!r}.")

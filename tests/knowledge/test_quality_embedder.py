@@ -111,3 +111,6 @@ def test_a_library_mid_upgrade_searches_each_material_with_its_own_model(user, o
         assert sorting[0].chunk.material_id == fast.pk, mode
         assert hashing[0].chunk.material_id == upgraded.pk and hashing[0].chunk.page_number == 2, mode
         assert {hit.chunk.owner_id for hit in sorting + hashing} == {user.pk}
+    for reranker in ("mmr", "keyword"):  # rerankers cope with vectors of two models in one result list
+        hits = selectors.chunk_search_hybrid(user=user, query="hash table and merge sort", k=3, reranker=reranker)
+        assert {hit.chunk.material_id for hit in hits} == {upgraded.pk, fast.pk}, reranker
