@@ -5,11 +5,14 @@ import logging
 logger = logging.getLogger(__name__)
 
 
-def warm_up(embedder) -> None:
+def warm_up(*embedders) -> None:
+    """Load each given embedder (None entries are skipped) and Kiwi."""
     from .analysis import analyze
 
     try:
-        embedder.embed_query("warm up 준비")
+        for embedder in embedders:
+            if embedder is not None:
+                embedder.embed_query("warm up 준비")
         analyze("모델을 미리 불러옵니다. Warm up the analyser.")
     except Exception:  # noqa: BLE001 - warming is best effort; the first request would load them anyway
         logger.exception("warm-up failed")

@@ -22,6 +22,6 @@ def worker_available(timeout: float = 1.0) -> bool:
 def _warm_up_models(**kwargs):
     """Load the embedder and Kiwi when a worker process starts, not inside the first task."""
     from baeum.warmup import warm_up
-    from knowledge.services.embedding import active_embedder
+    from knowledge.services.embedding import active_embedder, quality_embedder
 
-    warm_up(active_embedder())
+    warm_up(active_embedder(), quality_embedder())

@@ -19,6 +19,12 @@ def active_embedder() -> Embedder:
     return get_embedder(config["EMBEDDER"], gemini_api_key=config["GEMINI_API_KEY"], gemini_model=config["GEMINI_EMBED_MODEL"])
 
 
+def quality_embedder() -> Embedder | None:
+    """Return the embedder READY materials are upgraded to in the background (``BAEUM_QUALITY_EMBEDDER``), if any."""
+    name = settings.BAEUM["QUALITY_EMBEDDER"]
+    return embedder_for_model(name) if name and name != "none" else None
+
+
 def embedder_for_model(model: str) -> Embedder:
     """Return the embedder that produced vectors of ``model`` (to embed a query the same way)."""
     config = settings.BAEUM

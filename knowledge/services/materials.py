@@ -14,7 +14,7 @@ from django.db import transaction
 from baeum import extract
 
 from ..models import Chunk, ChunkEmbedding, Material
-from .embedding import chunk_embeddings_store, embedder_for_model, embeddings_compute
+from .embedding import chunk_embeddings_store, embedder_for_model, embeddings_compute, quality_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -131,13 +131,10 @@ def material_upgrade_start(*, material: Material) -> bool:
     The material is searchable at once with the fast embedder; the stronger vectors replace them when
     the background work finishes. Return whether anything was queued.
     """
-    quality = settings.BAEUM["QUALITY_EMBEDDER"]
-    if not quality or material.status != Material.Status.READY:
+    quality = quality_embedder()
+    if quality is None or material.status != Material.Status.READY or quality.model == material.embedding_model:
         return False
-    model = embedder_for_model(quality).model
-    if model == material.embedding_model:
-        return False
-    material_reembed_start(material=material, model=model)
+    material_reembed_start(material=material, model=quality.model)
     return True
 
 

@@ -8,7 +8,7 @@ import pytest
 from knowledge import selectors
 from knowledge.models import ChunkEmbedding, Material
 from knowledge.selectors.search import VectorScores, fuse
-from knowledge.services.materials import material_reembed, material_reingest
+from knowledge.services.materials import material_reembed, material_reingest, material_upgrade_start
 from knowledge.tasks import reembed_material
 from tests.pdfgen import make_pdf
 
@@ -114,3 +114,13 @@ def test_a_library_mid_upgrade_searches_each_material_with_its_own_model(user, o
     for reranker in ("mmr", "keyword"):  # rerankers cope with vectors of two models in one result list
         hits = selectors.chunk_search_hybrid(user=user, query="hash table and merge sort", k=3, reranker=reranker)
         assert {hit.chunk.material_id for hit in hits} == {upgraded.pk, fast.pk}, reranker
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("setting", ["", "none", "use"])
+def test_no_upgrade_when_turned_off_or_already_on_that_model(user, ingest, settings, setting):
+    settings.BAEUM = {**settings.BAEUM, "QUALITY_EMBEDDER": setting}
+    material = ingest(user, make_pdf(PAGES[:1]), "one.pdf")
+    material.refresh_from_db()
+    assert material.embedding_model == USE and not material.pending_embedding_model
+    assert not material_upgrade_start(material=material)

@@ -7,7 +7,6 @@ import secrets
 from contextlib import contextmanager
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import CommandError
@@ -15,7 +14,7 @@ from django.db import connection
 from tqdm import tqdm
 
 from knowledge.models import Material
-from knowledge.services.embedding import embedder_for_model
+from knowledge.services.embedding import embedder_for_model, quality_embedder
 from knowledge.services.ingest import material_ingest
 from knowledge.services.materials import material_create, material_delete, material_reembed
 
@@ -49,8 +48,10 @@ def quality_option(parser) -> None:
 
 
 def quality_model(option: str | None) -> str:
-    name = settings.BAEUM["QUALITY_EMBEDDER"] if option is None else option
-    return "" if name in ("", "none") else embedder_for_model(name).model
+    if option is None:
+        quality = quality_embedder()
+        return quality.model if quality else ""
+    return "" if option in ("", "none") else embedder_for_model(option).model
 
 
 @contextmanager

@@ -2,7 +2,6 @@ import secrets
 import time
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
@@ -26,13 +25,13 @@ class Command(BaseCommand):
         import json as json_module
 
         from knowledge.models import EmbeddingCache
-        from knowledge.services.embedding import active_embedder, content_hash, embedder_for_model
+        from knowledge.services.embedding import active_embedder, content_hash, quality_embedder
 
         path = Path(file)
         if not path.is_file():
             raise CommandError(f"No such file: {file}")
         embedder = active_embedder()  # load the model before the clock starts, as a running worker has
-        quality = settings.BAEUM["QUALITY_EMBEDDER"] and embedder_for_model(settings.BAEUM["QUALITY_EMBEDDER"]).model
+        quality = quality_embedder().model if quality_embedder() else ""
         owner = get_user_model().objects.create_user(email=f"bench-{secrets.token_hex(4)}@baeum.invalid", password=None)
         try:
             started = time.perf_counter()
