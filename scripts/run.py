@@ -59,6 +59,7 @@ def main() -> int:
         manage("migrate", "--noinput", "-v", "0")
         manage("collectstatic", "--noinput", "-v", "0")
         manage("demo_account")
+        manage("upgrade_embeddings")  # materials from before the quality embedder was on (a no-op when off)
         port = os.environ.get("PORT", "8000")
         children.append(
             subprocess.Popen(

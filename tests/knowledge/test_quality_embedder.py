@@ -124,3 +124,21 @@ def test_no_upgrade_when_turned_off_or_already_on_that_model(user, ingest, setti
     material.refresh_from_db()
     assert material.embedding_model == USE and not material.pending_embedding_model
     assert not material_upgrade_start(material=material)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_upgrade_embeddings_command_upgrades_materials_from_before(user, other_user, ingest, settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    mine, theirs = ingest(user, make_pdf(PAGES[:1]), "a.pdf"), ingest(other_user, make_pdf(PAGES[1:2]), "b.pdf")
+    out = StringIO()
+    call_command("upgrade_embeddings", stdout=out)
+    assert "nothing to do" in out.getvalue()
+    settings.BAEUM = {**settings.BAEUM, "QUALITY_EMBEDDER": "e5"}
+    call_command("upgrade_embeddings", stdout=out)  # eager tasks: done by the time it returns
+    assert "Queued 2 materials for multilingual-e5-small" in out.getvalue()
+    assert {m.embedding_model for m in Material.objects.unscoped().filter(pk__in=[mine.pk, theirs.pk])} == {E5}
+    call_command("upgrade_embeddings", stdout=out)
+    assert out.getvalue().endswith("Queued 0 materials for multilingual-e5-small.\n")
