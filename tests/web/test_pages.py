@@ -79,3 +79,17 @@ def test_library_query_count_does_not_grow_with_materials(browser_client, user, 
         ingest(user, f"Notes {number} about registers and stacks.".encode(), f"notes{number}.txt")
     with django_assert_max_num_queries(6):
         browser_client.get("/library/")
+
+
+def test_library_shows_the_background_upgrade_in_english_and_korean(browser_client, user, ingest):
+    from knowledge.models import Material
+
+    material = ingest(user, b"Notes about registers and stacks.", "notes.txt")
+    Material.objects.filter(pk=material.pk).update(pending_embedding_model="multilingual-e5-small", reembed_done=1, reembed_total=4)
+    english = browser_client.get("/library/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "improving search quality in the background 1/4" in english and 'data-upgrade="1"' in english
+    korean = browser_client.get("/library/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "백그라운드에서 검색 품질을 높이는 중 1/4" in korean
+    Material.objects.filter(pk=material.pk).update(pending_embedding_model="")
+    done = browser_client.get("/library/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'data-upgrade="1"' not in done and "background 1/4" not in done
