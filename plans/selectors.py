@@ -81,6 +81,11 @@ def _range_chunks(user, ranges: list[dict]):
     return chunks
 
 
+def _source(chunk) -> dict:
+    """Where a part, key point or question comes from: what the page viewer needs to open it."""
+    return {"refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": chunk.page_number}
+
+
 def _is_prose(sentence: str) -> bool:
     """Skip code, tables and formulas: key points and questions come from sentences of words."""
     visible = [char for char in sentence if not char.isspace()]
@@ -147,9 +152,7 @@ def _session_content(
             and content.parts[-1]["chunkIndex"] == chunk.chunk_index - 1
         )
         text = chunk.content[chunk.overlap_chars :] if previous_in_range and chunk.overlap_chars else chunk.content
-        content.parts.append(
-            {"refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": chunk.page_number, "text": text.strip()}
-        )
+        content.parts.append({**_source(chunk), "text": text.strip()})
         sentences += [
             (text[start:end], chunk) for start, end in sentence_spans(text) if 25 <= end - start <= 400 and _is_prose(text[start:end])
         ]
@@ -161,9 +164,7 @@ def _session_content(
         scored.append((score, position, sentence, chunk))
     best = sorted(scored, key=lambda item: -item[0])[:max_key_points]
     for _, _, sentence, chunk in sorted(best, key=lambda item: item[1]):
-        content.key_points.append(
-            {"text": sentence, "refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": chunk.page_number}
-        )
+        content.key_points.append({"text": sentence, **_source(chunk)})
     if llm is not None and best:
         sources = [(sentence, chunk) for _, _, sentence, chunk in sorted(scored, key=lambda item: -item[0])[: max_questions * 2]]
         written = study.short_answer_questions(
@@ -176,16 +177,7 @@ def _session_content(
             for item in written:
                 sentence, chunk = sources[item["source"]]
                 content.questions.append(
-                    {
-                        "question": item["question"],
-                        "answer": item["answer"],
-                        "citation": {
-                            "refId": chunk.material.ref_id,
-                            "chunkIndex": chunk.chunk_index,
-                            "pageNumber": chunk.page_number,
-                            "quote": sentence,
-                        },
-                    }
+                    {"question": item["question"], "answer": item["answer"], "citation": {**_source(chunk), "quote": sentence}}
                 )
             return content
     used_terms: set[str] = set()
@@ -205,18 +197,7 @@ def _session_content(
         answer = sentence[start : start + len(term)]
         blanked = sentence[:start] + "_____" + sentence[start + len(term) :]
         used_terms.add(term)
-        content.questions.append(
-            {
-                "question": blanked,
-                "answer": answer,
-                "citation": {
-                    "refId": chunk.material.ref_id,
-                    "chunkIndex": chunk.chunk_index,
-                    "pageNumber": chunk.page_number,
-                    "quote": sentence,
-                },
-            }
-        )
+        content.questions.append({"question": blanked, "answer": answer, "citation": {**_source(chunk), "quote": sentence}})
     return content
 
 

@@ -424,5 +424,5 @@ def rerank_hits(hits: list[SearchHit], *, query: str, reranker: str, k: int, llm
         usable = [hit for hit in hits if hit.chunk.pk in vectors and material_models[hit.chunk.material_id] == model]
         order = rerank.mmr(query_vector, [vectors[hit.chunk.pk] for hit in usable], k=k, diversity=0.5)
         chosen = [usable[index] for index in order]
-        return (chosen + [hit for hit in hits if hit not in chosen and material_models[hit.chunk.material_id] != model])[:k]
+        return (chosen + [hit for hit in hits if material_models[hit.chunk.material_id] != model])[:k]
     raise ValueError(f"Unknown reranker {reranker!r}.")

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from knowledge.models import Material
 from knowledge.services.materials import material_create, material_delete, material_reembed
 
+from ._evaluation import quality_model
 from ._ingesting import run_to_end
 
 
@@ -25,13 +26,13 @@ class Command(BaseCommand):
         import json as json_module
 
         from knowledge.models import EmbeddingCache
-        from knowledge.services.embedding import active_embedder, content_hash, quality_embedder
+        from knowledge.services.embedding import active_embedder
 
         path = Path(file)
         if not path.is_file():
             raise CommandError(f"No such file: {file}")
         embedder = active_embedder()  # load the model before the clock starts, as a running worker has
-        quality = quality_embedder().model if quality_embedder() else ""
+        quality = quality_model(None)
         owner = get_user_model().objects.create_user(email=f"bench-{secrets.token_hex(4)}@baeum.invalid", password=None)
         try:
             started = time.perf_counter()
@@ -43,7 +44,7 @@ class Command(BaseCommand):
             seconds = time.perf_counter() - started
             if material.status != Material.Status.READY:
                 raise CommandError(f"{material.ref_id} {material.status} {material.error_message}")
-            hashes = [content_hash(text) for text in material.chunks.values_list("content", flat=True)]
+            hashes = list(material.chunks.values_list("content_hash", flat=True))
             searchable_model = material.embedding_model
             upgrade_seconds = None
             if quality and not no_upgrade:
