@@ -1,8 +1,18 @@
-"""GET /healthz: the database, Redis and a Celery worker. 200 when all answer, 503 naming what is down."""
+"""GET /healthz: the database, Redis and a Celery worker. 200 when all answer, 503 naming what is down.
 
+A database process that died by a signal in the last minutes (the embedded server logs it, then ends
+every other session and recovers) is named too, with the log to read, so a crash never hides behind a
+generic error: the status is then "degraded" while everything answers again.
+"""
+
+from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django_redis import get_redis_connection
+
+from baeum import runtime
+
+CRASH_WINDOW_SECONDS = 600  # how long /healthz keeps naming a database crash after recovery
 
 
 def _database() -> str | None:
@@ -12,6 +22,15 @@ def _database() -> str | None:
         return None
     except Exception as error:  # noqa: BLE001 - any failure means "down"
         return f"database: {type(error).__name__}"
+
+
+def _database_crash() -> str | None:
+    if settings.EMBEDDED_DATABASE is False:
+        return None  # an external server keeps its own log
+    crashes = runtime.recent_postgres_crashes(within_seconds=CRASH_WINDOW_SECONDS)
+    if not crashes:
+        return None
+    return f"{crashes[-1].describe()}; PostgreSQL restarted every session. Log: {runtime.postgres_log()}"
 
 
 def _redis() -> str | None:
@@ -36,7 +55,11 @@ def healthz(request):
     checks = {"database": _database(), "redis": _redis()}
     checks["worker"] = _worker() if checks["redis"] is None else "worker: unreachable without Redis"
     down = [problem for problem in checks.values() if problem]
-    body = {"status": "ok" if not down else "down", "checks": {name: problem or "ok" for name, problem in checks.items()}}
+    crash = _database_crash()
+    status = "down" if down else "degraded" if crash else "ok"
+    body = {"status": status, "checks": {name: problem or "ok" for name, problem in checks.items()}}
+    if crash:
+        body["databaseCrash"] = crash
     if down:
         body["down"] = down
     return JsonResponse(body, status=200 if not down else 503)

@@ -1,10 +1,13 @@
 """Celery entry points: take ids, re-fetch, call a service; safe to run twice."""
 
 import logging
+import time
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError, connection, connections
 
+from baeum import runtime
 from baeum.embeddings import EmbeddingError
 
 from .models import Material
@@ -13,6 +16,11 @@ from .services.materials import material_reembed
 
 logger = logging.getLogger(__name__)
 MAX_EMBEDDING_RETRIES = 3
+# A database that drops the connection mid-ingestion (a crashed backend, a restart) is retried once:
+# a crash that repeats on the same input would otherwise end every learner's session again and again.
+MAX_DATABASE_RETRIES = 1
+DATABASE_RETRY_SECONDS = 5
+DATABASE_RECOVERY_SECONDS = 60  # PostgreSQL's crash recovery takes about a second here; a restart longer
 
 
 @shared_task(bind=True, acks_late=True, max_retries=MAX_EMBEDDING_RETRIES)
@@ -30,6 +38,14 @@ def ingest_material(self, material_id: int) -> str | None:
             "Nothing was lost: re-run ingestion later and it resumes where it stopped.",
         )
         return material.status
+    except (OperationalError, InterfaceError) as error:
+        logger.warning("database lost while ingesting material %s: %s", material_id, error)
+        wait_for_database()
+        if self.request.retries < MAX_DATABASE_RETRIES:
+            raise self.retry(exc=error, countdown=DATABASE_RETRY_SECONDS, max_retries=MAX_DATABASE_RETRIES) from error
+        material = Material.objects.unscoped().get(pk=material_id)  # system task
+        material_fail(material=material, code="database_crashed", message=database_lost_message(material.original_filename))
+        return material.status
     except SoftTimeLimitExceeded:
         material = Material.objects.unscoped().get(pk=material_id)  # system task
         material_fail(
@@ -39,6 +55,31 @@ def ingest_material(self, material_id: int) -> str | None:
         )
         return material.status
     return material.status if material else None
+
+
+def wait_for_database(seconds: float = DATABASE_RECOVERY_SECONDS) -> None:
+    """Drop the dead sessions and wait until PostgreSQL accepts connections again (after crash recovery)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        for each in connections.all():
+            each.close()
+        try:
+            connection.ensure_connection()
+            return
+        except (OperationalError, InterfaceError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def database_lost_message(filename: str) -> str:
+    """Say what happened to the database while a file was processed, naming a logged crash when there is one."""
+    crashes = runtime.recent_postgres_crashes(within_seconds=900)
+    cause = f" ({crashes[-1].describe()}; log: {runtime.postgres_log()})" if crashes else ""
+    return (
+        f"The database stopped while “{filename}” was being processed{cause}. Your other materials are safe. "
+        "Re-run ingestion; if it fails again, tell an administrator."
+    )
 
 
 REEMBED_SLICE_SECONDS = 120  # well inside the broker's visibility timeout and the task time limit

@@ -15,6 +15,8 @@ env = environ.Env()
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="dev-insecure-key-change-me")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
+# The demo account's password is published: only local settings may create it (manage.py demo_account).
+DEMO_ACCOUNT_ALLOWED = False
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -73,7 +75,8 @@ TEMPLATES = [
 
 # --- Database --------------------------------------------------------------------------------
 DATABASE_NAME = env("BAEUM_DATABASE_NAME", default="baeum")
-if env("DATABASE_URL", default=""):
+EMBEDDED_DATABASE = not env("DATABASE_URL", default="")
+if not EMBEDDED_DATABASE:
     DATABASES = {"default": env.db_url("DATABASE_URL")}
 else:
     DATABASES = {"default": runtime.ensure_postgres(DATABASE_NAME).settings(DATABASE_NAME)}

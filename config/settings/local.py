@@ -3,3 +3,4 @@ from .base import env
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 WHITENOISE_AUTOREFRESH = DEBUG
+DEMO_ACCOUNT_ALLOWED = True

@@ -28,8 +28,11 @@ class PlanInputError(ValueError):
         self.ref_id = ref_id
 
 
-def plan_create(*, owner, title: str, ref_ids: list[str], goal: str = "", minutes_per_session: int = 25, language: str = "") -> Plan:
-    """Snapshot the owner's READY materials and queue the plan's generation."""
+def plan_create(
+    *, owner, title: str, ref_ids: list[str], goal: str = "", minutes_per_session: int = 25, language: str = "", enqueue: bool = True
+) -> Plan:
+    """Snapshot the owner's READY materials and queue the plan's generation (``enqueue=False``: the caller
+    runs ``plan_generate`` itself, as the demo account does before the web server starts)."""
     if not ref_ids:
         raise PlanInputError("Choose at least one material (refIds).")
     ref_ids = list(dict.fromkeys(ref_ids))
@@ -63,9 +66,10 @@ def plan_create(*, owner, title: str, ref_ids: list[str], goal: str = "", minute
                 for position, ref_id in enumerate(ref_ids)
             ]
         )
-        from ..tasks import generate_plan
+        if enqueue:
+            from ..tasks import generate_plan
 
-        transaction.on_commit(lambda: generate_plan.delay(plan.pk))
+            transaction.on_commit(lambda: generate_plan.delay(plan.pk))
     return plan
 
 
