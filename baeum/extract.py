@@ -1,7 +1,7 @@
 """Turn an uploaded file into per-page text, safely.
 
 PDFs are opened and read by child processes (``python -m baeum.pdfworker``) with a time and memory
-budget, so a decompression bomb, a pathological object graph or a pypdf crash kills a child, not the
+budget, so a decompression bomb, a pathological object graph or a PDFium crash kills a child, not the
 web or worker process, and ends as a readable error. Pages are split between children to use both
 cores. Plain text and Markdown are decoded here and cut into virtual pages.
 No Django imports.
@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PDF = "pdf"
@@ -181,8 +181,16 @@ _PROBE_MESSAGES = {
 }
 
 
+# How a child that died reading a PDF died, as seen by the parent. RLIMIT_AS makes Python raise MemoryError
+# and PDFium abort() (SIGABRT: it terminates on a failed allocation; a 1 GiB flate bomb does this here).
+_OUT_OF_MEMORY_RETURNCODES = (-9, 137, -6)
+# Children restarted past a page that killed one, per file: a few bad pages lose only themselves, while a
+# file whose every page kills its reader fails fast instead of starting a child per page.
+MAX_RESTARTS = 3
+
+
 def _crash_error(filename: str, returncode: int | None, stderr: str) -> ExtractionError:
-    if "MemoryError" in stderr or returncode in (-9, 137):
+    if "MemoryError" in stderr or returncode in _OUT_OF_MEMORY_RETURNCODES:
         return ExtractionError(
             "too_complex",
             f"“{filename}” needs more memory to read than allowed; it may be a compressed 'PDF bomb'. Re-save it as a plain PDF.",
@@ -199,6 +207,67 @@ def _last_json(out: str) -> dict | None:
     return None
 
 
+@dataclass
+class _Shard:
+    """One child's run of pages; ``next_page`` is the first it has not reported, so a crash names its page."""
+
+    next_page: int
+    last_page: int
+    process: subprocess.Popen | None = None
+
+    @property
+    def unfinished(self) -> bool:
+        return self.next_page <= self.last_page
+
+
+def _start_shard(shard: _Shard, path: Path, budget: Budget, lines: queue.Queue, started: list[subprocess.Popen]) -> None:
+    """Start a child for the shard's remaining pages; a thread forwards its lines, then ``None`` at its end."""
+    shard.process = _run_worker(["pages", str(path), str(shard.next_page), str(shard.last_page)], budget)
+    started.append(shard.process)
+
+    def pump(stream) -> None:
+        for line in stream:
+            lines.put((shard, line))
+        lines.put((shard, None))
+
+    threading.Thread(target=pump, args=(shard.process.stdout,), daemon=True).start()
+
+
+def _crashed(shard: _Shard, filename: str, deadline: float) -> ExtractionError | None:
+    """Wait for the shard's child to exit; return why it died if it left pages unread."""
+    process = shard.process
+    process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    if process.returncode == 0 or not shard.unfinished:
+        return None
+    return _crash_error(filename, process.returncode, process.stderr.read())
+
+
+def _stop(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            stream.close()
+
+
+@dataclass
+class _Collected:
+    """Page texts as they arrive from the children, with the pages that failed and the running size."""
+
+    texts: dict[int, str] = field(default_factory=dict)
+    failed_pages: list[int] = field(default_factory=list)
+    total_chars: int = 0
+
+    def add(self, number: int, text: str) -> None:
+        self.texts[number] = text
+        self.total_chars += len(text)
+
+    def fail(self, number: int) -> None:
+        self.failed_pages.append(number)
+        self.texts[number] = ""
+
+
 def extract_pdf_pages(
     path: Path,
     *,
@@ -208,69 +277,84 @@ def extract_pdf_pages(
     budget: Budget = Budget(),
     on_page: Callable[[int], None] | None = None,
 ) -> list[ExtractedPage]:
-    """Extract every page's text with ``workers`` child processes; call ``on_page(done)`` as pages arrive."""
+    """Extract every page's text with ``workers`` child processes; call ``on_page(done)`` as pages arrive.
+
+    A page that fails, even by killing its child (PDFium aborts when out of memory), is left empty and a new
+    child carries on after it, up to ``MAX_RESTARTS`` times per file.
+    """
     if page_count > budget.max_pages:
         raise ExtractionError(
             "too_many_pages", f"“{filename}” has {page_count} pages; the limit is {budget.max_pages}. Split it into smaller files."
         )
     workers = max(1, min(workers, page_count // 8 or 1))
     bounds = [round(i * page_count / workers) for i in range(workers + 1)]
-    processes = [_run_worker(["pages", str(path), str(bounds[i] + 1), str(bounds[i + 1])], budget) for i in range(workers)]
+    shards = [_Shard(bounds[i] + 1, bounds[i + 1]) for i in range(workers)]
     deadline = time.monotonic() + max(budget.min_seconds, budget.seconds_per_page * page_count)
-    texts: dict[int, str] = {}
-    failed_pages: list[int] = []
-    total_chars = 0
+    collected = _Collected()
+    crashes: list[ExtractionError] = []
     lines: queue.Queue = queue.Queue()
-
-    def pump(stream) -> None:
-        for line in stream:
-            lines.put(line)
-        lines.put(None)
-
-    readers = [threading.Thread(target=pump, args=(process.stdout,), daemon=True) for process in processes]
+    started: list[subprocess.Popen] = []
     try:
-        for reader in readers:
-            reader.start()
-        open_streams = len(processes)
-        while open_streams:
+        for shard in shards:
+            _start_shard(shard, path, budget, lines, started)
+        running = len(shards)
+        while running:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise ExtractionError(
                     "too_slow", f"“{filename}” took too long to read. Re-save it as a simpler PDF or split it into parts."
                 )
             try:
-                line = lines.get(timeout=min(remaining, 1.0))
+                shard, line = lines.get(timeout=min(remaining, 1.0))
             except queue.Empty:
                 continue
             if line is None:
-                open_streams -= 1
+                running -= 1
+                crash = _crashed(shard, filename, deadline)
+                if crash is None:
+                    continue
+                crashes.append(crash)
+                if len(crashes) > MAX_RESTARTS:
+                    raise crash
+                collected.fail(shard.next_page)  # the page it was reading when it died
+                shard.next_page += 1
+                if shard.unfinished:
+                    _start_shard(shard, path, budget, lines, started)
+                    running += 1
+            elif not _take_record(line, shard, collected):
                 continue
-            record = json.loads(line)
-            number = record["page"]
-            if "error" in record:
-                failed_pages.append(number)
-                texts[number] = ""
-            else:
-                texts[number] = record["text"]
-                total_chars += len(record["text"])
-            if total_chars > budget.max_chars:
+            if collected.total_chars > budget.max_chars:
                 raise ExtractionError(
                     "too_much_text",
                     f"“{filename}” holds more than {budget.max_chars:,} characters of text; split it into smaller files.",
                 )
             if on_page:
-                on_page(len(texts))
-        for process in processes:
-            process.wait(timeout=max(1.0, deadline - time.monotonic()))
-            if process.returncode != 0 and len(texts) < page_count:
-                raise _crash_error(filename, process.returncode, process.stderr.read())
+                on_page(len(collected.texts))
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            for stream in (process.stdout, process.stderr):
-                stream.close()
+        _stop(started)
+    return _finish(collected, crashes, filename=filename, page_count=page_count)
+
+
+def _take_record(line: str, shard: _Shard, collected: _Collected) -> bool:
+    """Store one page record from a child; False for a line cut short by a dying child (its end reports the page)."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    number = record["page"]
+    shard.next_page = number + 1
+    if "error" in record:
+        collected.fail(number)
+    else:
+        collected.add(number, record["text"])
+    return True
+
+
+def _finish(collected: _Collected, crashes: list[ExtractionError], *, filename: str, page_count: int) -> list[ExtractedPage]:
+    """Turn what the children reported into pages, or the error that explains why there are none."""
+    texts, failed_pages = collected.texts, collected.failed_pages
+    if crashes and len(failed_pages) == page_count:
+        raise crashes[-1]
     if len(texts) < page_count:
         raise ExtractionError(
             "malformed", f"“{filename}”: only {len(texts)} of {page_count} pages could be read. Export it again and re-upload."

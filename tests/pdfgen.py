@@ -1,14 +1,21 @@
 """Tiny PDF writer for test fixtures: real PDFs with a text layer in any script, made in memory.
 
 Text is written with a Type0 font (Identity-H) whose character codes are the Unicode code points, and
-a ToUnicode map, so pypdf extracts exactly the text given (Korean included). Glyphs are not embedded:
-these files are for extraction, not for looking at.
+a ToUnicode map, so PDFium (and pypdf) extract exactly the text given (Korean included). Glyphs are not
+embedded: these files are for extraction, not for looking at.
 """
 
 from __future__ import annotations
 
 import io
 import zlib
+
+# With ``word_gaps``, words are set apart by moving the pen (a TJ offset in thousandths of an em), as TeX and
+# most typesetters do, not by space glyphs; -201 is what pcasm-book-korean.pdf uses. The space glyph is made
+# wider than that gap, as in real fonts, so a reader that measures gaps against it glues the words (pypdf
+# 7.1 does, PDFium does not): the fixture for word spacing.
+WORD_GAP = -201
+GAPPED_SPACE_WIDTH = b" /W [32 [500]]"
 
 
 def _escape_hex(text: str) -> str:
@@ -27,8 +34,15 @@ def _to_unicode_cmap() -> bytes:
     ).encode()
 
 
-def make_pdf(pages: list[str], *, blank_pages: int = 0) -> bytes:
-    """Return a PDF whose pages hold ``pages`` (lines split on newlines), then ``blank_pages`` empty ones."""
+def make_pdf(
+    pages: list[str], *, blank_pages: int = 0, word_gaps: bool = False, raw_contents: dict[int, bytes] | None = None
+) -> bytes:
+    """Return a PDF whose pages hold ``pages`` (lines split on newlines), then ``blank_pages`` empty ones.
+
+    ``word_gaps`` sets words apart by pen moves instead of space glyphs (see ``WORD_GAP``).
+    ``raw_contents`` maps a 0-based page index to an already Flate-compressed content stream that replaces
+    the page's own, for hostile pages (a decompression bomb on one page of a good book).
+    """
     objects: list[bytes] = []
 
     def add(body: bytes) -> int:
@@ -37,9 +51,10 @@ def make_pdf(pages: list[str], *, blank_pages: int = 0) -> bytes:
 
     cmap = _to_unicode_cmap()
     cmap_id = add(b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream")
+    widths = GAPPED_SPACE_WIDTH if word_gaps else b""
     descendant = add(
         b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /BaeumSans /CIDToGIDMap /Identity "
-        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 600 >>"
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 600%s >>" % widths
     )
     font_id = add(
         b"<< /Type /Font /Subtype /Type0 /BaseFont /BaeumSans /Encoding /Identity-H "
@@ -48,15 +63,18 @@ def make_pdf(pages: list[str], *, blank_pages: int = 0) -> bytes:
     pages_id_placeholder = len(objects) + 1
     objects.append(b"")  # the Pages object, filled in below
     page_ids: list[int] = []
-    for text in [*pages, *[""] * blank_pages]:
+    for index, text in enumerate([*pages, *[""] * blank_pages]):
         lines = text.split("\n")
         commands = ["BT", "/F1 11 Tf", "14 TL", "56 790 Td"]
         for line in lines:
-            commands.append(f"<{_escape_hex(line)}> Tj T*")
+            if word_gaps:
+                commands.append("[" + f" {WORD_GAP} ".join(f"<{_escape_hex(word)}>" for word in line.split(" ")) + "] TJ T*")
+            else:
+                commands.append(f"<{_escape_hex(line)}> Tj T*")
         commands.append("ET")
         if not text:
             commands = ["0.9 g 56 56 480 700 re f"]  # something drawn, no text: like a scan
-        stream = zlib.compress("\n".join(commands).encode())
+        stream = (raw_contents or {}).get(index) or zlib.compress("\n".join(commands).encode())
         content_id = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
         page_ids.append(
             add(

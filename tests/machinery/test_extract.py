@@ -1,7 +1,28 @@
+import zlib
+
 import pytest
 
 from baeum import extract
+from baeum.text import normalize_text, run_together_stats
 from tests.pdfgen import encrypt_pdf, make_pdf
+
+KOREAN_PAGES = [
+    "어셈블리 언어는 프로그래머가 데이터의 개개의 비트를 바꿀 수 있게 해준다.\n가장 흔한 비트 연산은 바로 쉬프트 연산이다.",
+    "레지스터는 프로세서 안에 있는 작은 저장 공간이다.\n메모리와 레지스터 사이의 데이터 이동은 MOV 명령으로 한다.",
+]
+
+
+def _extract(tmp_path, data: bytes, **options) -> list[extract.ExtractedPage]:
+    path = tmp_path / "doc.pdf"
+    path.write_bytes(data)
+    return extract.extract_pdf_pages(path, filename="doc.pdf", page_count=extract.probe_pdf(path, filename="doc.pdf"), **options)
+
+
+def _flate_bomb(mebibytes: int) -> bytes:
+    """A content stream that inflates to ``mebibytes`` MiB of zeros (about 4.5 KiB per MiB compressed)."""
+    compressor = zlib.compressobj(1)
+    chunk = b"0" * (1 << 20)
+    return b"".join(compressor.compress(chunk) for _ in range(mebibytes)) + compressor.flush()
 
 
 def test_sniff_kind_reads_content_not_names():
@@ -45,7 +66,9 @@ def test_pdf_pages_are_extracted_in_order_with_one_based_numbers(tmp_path):
         (encrypt_pdf(make_pdf(["secret text here"]), user_password="hunter2"), "encrypted"),
         (make_pdf(["Some text that is long enough."])[:300], "malformed"),
         (b"%PDF-1.7\n", "malformed"),
+        (make_pdf([]), "no_pages"),
     ],
+    ids=["encrypted", "truncated", "header-only", "no-pages"],
 )
 def test_unreadable_pdfs_fail_with_a_reason(tmp_path, data, code):
     path = tmp_path / "bad.pdf"
@@ -77,3 +100,42 @@ def test_text_files_become_virtual_pages():
     pages = extract.split_text_pages("\n\n".join(["paragraph " * 50] * 30), page_chars=2000)
     assert len(pages) > 3
     assert [page.number for page in pages] == list(range(1, len(pages) + 1))
+
+
+def test_korean_word_spacing_survives_extraction(tmp_path):
+    """Words set apart by pen moves, not space glyphs (as TeX sets Korean), keep their spaces; pypdf glued them."""
+    pages = _extract(tmp_path, make_pdf(KOREAN_PAGES, word_gaps=True))
+    assert normalize_text(pages[0].text) == KOREAN_PAGES[0]
+    assert normalize_text(pages[1].text) == KOREAN_PAGES[1]
+    assert run_together_stats("\n".join(page.text for page in pages))["hangul_share_in_long_runs"] == 0.0
+
+
+def test_ligatures_and_line_end_hyphens_come_out_as_plain_words(tmp_path):
+    pages = _extract(tmp_path, make_pdf(["The ﬁrst deﬁnition of a ﬂag is an exam-\nple of hyphenation in this book."], word_gaps=True))
+    text = normalize_text(pages[0].text)
+    assert "The first definition of a flag is an example of hyphenation" in text
+    assert "\r" not in text and "\ufffe" not in text
+
+
+def test_pdf_with_an_empty_user_password_opens(tmp_path):
+    pages = _extract(tmp_path, encrypt_pdf(make_pdf(["Readable by anyone, changeable by the owner."]), user_password=""))
+    assert "Readable by anyone" in pages[0].text
+
+
+def test_a_page_that_kills_its_reader_loses_only_itself(tmp_path):
+    """PDFium aborts the child when a page needs more memory than allowed; a new child reads on after it."""
+    texts = [f"Page {number} has enough words to count as a text layer." for number in range(1, 21)]
+    bomb = _flate_bomb(256)
+    small_memory = extract.Budget(memory_bytes=192 * 1024 * 1024)
+    pages = _extract(tmp_path, make_pdf(texts, raw_contents={4: bomb, 15: bomb}), budget=small_memory)
+    assert [page.number for page in pages] == list(range(1, 21))
+    assert pages[4].text == "" and pages[15].text == ""
+    assert all(f"Page {page.number} has" in page.text for page in pages if page.number not in (5, 16))
+
+
+def test_a_file_whose_every_page_kills_its_reader_fails_as_too_complex(tmp_path):
+    bomb = _flate_bomb(256)
+    data = make_pdf(["some text"] * 6, raw_contents=dict.fromkeys(range(6), bomb))
+    with pytest.raises(extract.ExtractionError) as caught:
+        _extract(tmp_path, data, budget=extract.Budget(memory_bytes=192 * 1024 * 1024))
+    assert caught.value.code == "too_complex"

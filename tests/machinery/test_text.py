@@ -1,6 +1,6 @@
 import unicodedata
 
-from baeum.text import estimate_tokens, normalize_query, normalize_text, split_sentences
+from baeum.text import estimate_tokens, normalize_query, normalize_text, run_together_stats, split_sentences
 
 
 def test_token_estimate_uses_per_script_rates():
@@ -34,3 +34,31 @@ def test_sentences_split_english_and_korean_without_spaces():
     assert split_sentences("It rains. It pours! Does it? Yes.") == ["It rains.", "It pours!", "Does it?", "Yes."]
     assert split_sentences("사용할것이다.이는인터넷에서받을수있다.") == ["사용할것이다.", "이는인터넷에서받을수있다."]
     assert split_sentences("See e.g. the manual. Done.") == ["See e.g. the manual.", "Done."]
+
+
+def test_normalize_text_spells_out_ligatures_and_leaves_other_compatibility_forms_alone():
+    assert normalize_text("deﬁnes ﬂow oﬀ ﬃ ﬄ ﬅ ﬆ") == "defines flow off ffi ffl st st"
+    assert normalize_text("ＡＢＣ ㄱㄴ ① ｶ") == "ＡＢＣ ㄱㄴ ① ｶ"  # NFKC would turn these into ABC, ᄀᄂ, 1, カ
+
+
+def test_normalize_text_joins_words_broken_by_hyphenation_marks():
+    assert normalize_text("exam-\nple") == "example"
+    assert normalize_text("Com\ufffemons and IN\ufffeTEL") == "Commons and INTEL"  # PDFium's mark for a line-end hyphen
+    assert normalize_text("hyphen\u0002ation") == "hyphenation"
+    assert normalize_text("soft\u00ad\r\nhyphen and in\u00advisible") == "softhyphen and invisible"
+    assert normalize_text("Chapter 2-\nIntroduction") == "Chapter 2-\nIntroduction"  # a real dash before a line break stays
+
+
+def test_normalize_text_turns_pdfium_line_ends_into_newlines():
+    assert normalize_text("first line\r\nsecond line\rthird") == "first line\nsecond line\nthird"
+
+
+def test_run_together_stats_measures_glued_korean_and_english():
+    assert run_together_stats("") == {"hangul_share_in_long_runs": 0.0, "long_latin_words": 0}
+    spaced = "레지스터는 데이터를 저장하는 작은 메모리이다. Registers hold data."
+    assert run_together_stats(spaced) == {"hangul_share_in_long_runs": 0.0, "long_latin_words": 0}
+    glued = "레지스터는데이터를저장하는 작은"  # 13 of 15 syllables in one run of 13
+    assert run_together_stats(glued)["hangul_share_in_long_runs"] == 13 / 15
+    assert run_together_stats("가나다라마바사아자 차")["hangul_share_in_long_runs"] == 0.0  # a run of 9 is not long
+    english = "thisisawordthatrunsontoolong and characteristically internationalization"
+    assert run_together_stats(english)["long_latin_words"] == 2  # 28 and 20 letters; "characteristically" has 18

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
+from baeum.text import run_together_stats
 from knowledge.models import Material
 from knowledge.services.materials import material_create, material_delete, material_reembed
 
@@ -45,6 +46,7 @@ class Command(BaseCommand):
             if material.status != Material.Status.READY:
                 raise CommandError(f"{material.ref_id} {material.status} {material.error_message}")
             hashes = list(material.chunks.values_list("content_hash", flat=True))
+            spacing = _run_together(material)
             searchable_model = material.embedding_model
             upgrade_seconds = None
             if quality and not no_upgrade:
@@ -62,6 +64,7 @@ class Command(BaseCommand):
                 "pages_per_s": round(material.page_count / seconds, 2),
                 "chunks_per_s": round(material.chunk_count / seconds, 2),
                 "embed_model": searchable_model,
+                **spacing,
             }
             if upgrade_seconds is not None:
                 result |= {
@@ -75,3 +78,9 @@ class Command(BaseCommand):
         finally:
             owner.delete()
         self.stdout.write(json_module.dumps(result) if json else "  ".join(f"{key}={value}" for key, value in result.items()))
+
+
+def _run_together(material) -> dict:
+    """Measure lost word spacing in the stored page texts: what the PDF reader and normalisation gave search."""
+    stats = run_together_stats("\n".join(material.pages.values_list("text", flat=True)))
+    return stats | {"hangul_share_in_long_runs": round(stats["hangul_share_in_long_runs"], 4)}
