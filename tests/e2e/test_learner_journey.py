@@ -25,7 +25,7 @@ PAGES = [
 @pytest.fixture
 def browser():
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium with apt (make e2e-deps).")
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium with apt (make test-deps).")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
