@@ -62,17 +62,28 @@ _DOT_LEADER = re.compile(r"(?:\.\s?){4,}")
 # Latin ligatures (U+FB00..FB06: ff fi fl ffi ffl, long-s t, st) spelled out, so "deﬁnes" matches "defines".
 # NFKC only for this block: NFKC on everything would rewrite fullwidth forms and Hangul compatibility jamo.
 _LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+# Private-use code points of the Adobe Glyph List that fonts without a proper ToUnicode map leave in text:
+# small capitals (pcasm-book-korean.pdf writes "80x86" with a small-cap x, U+F778), old-style digits, and the
+# Symbol font's sans ®©™. The Symbol font's bracket and brace pieces (big braces in formulas) mean nothing
+# as text and are dropped, whole lines of them included.
+_ADOBE_PRIVATE_USE = (
+    {0xF761 + offset: chr(ord("a") + offset) for offset in range(26)}
+    | {0xF730 + digit: str(digit) for digit in range(10)}
+    | {0xF8E8: "®", 0xF8E9: "©", 0xF8EA: "™"}
+)
+_SYMBOL_PIECES = re.compile(r"^[\uf8e5-\uf8e7\uf8eb-\uf8fe]+\n|[\uf8e5-\uf8e7\uf8eb-\uf8fe]", re.MULTILINE)
 
 
 def normalize_text(text: str) -> str:
     """Return extracted text in one canonical form, so search, chunking and citations see the same words.
 
-    NFC; line breaks as ``\\n`` (PDFium writes ``\\r\\n``); Latin ligatures spelled out; words broken over
-    a line by a hyphen joined (a soft or PDFium hyphenation mark always, a plain ``-`` between lowercase
-    letters); control characters removed; TOC dot leaders collapsed; spaces tidied. Pure: no state, no I/O.
+    NFC; line breaks as ``\\n`` (PDFium writes ``\\r\\n``); Latin ligatures and Adobe private-use letters
+    spelled out, formula brace pieces dropped; words broken over a line by a hyphen joined (a soft or PDFium
+    hyphenation mark always, a plain ``-`` between lowercase letters); control characters removed; TOC dot
+    leaders collapsed; spaces tidied. Pure: no state, no I/O.
     """
     text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
-    text = text.translate(_LIGATURES)
+    text = _SYMBOL_PIECES.sub("", text.translate(_LIGATURES).translate(_ADOBE_PRIVATE_USE))
     text = _SOFT_HYPHEN.sub("", text)
     text = _CONTROL.sub("", text)
     text = _HYPHENATED_BREAK.sub("", text)

@@ -62,3 +62,9 @@ def test_run_together_stats_measures_glued_korean_and_english():
     assert run_together_stats("가나다라마바사아자 차")["hangul_share_in_long_runs"] == 0.0  # a run of 9 is not long
     english = "thisisawordthatrunsontoolong and characteristically internationalization"
     assert run_together_stats(english)["long_latin_words"] == 2  # 28 and 20 letters; "characteristically" has 18
+
+
+def test_normalize_text_reads_adobe_private_use_letters_and_drops_formula_brace_pieces():
+    assert normalize_text("제 7 장 80\uf77886 명령어") == "제 7 장 80x86 명령어"  # small-cap x, as pcasm-book-korean.pdf has it
+    assert normalize_text("A(m, n) =\n\uf8f1\n\uf8f4\uf8f2\n\uf8f4\uf8f3\nn + 1 if m = 0") == "A(m, n) =\nn + 1 if m = 0"
+    assert normalize_text("Java\uf8ea and \ue062is") == "Java™ and \ue062is"  # a font's own private glyphs stay: no way to know them
