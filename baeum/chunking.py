@@ -47,6 +47,9 @@ class Chunk:
     overlap_chars: int = 0  # leading characters repeated from the previous chunk
     section_title: str = ""  # the heading in force where the chunk's own text begins
     section_level: int = 0  # level of a heading that opens this chunk (0: the chunk continues a section)
+    # (character offset in ``content``, page number) where each page of the chunk begins, so a quote
+    # carries the page of its own sentence, not the page the chunk starts on (see ``page_span``).
+    page_starts: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -63,6 +66,24 @@ class _Unit:
 
 _TOC_ENTRY = re.compile(r"…|\S\s+\d{1,4}$")
 _BARE_CHAPTER = re.compile(r"^(?i:chapter|part|appendix)\s*\w+$|^제\s*\d+\s*[장편부절]$")
+
+
+_CODE_MARKERS = re.compile(
+    r">>>|\s;\s|//|::|==|!=|->|[{}]|#include|\bdef\s+\w+\(|\w+\([^)]*\);"
+    r"|\b(?:global|extern)\s+_\w+|\bsegment\s+\.(?:text|data|bss)\b"  # assembler directives
+)
+_ASSEMBLY_OPERANDS = re.compile(r"\b(?:mov|lea|add|sub|cmp|and|or|xor|push|pop)\s+(?:dword\s+|byte\s+|word\s+)?[\w\[][\w\[\]+*-]*\s*[,;\]]", re.IGNORECASE)
+_LISTING_NUMBER = re.compile(r"(?<!\S)(\d{1,3})(?!\S)")
+
+
+def looks_like_code(text: str) -> bool:
+    """Tell a code listing from prose: comment and operator marks, assembly instructions with operands,
+    or the line numbers of a listing (small integers counting up). Code stays in chunks and search,
+    but is never a key point, a practice question or an answer sentence."""
+    if _CODE_MARKERS.search(text) or len(_ASSEMBLY_OPERANDS.findall(text)) >= 2:
+        return True
+    numbers = [int(number) for number in _LISTING_NUMBER.findall(text)]
+    return sum(1 for first, second in zip(numbers, numbers[1:], strict=False) if 0 < second - first <= 2) >= 2
 
 
 def heading_level(line: str, *, markdown: bool = False) -> int:
@@ -94,7 +115,9 @@ def _edge_keys(line: str, position: int) -> set[str]:
     number, the skeleton plus that number's offset from the page position (a printed page number)."""
     skeleton = _DIGITS.sub("#", line).casefold()
     keys = {skeleton} if skeleton == line.casefold() else set()
-    for number in _DIGITS.findall(line)[:2]:
+    numbers = _DIGITS.findall(line)
+    # A printed page number opens or closes a running head ("12 Chapter 2" / "4.5. CALLING CONVENTIONS 75").
+    for number in dict.fromkeys(numbers[:2] + numbers[-1:]):
         if len(number) <= 4:
             keys.add(f"{skeleton}@{int(number) - position}")
     return keys
@@ -202,12 +225,47 @@ def _split_long(unit: _Unit, limit: int) -> list[_Unit]:
 
 
 def _join(units: list[_Unit]) -> str:
+    return _join_with_pages(units)[0]
+
+
+def _join_with_pages(units: list[_Unit]) -> tuple[str, list[tuple[int, int]]]:
+    """Join units into chunk text; return it with the offset where each page begins."""
     parts: list[str] = []
+    starts: list[tuple[int, int]] = []
+    length = 0
     for position, unit in enumerate(units):
         if position:
-            parts.append("\n\n" if unit.paragraph_start or unit.heading_level or units[position - 1].heading_level else " ")
+            separator = "\n\n" if unit.paragraph_start or unit.heading_level or units[position - 1].heading_level else " "
+            parts.append(separator)
+            length += len(separator)
+        if not starts or starts[-1][1] != unit.page:
+            starts.append((length, unit.page))
         parts.append(unit.text)
-    return "".join(parts)
+        length += len(unit.text)
+    return "".join(parts), starts
+
+
+def page_at(page_starts: list[tuple[int, int]] | list[list[int]], offset: int, default: int) -> int:
+    """Return the page of the character at ``offset`` (``default`` for chunks stored without offsets)."""
+    page = default
+    for start, number in page_starts:
+        if start > offset:
+            break
+        page = number
+    return page
+
+
+def page_span(page_starts, start: int, end: int, default: int) -> tuple[int, int]:
+    """Return the first and last page of the text between ``start`` and ``end`` (a quote may span two)."""
+    return page_at(page_starts, start, default), page_at(page_starts, max(start, end - 1), default)
+
+
+def quote_pages(content: str, page_starts, quote: str, default: int) -> tuple[int, int]:
+    """Return the pages of ``quote`` inside ``content`` (its first occurrence), or ``default`` twice."""
+    position = content.find(quote) if quote else -1
+    if position < 0:
+        return default, default
+    return page_span(page_starts, position, position + len(quote), default)
 
 
 def chunk_pages(pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False) -> list[Chunk]:
@@ -236,7 +294,7 @@ def chunk_pages(pages: list[PageText], *, target_tokens: int = 300, overlap: flo
         if not own or not any(unit.text.strip() for unit in own):
             current, carried, current_tokens = [], [], 0
             return
-        content = _join(current)
+        content, page_starts = _join_with_pages(current)
         overlap_chars = len(_join(carried)) + (2 if carried and (own[0].paragraph_start or own[0].heading_level) else 1 if carried else 0)
         chunks.append(
             Chunk(
@@ -248,6 +306,7 @@ def chunk_pages(pages: list[PageText], *, target_tokens: int = 300, overlap: flo
                 overlap_chars=overlap_chars if carried else 0,
                 section_title=chunk_section,
                 section_level=opening_level,
+                page_starts=page_starts,
             )
         )
         # Carry the tail of this chunk into the next one.

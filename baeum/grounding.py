@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .analysis import analyze
+from .chunking import quote_pages
 from .text import estimate_tokens, is_hangul_heavy, sentence_spans
 
 REFUSAL_KO = "제공된 자료에서 관련 내용을 찾을 수 없습니다."
@@ -34,6 +35,8 @@ class Passage:
     lexical_score: float | None = None
     # The cosine at which this passage's embedding model counts as a plausible match (models differ).
     vector_threshold: float | None = None
+    # Where each page of ``text`` begins ((offset, page) pairs): citations carry the quote's own page.
+    page_starts: tuple = ()
 
 
 @dataclass
@@ -42,8 +45,9 @@ class Citation:
     refId: str
     materialTitle: str
     chunkIndex: int
-    pageNumber: int
+    pageNumber: int  # the page of the quoted sentence
     quote: str
+    pageEnd: int = 0  # the page where the quote ends (the same page unless it runs over a page break)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -176,13 +180,15 @@ def extractive_answer(question: str, passages: list[Passage], *, max_sentences: 
 
 
 def _citation(passage: Passage, quote: str) -> Citation:
+    first, last = quote_pages(passage.text, passage.page_starts, quote, passage.page_number)
     return Citation(
         n=passage.n,
         refId=passage.ref_id,
         materialTitle=passage.title,
         chunkIndex=passage.chunk_index,
-        pageNumber=passage.page_number,
+        pageNumber=first,
         quote=quote,
+        pageEnd=last,
     )
 
 

@@ -134,7 +134,7 @@ def normalize_query(query: str) -> str:
 # A sentence ends at . ! ? (or their CJK forms) followed by space, or -- for Korean text extracted
 # without spaces ("것이다.이는") -- at a Hangul syllable followed by a terminal mark and more Hangul.
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=\S)"
+    r"(?<=[.!?。！？])(?P<close>[\"'”’)\]]*)\s+(?=\S)"
     r"|(?<=[가-힣][.!?])(?=[가-힣A-Z])"
     r"|\n{2,}"
 )
@@ -146,7 +146,9 @@ def split_sentences(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        candidate = text[start : match.start()]
+        # Closing quotes and brackets after the full stop belong to the sentence ("… zeros!)"): a quote
+        # that lost them is no longer found verbatim on its page.
+        candidate = text[start : match.start() + len(match.group("close") or "")]
         if _ABBREVIATION.search(candidate.rstrip("\"'”’)]")):
             continue
         if candidate.strip():

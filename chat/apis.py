@@ -29,7 +29,8 @@ class CitationSerializer(serializers.Serializer):
     refId = serializers.CharField()
     materialTitle = serializers.CharField()
     chunkIndex = serializers.IntegerField()
-    pageNumber = serializers.IntegerField()
+    pageNumber = serializers.IntegerField(help_text="the page of the quoted sentence")
+    pageEnd = serializers.IntegerField(required=False, help_text="the page where the quote ends (a quote may run over a page break)")
     quote = serializers.CharField()
 
 

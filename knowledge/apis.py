@@ -223,11 +223,19 @@ class SearchApi(APIView):
         refId = serializers.CharField(source="chunk.material.ref_id")
         materialTitle = serializers.CharField(source="chunk.material.title")
         chunkIndex = serializers.IntegerField(source="chunk.chunk_index")
-        pageNumber = serializers.IntegerField(source="chunk.page_number")
+        pageNumber = serializers.SerializerMethodField(help_text="the page where the passage's own text begins")
+        pageEnd = serializers.SerializerMethodField(help_text="the page where it ends")
+        sectionTitle = serializers.CharField(source="chunk.section_title")
         score = serializers.FloatField()
         vectorScore = serializers.FloatField(source="vector_score", allow_null=True)
         lexicalScore = serializers.FloatField(source="lexical_score", allow_null=True)
         content = serializers.CharField(source="chunk.content")
+
+        def get_pageNumber(self, hit) -> int:  # noqa: N802 - the API's field name
+            return hit.chunk.own_pages[0]
+
+        def get_pageEnd(self, hit) -> int:  # noqa: N802
+            return hit.chunk.own_pages[1]
 
     @extend_schema(operation_id="search", request=InputSerializer, responses=HitSerializer(many=True))
     def post(self, request):

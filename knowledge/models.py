@@ -102,6 +102,9 @@ class Chunk(models.Model):
     section_level = models.PositiveSmallIntegerField(default=0)
     content_hash = models.CharField(max_length=64)
     term_count = models.PositiveIntegerField(default=0)  # analysed terms, the BM25 document length
+    # [[character offset, page number], ...] where each page of ``content`` begins: a quote carries the
+    # page of its own sentence (``baeum.chunking.quote_pages``). Empty for chunks stored before it existed.
+    page_starts = models.JSONField(default=list, blank=True)
 
     objects = OwnedManager()
 
@@ -119,6 +122,24 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.material_id}#{self.chunk_index} p.{self.page_number}"
+
+    def pages_of(self, quote: str) -> tuple[int, int]:
+        """Return the first and last page of ``quote``, a passage of this chunk's text."""
+        from baeum.chunking import quote_pages
+
+        return quote_pages(self.content, self.page_starts, quote, self.page_number)
+
+    @property
+    def own_pages(self) -> tuple[int, int]:
+        """The first and last page of the chunk's own text (the overlap repeated from the previous
+        chunk may sit on the page before)."""
+        return self.pages_between(self.overlap_chars, len(self.content))
+
+    def pages_between(self, start: int, end: int) -> tuple[int, int]:
+        """Return the first and last page of ``content[start:end]``."""
+        from baeum.chunking import page_span
+
+        return page_span(self.page_starts, start, end, self.page_number)
 
 
 class ChunkTerm(models.Model):

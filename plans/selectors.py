@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from baeum import study
+from baeum.chunking import looks_like_code
 from baeum.errors import NotFound
 from baeum.grounding import content_terms
 from baeum.text import is_hangul_heavy, sentence_spans
@@ -81,15 +82,29 @@ def _range_chunks(user, ranges: list[dict]):
     return chunks
 
 
-def _source(chunk) -> dict:
-    """Where a part, key point or question comes from: what the page viewer needs to open it."""
-    return {"refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": chunk.page_number}
+def _source(chunk, start: int = 0, end: int | None = None) -> dict:
+    """Where a part, key point or question comes from -- ``chunk.content[start:end]`` -- with the page
+    that text is on (and where it ends): what the page viewer needs to open and highlight it."""
+    first, last = chunk.pages_between(start, len(chunk.content) if end is None else end)
+    return {"refId": chunk.material.ref_id, "chunkIndex": chunk.chunk_index, "pageNumber": first, "pageEnd": last}
+
+
+def _page_parts(chunk, offset: int) -> list[dict]:
+    """Cut the chunk's text from ``offset`` at its page breaks: each part is shown under its own page."""
+    breaks = [start for start, _ in chunk.page_starts if start > offset] + [len(chunk.content)]
+    parts, start = [], offset
+    for end in breaks:
+        text = chunk.content[start:end].strip()
+        if text:
+            parts.append({**_source(chunk, start, end), "text": text})
+        start = end
+    return parts
 
 
 def _is_prose(sentence: str) -> bool:
     """Skip code, tables and formulas: key points and questions come from sentences of words."""
     visible = [char for char in sentence if not char.isspace()]
-    return bool(visible) and ">>>" not in sentence and sum(char.isalpha() for char in visible) / len(visible) >= 0.75
+    return bool(visible) and not looks_like_code(sentence) and sum(char.isalpha() for char in visible) / len(visible) >= 0.75
 
 
 def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
@@ -144,29 +159,32 @@ def _session_content(
     by the LLM when one is given (and checked against their sentence), else cloze questions built from
     the key terms of the key sentences."""
     content = SessionContent()
-    sentences: list[tuple[str, object]] = []
+    sentences: list[tuple[str, object, int]] = []  # (sentence, chunk, its offset in chunk.content)
     for chunk in _range_chunks(user, session.ranges):
         previous_in_range = (
             content.parts
             and content.parts[-1]["refId"] == chunk.material.ref_id
             and content.parts[-1]["chunkIndex"] == chunk.chunk_index - 1
         )
-        text = chunk.content[chunk.overlap_chars :] if previous_in_range and chunk.overlap_chars else chunk.content
-        content.parts.append({**_source(chunk), "text": text.strip()})
+        offset = chunk.overlap_chars if previous_in_range and chunk.overlap_chars else 0
+        text = chunk.content[offset:]
+        content.parts += _page_parts(chunk, offset)
         sentences += [
-            (text[start:end], chunk) for start, end in sentence_spans(text) if 25 <= end - start <= 400 and _is_prose(text[start:end])
+            (text[start:end], chunk, offset + start)
+            for start, end in sentence_spans(text)
+            if 25 <= end - start <= 400 and _is_prose(text[start:end])
         ]
     weights = dict(_weighted_terms(user, plan, "\n".join(part["text"] for part in content.parts))[:40])
     scored = []
-    for position, (sentence, chunk) in enumerate(sentences):
+    for position, (sentence, chunk, offset) in enumerate(sentences):
         terms = set(content_terms(sentence))
         score = sum(weights.get(term, 0.0) for term in terms) / math.sqrt(max(4, len(terms)))
-        scored.append((score, position, sentence, chunk))
+        scored.append((score, position, sentence, (chunk, offset)))
     best = sorted(scored, key=lambda item: -item[0])[:max_key_points]
-    for _, _, sentence, chunk in sorted(best, key=lambda item: item[1]):
-        content.key_points.append({"text": sentence, **_source(chunk)})
+    for _, _, sentence, where in sorted(best, key=lambda item: item[1]):
+        content.key_points.append({"text": sentence, **_quoted(sentence, where)})
     if llm is not None and best:
-        sources = [(sentence, chunk) for _, _, sentence, chunk in sorted(scored, key=lambda item: -item[0])[: max_questions * 2]]
+        sources = [(sentence, where) for _, _, sentence, where in sorted(scored, key=lambda item: -item[0])[: max_questions * 2]]
         written = study.short_answer_questions(
             llm,
             sentences=[sentence for sentence, _ in sources],
@@ -175,13 +193,13 @@ def _session_content(
         )
         if written:
             for item in written:
-                sentence, chunk = sources[item["source"]]
+                sentence, where = sources[item["source"]]
                 content.questions.append(
-                    {"question": item["question"], "answer": item["answer"], "citation": {**_source(chunk), "quote": sentence}}
+                    {"question": item["question"], "answer": item["answer"], "citation": {**_quoted(sentence, where), "quote": sentence}}
                 )
             return content
     used_terms: set[str] = set()
-    for _, _, sentence, chunk in sorted(scored, key=lambda item: -item[0]):
+    for _, _, sentence, where in sorted(scored, key=lambda item: -item[0]):
         if len(content.questions) >= max_questions:
             break
         lowered = sentence.casefold()
@@ -197,8 +215,13 @@ def _session_content(
         answer = sentence[start : start + len(term)]
         blanked = sentence[:start] + "_____" + sentence[start + len(term) :]
         used_terms.add(term)
-        content.questions.append({"question": blanked, "answer": answer, "citation": {**_source(chunk), "quote": sentence}})
+        content.questions.append({"question": blanked, "answer": answer, "citation": {**_quoted(sentence, where), "quote": sentence}})
     return content
+
+
+def _quoted(sentence: str, where: tuple) -> dict:
+    chunk, offset = where
+    return _source(chunk, offset, offset + len(sentence))
 
 
 def session_scope(*, session: StudySession) -> list[dict]:

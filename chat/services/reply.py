@@ -81,6 +81,7 @@ def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, 
         vector_score=vector_score,
         lexical_score=lexical_score,
         vector_threshold=embedder_for_model(model).answer_similarity if model else None,
+        page_starts=tuple(tuple(start) for start in chunk.page_starts),
     )
 
 

@@ -170,6 +170,7 @@ def _store(material, pages, chunks, vectors, embedder) -> None:
                 overlap_chars=chunk.overlap_chars,
                 section_title=chunk.section_title[:300],
                 section_level=chunk.section_level,
+                page_starts=[list(start) for start in chunk.page_starts],
                 content_hash=content_hash(chunk.content),
             )
             for chunk in chunks

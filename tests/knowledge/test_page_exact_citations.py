@@ -1,0 +1,104 @@
+"""Every quote carries the page of the sentence it quotes: plan key points, practice questions and
+session parts, chat citations and search hits, on real books (../shared/samples) and generated PDFs."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from baeum.chunking import PageText, chunk_pages, looks_like_code, page_span, quote_pages
+from baeum.text import split_sentences
+from chat.services.conversations import conversation_create
+from chat.services.reply import chat_reply
+from knowledge.models import MaterialPage
+from plans.models import Plan
+from plans.selectors import session_content
+from plans.services.plans import plan_create, plan_generate
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "text"
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text).casefold()
+
+
+def _first_prose_sentence(text: str) -> list[str]:
+    for sentence in split_sentences(text):
+        words = sentence.split()
+        letters = sum(char.isalpha() for char in sentence)
+        if len(words) >= 5 and letters >= 0.7 * len(sentence.replace(" ", "")) and not looks_like_code(sentence):
+            return [sentence]
+    return []
+
+
+def quote_is_on_its_pages(owner, ref_id: str, quote: str, first: int, last: int) -> bool:
+    """The quote is on page ``first`` (when it runs over a page break: starts on ``first``, ends on ``last``)."""
+    pages = {
+        page.number: _squeezed(page.text)
+        for page in MaterialPage.objects.for_user(owner).filter(material__ref_id=ref_id, number__in={first, last})
+    }
+    squeezed = _squeezed(quote)
+    if first == last:
+        return squeezed in pages.get(first, "")
+    edge = min(20, len(squeezed) // 2)
+    return squeezed[:edge] in pages.get(first, "") and squeezed[-edge:] in pages.get(last, "")
+
+
+def test_chunks_record_where_each_page_begins():
+    pages = [PageText(1, "Alpha one. " * 30), PageText(2, "Beta two. " * 30), PageText(3, "Gamma three. " * 30)]
+
+    chunks = chunk_pages(pages, target_tokens=120, overlap=0.12)
+
+    words = {1: ("Alpha", "one"), 2: ("Beta", "two"), 3: ("Gamma", "three")}
+    for chunk in chunks:
+        assert chunk.page_starts[0] == (0, chunk.page_start)
+        bounds = [start for start, _ in chunk.page_starts[1:]] + [len(chunk.content)]
+        for (start, number), end in zip(chunk.page_starts, bounds, strict=True):
+            segment = set(chunk.content[start:end].replace(".", " ").split())
+            assert segment <= set(words[number]), (number, segment)  # only that page's words
+        for number, (word, _) in words.items():
+            position = chunk.content.find(word)
+            if position >= 0:
+                assert page_span(chunk.page_starts, position, position + len(word), chunk.page_start)[0] == number
+    spanning = next(chunk for chunk in chunks if chunk.page_start != chunk.page_end)
+    assert quote_pages(spanning.content, spanning.page_starts, spanning.content, spanning.page_start) == (spanning.page_start, spanning.page_end)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+@pytest.mark.parametrize("book", ["pcasm-book-english.pdf", "pcasm-book-korean.pdf"])
+def test_every_cited_quote_of_plans_chat_and_search_is_on_its_cited_page(user, ingest, book):
+    material = ingest(user, (SAMPLES / book).read_bytes(), book)
+    assert material.status == "READY", material.error_message
+    plan = plan_create(owner=user, title=book, ref_ids=[material.ref_id], minutes_per_session=25, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+
+    wrong, checked = [], 0
+    for session in plan.sessions.all():
+        content = session_content(user=user, plan=plan, session=session)
+        quotes = [(point["text"], point) for point in content.key_points]
+        quotes += [(question["citation"]["quote"], question["citation"]) for question in content.questions]
+        # A part of the session's text is shown under its page: its first sentence of prose is on that page.
+        quotes += [(sentence, part) for part in content.parts for sentence in _first_prose_sentence(part["text"])]
+        for quote, source in quotes:
+            checked += 1
+            if not quote_is_on_its_pages(user, material.ref_id, quote, source["pageNumber"], source.get("pageEnd", source["pageNumber"])):
+                wrong.append((session.number, source["pageNumber"], quote[:80]))
+
+    korean = "korean" in book
+    questions = (
+        ["스택이란 무엇인가?", "2의 보수는 무엇인가?", "리틀 엔디안이란?", "인터럽트란 무엇인가?", "레지스터란 무엇인가?"]
+        if korean
+        else ["What is the stack?", "What is two's complement?", "What is little endian?", "What is an interrupt?", "What does the CALL instruction do?"]
+    )
+    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+    for question in questions:
+        reply = chat_reply(conversation=conversation, content=question)
+        for citation in reply.citations:
+            checked += 1
+            if not quote_is_on_its_pages(user, material.ref_id, citation["quote"], citation["pageNumber"], citation["pageEnd"]):
+                wrong.append(("chat", citation["pageNumber"], citation["quote"][:80]))
+
+    assert checked > 60
+    assert wrong == [], f"{len(wrong)} of {checked} quotes are not on their cited page: {wrong}"
