@@ -45,6 +45,9 @@ class Material(models.Model):
     error_code = models.CharField(max_length=40, blank=True)
     error_message = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # Which extraction produced the stored pages and chunks (``knowledge.services.ingest.EXTRACTOR``);
+    # materials read by an older one are re-read by `manage.py reextract` from the kept original.
+    extractor = models.CharField(max_length=40, blank=True)
 
     # The model of the embeddings search uses for this material (all its chunks have it).
     embedding_model = models.CharField(max_length=100, blank=True)

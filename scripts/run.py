@@ -127,6 +127,7 @@ def main() -> int:
         if SETTINGS.endswith(".local"):
             manage("demo_account")  # the published demo login: local installs only
         manage("upgrade_embeddings")  # materials from before the quality embedder was on (a no-op when off)
+        manage("reextract", "--check")  # offers to re-read materials made by an older extractor
         port = os.environ.get("PORT", "8000")
         for command, niced in children_commands(port):
             children.append(subprocess.Popen(command, cwd=ROOT, env=ENV, preexec_fn=(lambda: os.nice(10)) if niced else None))

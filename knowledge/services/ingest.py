@@ -29,6 +29,9 @@ from .materials import material_upgrade_start
 logger = logging.getLogger(__name__)
 Status = Material.Status
 _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
+# Bump when extraction or chunking changes what is stored, so `manage.py reextract` re-reads older
+# materials. "pdfium-2": PDF text by PDFium, chunks with page offsets (pypdf's had neither: "").
+EXTRACTOR = "pdfium-2"
 
 
 @contextlib.contextmanager
@@ -188,5 +191,6 @@ def _store(material, pages, chunks, vectors, embedder) -> None:
         progress_total=len(rows),
         embedding_model=embedder.model,
         embedding_dimension=embedder.dimension,
+        extractor=EXTRACTOR,
         ready_at=timezone.now(),
     )

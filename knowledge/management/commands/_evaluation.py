@@ -86,3 +86,30 @@ def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True, 
         for material in Material.objects.for_user(user):
             material_delete(material=material)
         user.delete()
+
+
+@contextmanager
+def throwaway_documents(paths: list[Path], *, stream, show_progress: bool = True, quality: str = ""):
+    """Ingest each file as one material through the real pipeline for a new user (then, with
+    ``quality``, re-embed in place); yield ``(user, {file stem: material})``; delete everything after."""
+    user = get_user_model().objects.create_user(email=f"eval-{secrets.token_hex(4)}@baeum.invalid", password=None)
+    materials: dict[str, Material] = {}
+    try:
+        for path in tqdm(paths, desc="Ingesting documents", file=stream, disable=not show_progress, unit="doc"):
+            material = material_create(owner=user, upload=SimpleUploadedFile(path.name, path.read_bytes()), title=path.stem, enqueue=False)
+            material_ingest(material_id=material.pk, upgrade=False)
+            material.refresh_from_db()
+            if material.status != Material.Status.READY:
+                raise CommandError(f"{path.name} failed to ingest: {material.error_message}")
+            materials[path.stem] = material
+        if quality:
+            Material.objects.for_user(user).update(pending_embedding_model=quality)
+            for material in tqdm(materials.values(), desc=f"Re-embedding ({quality})", file=stream, disable=not show_progress, unit="doc"):
+                material_reembed(material_id=material.pk, model=quality)
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE knowledge_chunk, knowledge_chunkterm, knowledge_chunkembedding")
+        yield user, materials
+    finally:
+        for material in Material.objects.for_user(user):
+            material_delete(material=material)
+        user.delete()
