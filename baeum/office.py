@@ -66,7 +66,8 @@ _NAMES = {
     "text": "plain text",
     "binary": "unknown binary data",
 }
-_SUFFIXES = {DOCX: ".docx", PPTX: ".pptx", HWPX: ".hwpx", "pdf": ".pdf"}
+_SUFFIXES = {DOCX: ".docx", PPTX: ".pptx", HWPX: ".hwpx"}
+_RENAME_TO = {**_SUFFIXES, "pdf": ".pdf", "text": ".txt"}  # what the file really is, when Baeum reads that too
 
 
 def sniff_office(head: bytes) -> str | None:
@@ -149,8 +150,8 @@ def _holds_encrypted_package(path: Path) -> bool:
 
 def _mismatch(filename: str, kind: str, actual: str) -> ExtractionError:
     expected = _SUFFIXES[kind]
-    if actual in _SUFFIXES:
-        hint = f"Rename it to {_SUFFIXES[actual]} and upload it again."
+    if actual in _RENAME_TO:
+        hint = f"Rename it to {_RENAME_TO[actual]} and upload it again."
     else:
         hint = f"Open it in its program, save it as {expected}, and upload it again."
     what = _NAMES.get(actual, _NAMES["binary"])
@@ -217,7 +218,7 @@ def _child_error(code: str, detail: str, *, kind: str, filename: str) -> Extract
     if code == "too_complex":
         return ExtractionError(
             "too_complex",
-            f"“{filename}” is too large or too complex to read safely ({detail}); it may be a compressed 'zip bomb'. "
+            f"“{filename}” is too large or too complex to read safely ({detail}); it may be a 'zip bomb'. "
             "Save it again from its program, or split it into smaller files.",
         )
     if code == "too_much_text":

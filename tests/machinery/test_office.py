@@ -229,6 +229,26 @@ def test_a_long_document_is_cut_into_virtual_pages_at_paragraph_boundaries(tmp_p
     assert [text.strip() for page in pages for text in page.text.split("\n\n")] == [text.strip() for text in paragraphs]
 
 
+WORD_XML = (
+    'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+    'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+)
+
+
+def test_text_boxes_are_read_once_and_content_controls_are_looked_through(tmp_path):
+    """A text box is written twice (the DrawingML Choice and a VML Fallback); only the Choice is read."""
+    box = "<w:txbxContent><w:p><w:r><w:t>Box text</w:t></w:r></w:p></w:txbxContent>"
+    body = (
+        "<w:p><w:r><w:t>Before the box.</w:t></w:r><w:r><mc:AlternateContent>"
+        f'<mc:Choice Requires="wps"><w:drawing>{box}</w:drawing></mc:Choice><mc:Fallback><w:pict>{box}</w:pict></mc:Fallback>'
+        "</mc:AlternateContent></w:r></w:p>"
+        "<w:sdt><w:sdtContent><w:p><w:r><w:t>Inside a content control.</w:t></w:r></w:p></w:sdtContent></w:sdt>"
+    )
+    xml = f"<w:document {WORD_XML}><w:body>{body}</w:body></w:document>"
+    pages = _read(tmp_path, _rezip(_document(), word__document_dot_xml=xml.encode()), "boxes.docx")
+    assert pages[0].text.split("\n\n") == ["Before the box.", "Box text", "Inside a content control."]
+
+
 def test_an_hwpx_document_is_read_in_section_order_with_headings_lists_and_tables(tmp_path):
     pages = _read(tmp_path, _hwpx(), "notes.hwpx")
     assert [page.number for page in pages] == [1, 2]
@@ -304,7 +324,7 @@ def _blank_deck() -> bytes:
         ("old.docx", lambda: office.OLE2_MAGIC + bytes(4096), "content_mismatch", ".doc"),
         ("cut.docx", lambda: _document()[: len(_document()) // 2], "malformed", "damaged"),
         ("broken.pptx", _broken_slide_xml, "malformed", "damaged"),
-        ("text.docx", lambda: "그냥 텍스트 파일이다.\n".encode(), "content_mismatch", "plain text"),
+        ("text.docx", lambda: "그냥 텍스트 파일이다.\n".encode(), "content_mismatch", "Rename it to .txt"),
         ("slides.docx", _deck, "content_mismatch", "Rename it to .pptx"),
         ("chapter.pptx", _document, "content_mismatch", "Rename it to .docx"),
         ("notes.hwpx", _document, "content_mismatch", "Rename it to .docx"),
@@ -331,7 +351,7 @@ def test_archive_limits_refuse_before_anything_is_parsed():
         for limits, words in [
             (officeworker.ArchiveLimits(max_entries=5), "parts"),
             (officeworker.ArchiveLimits(max_uncompressed_bytes=2 * 1024 * 1024), "uncompressed"),
-            (officeworker.ArchiveLimits(max_compression_ratio=5, ratio_grace_bytes=1000), "zip bomb"),
+            (officeworker.ArchiveLimits(max_compression_ratio=5, ratio_grace_bytes=1000), "compressed"),
             (officeworker.ArchiveLimits(max_xml_bytes=1024), "XML"),
         ]:
             with pytest.raises(officeworker.Refused) as caught:
