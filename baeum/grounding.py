@@ -136,46 +136,280 @@ def judge_evidence(
 
 
 # --- Extractive answer ---------------------------------------------------------------------
+#
+# An offline answer is made of whole, readable sentences of the passages: never a heading, a title
+# line, a code line, a contact or reference entry, a fragment cut off by the chunk overlap, or a list
+# lead-in without its list. A "what is X" question opens with the sentence that defines X.
+
+# Sentences shorter than this are stray marks and numbers ("3.", "p. 12").
+MIN_SENTENCE_CHARS = 12
+# Fewer words than this is a fragment, not an explanation ("longer.", "two hopeful things.").
+MIN_WORDS = 5
+# Korean words (eojeol) carry their particles and endings, so three already make a clause ("인출은 과정이다.").
+MIN_WORDS_HANGUL = 3
+# A line this short that does not end like a sentence is a title ("1.2 Why We Forget: The Forgetting Curve").
+HEADING_MAX_WORDS = 12
+# Code has many operators and brackets; prose (even with a formula or a citation mark) has few.
+CODE_SYMBOLS = frozenset("{}[]<>=;|&\\^~$@#+`")
+CODE_SYMBOL_SHARE = 0.08
+CODE_MIN_SYMBOLS = 3
+# A list lead-in brings at most this many item sentences with it (a long list is a reading, not an answer).
+LIST_MAX_ITEMS = 6
+# Term overlap (Jaccard) at which a second sentence says nothing new (a glossary entry restating the text).
+NEAR_DUPLICATE = 0.6
+# Puts the sentence that defines X ahead of every other candidate for "what is X" (scores are at most ~1.2).
+DEFINITION_BONUS = 1.0
+# A supporting sentence must share at least this part of the best sentence's question terms: one that
+# only shares a common verb ("…것으로 보인다" for "무엇을 보여 주는가") is noise.
+SUPPORT_MIN_SHARE = 0.5
+# A sentence opening with "It"/"This"/"그" leans on the sentence before it, which the answer may lack.
+ANAPHORIC_OPENING_PENALTY = 0.1
+# Relevance tie-breakers: prefer higher-ranked passages and earlier sentences; penalise very long sentences.
+PASSAGE_RANK_WEIGHT = 0.15
+POSITION_WEIGHT = 0.02
+LONG_SENTENCE_CHARS = 300
+LONG_SENTENCE_PENALTY = 0.0005  # per character beyond LONG_SENTENCE_CHARS
+
+# Ends like a sentence: punctuation (then closing quotes, or a note such as "[citation needed]"), or a
+# Korean declarative ending written without a full stop ("… 번역되어 있다").
+_TERMINAL_PUNCTUATION = re.compile(r"(?:[.!?。！？…:;]['\"”’)\]]*|[가-힣]다)(?:\s*\[[^\]]{1,40}\])?$")
+_EMAIL_OR_URL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.", re.IGNORECASE)
+_AUTHOR_LINE = re.compile(
+    r"©|\b(?i:copyright|all rights reserved)\b|\bISBN\b"
+    r"|^(?:[Bb]y|[Ww]ritten by|[Ee]dited by|[Tt]ranslated by|Authors?:)\s+(?:(?:and\s+)?[A-Z][\w.'-]*,?\s*){1,8}$"
+)
+_REFERENCE_ENTRY = re.compile(
+    r"^\s*\[\d{1,3}\]\s|\bdoi:\s*10\.|\bpp\.\s*\d+\s*[-–]\s*\d+|^[A-Z][\w'-]+,\s(?:[A-Z]\.\s?){1,3}"
+    r"|^[A-Z][^.]{0,80}\(\d{4}[a-z]?\)\.\s"
+)
+_CODE_LINE = re.compile(
+    r"^\s*(?:>>>|\.\.\.\s|\$\s|#include\b|(?:def|class|import|return|public|private|static|void|int)\s+\w+[\s(:;=]|//|/\*)"
+    r"|^\s*(?:\w+:\s*)?(?i:mov|movzx|movsx|lea|push|pop|call|ret|jmp|j[a-z]{1,3}|add|sub|cmp|test|inc|dec|and|or|xor|not|shl|shr"
+    r"|mul|imul|div|idiv|int|loop|enter|leave)\s+[\w\[\]+*]+(?:\s*,\s*[\w\[\]+*'-]+)?\s*(?:;.*)?$"
+)
+_LIST_ITEM = re.compile(r"^\s*(?:[-•*·▪●◦]|\(?\d{1,2}[.)]|[a-z][.)])\s+\S")
+# Announces what follows ("… include the following:", "… 다음과 같다."): it needs what it announces.
+_LIST_LEAD_IN = re.compile(r":\s*$|(?:as follows|the following)[.:]?\s*$|다음과\s*같(?:다|습니다|이\s*\S+다)\.?\s*$", re.IGNORECASE)
+# "... found by the following two steps: 1." — the sentence splitter cut the first item's number off.
+_DANGLING_LEAD_IN = re.compile(r":\s+\(?(?:\d{1,2}|[a-z])[.)]\s*$")
+
+_DEFINITION_QUESTION_EN = re.compile(
+    r"^\s*(?:so\s+|and\s+)?(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?(?P<what>.+?)"
+    r"|what\s+does\s+(?:an?\s+|the\s+)?(?P<mean>.+?)\s+mean|define\s+(?:an?\s+|the\s+)?(?P<define>.+?))\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+_DEFINITION_QUESTION_KO = re.compile(
+    r"^\s*(?P<what>.+?)\s*(?:이란|란|이라는\s*것은|라는\s*것은|은|는|이|가)\s*"
+    r"(?:무엇|뭐|뭔)(?:인가요|인가|입니까|이에요|이야|예요|야|인지|지|가요)?\s*[?.!]*\s*$"
+)
+# How many words a defined term may have ("the spacing effect", "복습 간격 일정"): longer is a real question.
+DEFINED_TERM_MAX_WORDS = 5
+_ANAPHORIC_OPENING = re.compile(r"^(?:It|Its|This|That|These|Those|They|Their|He|His|She|Her)\b|^(?:그|이|저)(?:\s|것|는|들|러한|런|와|에)")
+_LEADING_MARKUP = re.compile(r"^[\s*_\"“'‘(]+")
+_ENGLISH_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+# After the term: "X is a/the …", "X are …", "X refers to …", "**X** — …" (not "X is hard", "X does …").
+_DEFINES_EN = re.compile(
+    r"^[*_]{0,2}\s*(?:(?:is|was)\s+(?:a|an|the|one|any)\b|(?:are|were)\s+(?!not\b)\w|refers\s+to\b|means\b|[—–:-]\s)", re.IGNORECASE
+)
+# After the term a topic or subject particle (or a glossary dash), and a copula or "말한다" at the end:
+# "X는 …하는 과정이다." defines; "X는 두 가지 원리를 결합한다." says something else about X.
+_DEFINES_KO = re.compile(r"^[*_]{0,2}\s*(?:이란|란|은|는|이|가|[—–:-])\s")
+_DEFINITION_END_KO = re.compile(r"(?:이다|입니다|이에요|(?:을|를)\s*(?:말한다|뜻한다|가리킨다|의미한다)|(?:이)?라고\s*(?:한다|부른다))\.$")
 
 
 def _sentences(passage: Passage) -> list[str]:
     return [passage.text[start:end] for start, end in sentence_spans(passage.text)]
 
 
+def defined_term(question: str) -> str:
+    """Return X when the question asks what X is ("What is spaced repetition?", "간격 반복이란 무엇인가?"), else ""."""
+    match = _DEFINITION_QUESTION_KO.match(question) if is_hangul_heavy(question) else _DEFINITION_QUESTION_EN.match(question)
+    if not match:
+        return ""
+    term = next(value for value in match.groupdict().values() if value)
+    term = _ENGLISH_ARTICLE.sub("", term.strip())
+    return term if len(term.split()) <= DEFINED_TERM_MAX_WORDS else ""
+
+
+def is_definition(sentence: str, term: str) -> bool:
+    """Tell whether ``sentence`` defines ``term``: "X is …", "**X** — …", "X는 …이다"."""
+    if not term:
+        return False
+    opening = _ENGLISH_ARTICLE.sub("", _LEADING_MARKUP.sub("", sentence))
+    # The term as the learner wrote it, with or without spaces ("인출 연습" / "인출연습").
+    term_pattern = r"\s*".join(re.escape(character) for character in re.sub(r"\s+", "", term))
+    match = re.match(term_pattern, opening, re.IGNORECASE)
+    if not match:
+        return False
+    rest = opening[match.end() :]
+    if is_hangul_heavy(term):
+        return bool(_DEFINES_KO.match(rest) and _DEFINITION_END_KO.search(sentence.rstrip()))
+    return bool(_DEFINES_EN.match(rest))
+
+
+def _word_count(sentence: str) -> int:
+    return len(sentence.split())
+
+
+def is_heading(sentence: str) -> bool:
+    """A title line: short and not ending like a sentence ("Spaced Repetition", "4.4 The CALL and RET Instructions")."""
+    return _word_count(sentence) <= HEADING_MAX_WORDS and not _TERMINAL_PUNCTUATION.search(sentence.strip())
+
+
+def is_code(sentence: str) -> bool:
+    """A line of code or assembly ("mov eax, 1", ">>> print(x)", "x = y[i] + 1;")."""
+    if _CODE_LINE.search(sentence):
+        return True
+    if is_hangul_heavy(sentence):
+        return False  # code is ASCII; Korean prose uses <…> and + in titles ("<소설, 영화와 만나다>")
+    characters = [character for character in sentence if not character.isspace()]
+    symbols = sum(character in CODE_SYMBOLS for character in characters)
+    return symbols >= CODE_MIN_SYMBOLS and symbols / max(1, len(characters)) > CODE_SYMBOL_SHARE
+
+
+def is_fragment(sentence: str) -> bool:
+    """Too few words to explain anything on its own."""
+    minimum = MIN_WORDS_HANGUL if is_hangul_heavy(sentence) else MIN_WORDS
+    return len(sentence) < MIN_SENTENCE_CHARS or _word_count(sentence) < minimum
+
+
+def is_readable_sentence(sentence: str, *, opens_passage: bool = False) -> bool:
+    """Whether a passage sentence can stand in an answer as prose.
+
+    ``opens_passage``: the passage's first sentence, which a chunk overlap may have cut mid-sentence
+    ("who practised recall usually remember more.").
+    """
+    if is_fragment(sentence) or is_heading(sentence) or is_code(sentence) or _DANGLING_LEAD_IN.search(sentence):
+        return False
+    if _EMAIL_OR_URL.search(sentence) or _AUTHOR_LINE.search(sentence) or _REFERENCE_ENTRY.search(sentence):
+        return False
+    return not (opens_passage and sentence[:1].islower())
+
+
+def _without_leading_heading(sentence: str) -> str:
+    """Drop a title line glued to its sentence by a single line break ("Chapter 1 Registers\\nA register is …")."""
+    first, separator, rest = sentence.partition("\n")
+    if separator and rest.strip() and is_heading(first):
+        return rest.strip()
+    return sentence
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    score: float
+    rank: int  # the passage's retrieval rank
+    position: int  # the sentence's index in its passage
+    sentence: str
+    passage: Passage
+    defining: bool
+    terms: frozenset
+    items: tuple[str, ...] = ()  # the list a lead-in introduces, quoted with it
+    overlap: float = 0.0  # the share of the question's terms the sentence contains
+
+
+def _passage_candidates(query: Counter, term: str, rank: int, passage: Passage) -> list[_Candidate]:
+    candidates = []
+    for position, raw in enumerate(_sentences(passage)):
+        sentence = _without_leading_heading(raw)
+        terms = frozenset(content_terms(sentence))
+        if not terms or not is_readable_sentence(sentence, opens_passage=position == 0):
+            continue
+        overlap = sum(1 for word in query if word in terms) / len(query)
+        if overlap == 0:
+            continue
+        items = () if _LIST_ITEM.match(sentence) else tuple(_list_items(passage, position))
+        if any(is_code(item) for item in items):
+            items = ()  # a code listing is not prose to quote
+        if _LIST_LEAD_IN.search(sentence) and not items:
+            continue  # a lead-in whose list is not in this passage would dangle
+        defining = is_definition(sentence, term)
+        score = (
+            overlap
+            + PASSAGE_RANK_WEIGHT / (1 + rank)
+            + POSITION_WEIGHT / (1 + position)
+            - LONG_SENTENCE_PENALTY * max(0, len(sentence) - LONG_SENTENCE_CHARS)
+            + (DEFINITION_BONUS if defining else 0.0)
+            - (ANAPHORIC_OPENING_PENALTY if _ANAPHORIC_OPENING.match(sentence) else 0.0)
+        )
+        candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, items, overlap))
+    return candidates
+
+
+def _is_truncated_copy(candidate: _Candidate, candidates: list[_Candidate]) -> bool:
+    """A sentence that is part of a longer candidate: the overlap of two chunks cut it."""
+    return any(candidate.sentence != other.sentence and candidate.sentence in other.sentence for other in candidates)
+
+
+def _repeats(candidate: _Candidate, chosen: list[_Candidate]) -> bool:
+    return any(
+        candidate.sentence == other.sentence or len(candidate.terms & other.terms) / len(candidate.terms | other.terms) >= NEAR_DUPLICATE
+        for other in chosen
+    )
+
+
+def _quoted(chosen: list[_Candidate]) -> set[str]:
+    return {line for candidate in chosen for line in (candidate.sentence, *candidate.items)}
+
+
+def _choose(candidates: list[_Candidate], max_sentences: int) -> list[_Candidate]:
+    """The best candidates, best first, up to ``max_sentences`` lines, skipping repeats and sentences
+    that share too little of the question; a lead-in takes over the items of its list."""
+    candidates = sorted(candidates, key=lambda candidate: (-candidate.score, candidate.rank))
+    chosen: list[_Candidate] = []
+    for candidate in candidates:
+        if chosen and candidate.overlap < SUPPORT_MIN_SHARE * chosen[0].overlap:
+            continue
+        if candidate.sentence in _quoted(chosen) or _repeats(candidate, chosen) or _is_truncated_copy(candidate, candidates):
+            continue
+        chosen = [other for other in chosen if other.sentence not in candidate.items] + [candidate]
+        if sum(1 + len(other.items) for other in chosen) >= max_sentences:
+            break  # a list counts line by line: after a list, the answer is long enough
+    return chosen
+
+
+def _prose_order(chosen: list[_Candidate]) -> list[_Candidate]:
+    """The best sentence first (the definition, for "what is X"); then the others passage by passage,
+    in the order the passages were chosen, each passage's sentences in the order of its text."""
+    lead, *rest = chosen
+    passages = list(dict.fromkeys(candidate.passage.n for candidate in chosen))
+    return [lead, *sorted(rest, key=lambda candidate: (passages.index(candidate.passage.n), candidate.position))]
+
+
+def _list_items(passage: Passage, position: int) -> list[str]:
+    """The list that follows the sentence at ``position`` (its lead-in): items and their continuations."""
+    spans = sentence_spans(passage.text)
+    items: list[str] = []
+    for index in range(position + 1, min(len(spans), position + 1 + LIST_MAX_ITEMS)):
+        start, end = spans[index]
+        sentence = passage.text[start:end]
+        continues_item = bool(items) and "\n" not in passage.text[spans[index - 1][1] : start]
+        if not (_LIST_ITEM.match(sentence) or continues_item):
+            break
+        items.append(sentence)
+    return items
+
+
+def _lines(candidate: _Candidate) -> list[str]:
+    """The answer lines for one chosen sentence (a list lead-in brings its items), each cited."""
+    return [f"{line} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
+
+
 def extractive_answer(question: str, passages: list[Passage], *, max_sentences: int = 3) -> Answer:
-    """Pick the passage sentences that best answer the question, most relevant first, each cited."""
+    """Answer with the passage sentences that best answer the question, each cited, read as prose:
+    the defining sentence first for "what is X", then sentences in the order of their passage."""
     query = Counter(content_terms(question))
     if not query:
         return Answer(text="", refused=True)
-    candidates: list[tuple[float, int, str, Passage]] = []
-    for rank, passage in enumerate(passages):
-        for position, sentence in enumerate(_sentences(passage)):
-            terms = set(content_terms(sentence))
-            if len(sentence) < 12 or not terms:
-                continue
-            overlap = sum(1 for term in query if term in terms) / len(query)
-            if overlap == 0:
-                continue
-            # Prefer overlap, then higher-ranked passages, then earlier sentences; penalise very long ones.
-            score = overlap + 0.15 / (1 + rank) + 0.02 / (1 + position) - 0.0005 * max(0, len(sentence) - 300)
-            candidates.append((score, -rank, sentence, passage))
-    candidates.sort(key=lambda item: (-item[0], -item[1]))
-    chosen: list[tuple[str, Passage]] = []
-    seen: set[str] = set()
-    for _, _, sentence, passage in candidates:
-        if sentence in seen:
-            continue
-        seen.add(sentence)
-        chosen.append((sentence, passage))
-        if len(chosen) >= max_sentences:
-            break
+    term = defined_term(question)
+    candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, term, rank, passage)]
+    chosen = _choose(candidates, max_sentences)
     if not chosen:
         return Answer(text="", refused=True)
     citations: dict[int, Citation] = {}
     parts = []
-    for sentence, passage in chosen:
-        parts.append(f"{sentence} [{passage.n}]")
-        citations.setdefault(passage.n, _citation(passage, sentence))
+    for candidate in _prose_order(chosen):
+        parts += _lines(candidate)
+        citations.setdefault(candidate.passage.n, _citation(candidate.passage, candidate.sentence))
     return Answer(text="\n".join(parts), citations=sorted(citations.values(), key=lambda c: c.n), generator="extractive")
 
 

@@ -26,7 +26,7 @@ from knowledge.selectors import chunk_range, chunk_search_hybrid
 from knowledge.services.embedding import embedder_for_model
 
 from ..models import Conversation, Message
-from .memory import Memory, memory_load, memory_record_turn
+from .memory import STUDY_GOAL_EN, Memory, extract_entities, is_question, memory_load, memory_record_turn
 
 _ANAPHORA_EN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|his|her)\b", re.IGNORECASE)
 _ANAPHORA_KO = re.compile(r"(?:^|\s)(?:그|이|저)\s+\S+|그것|이것|저것|그거|이거|거기|그들|그곳|해당")
@@ -43,7 +43,14 @@ def chat_settings() -> dict:
 
 def resolve_references(question: str, memory: Memory) -> str:
     """Make a follow-up question stand alone: "그 회사 매출은?" after talking about A사 → "A사 매출은?"."""
-    previous = next((entry for entry in reversed(memory.recent) if not entry.get("refused") and entry["question"]), None)
+    previous = next(
+        (
+            entry
+            for entry in reversed(memory.recent)
+            if not entry.get("refused") and entry["question"] and conversation_kind(entry["question"]) is None
+        ),
+        None,
+    )
     topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
     has_anaphora = bool(_ANAPHORA_EN.search(question) or _ANAPHORA_KO.search(question))
     if not has_anaphora or (previous is None and not topic):
@@ -54,6 +61,80 @@ def resolve_references(question: str, memory: Memory) -> str:
     keep = [term for term in dict.fromkeys(context_terms) if len(term) > 1][:4]
     prefix = " ".join(keep) or topic
     return normalize_query(f"{prefix} {stripped}")
+
+
+# --- Conversation: greetings, thanks and statements about the learner ---------------------
+#
+# These are not questions about the materials: they get a short reply that claims nothing about the
+# materials (so there is nothing to cite or refuse), and a statement's facts go to memory with the turn.
+
+CONVERSATION = "conversation"  # the generator of these replies
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?: there| tutor| baeum)?$|^(?:안녕|안녕하세요|안녕하십니까|반가워|반가워요|반갑습니다)$"
+)
+_THANKS = re.compile(
+    r"^(?:thanks|thank you|thanks a lot|thank you (?:so|very) much|many thanks|thx|ty)(?: tutor| baeum)?$"
+    r"|^(?:고마워|고마워요|고맙습니다|감사합니다|감사해요|땡큐)$"
+)
+# Punctuation, emoticons and symbols around a greeting ("Hi!", "고마워요~ ^^").
+_NOT_A_WORD = re.compile(r"[^\w\s']+|_")
+
+_GREETING_REPLY_EN = (
+    "Hello! I'm your study tutor. Ask me about your materials and I'll answer only from them, citing the chunk and page. "
+    "You can also tell me things like your exam date, and I'll remember them."
+)
+_GREETING_REPLY_KO = (
+    "안녕하세요! 저는 올려 주신 학습 자료로만 답하는 튜터예요. 자료에 대해 물어보시면 근거가 된 청크와 쪽수를 밝혀 답해 드려요. "
+    "시험 날짜처럼 알려 주신 내용은 기억해 둘게요."
+)
+_THANKS_REPLY_EN = "You're welcome! Ask me anything else about your materials; I answer only from them, citing the chunk and page."
+_THANKS_REPLY_KO = "천만에요! 자료에 대해 더 궁금한 것이 있으면 물어보세요. 자료에 있는 내용으로만, 청크와 쪽수를 밝혀 답해 드려요."
+_NOTED_EN = "Got it, I'll remember that {facts}. Ask me about your materials whenever you're ready."
+_NOTED_KO = "알겠어요. {facts} — 기억해 둘게요. 자료에 대해 궁금한 것을 물어보세요."
+
+
+def _small_talk_words(text: str) -> str:
+    return " ".join(_NOT_A_WORD.sub(" ", text).casefold().split())
+
+
+def conversation_kind(text: str) -> str | None:
+    """Return "greeting", "thanks" or "statement" for a message that asks nothing of the materials, else None.
+
+    A greeting or thanks is the whole message ("Hi!", "감사합니다"); a statement tells a fact about the
+    learner ("My exam is on Friday.", "내 시험은 금요일이야") and asks nothing. "What is my exam date?" asks.
+    """
+    words = _small_talk_words(text)
+    if _GREETING.match(words):
+        return "greeting"
+    if _THANKS.match(words):
+        return "thanks"
+    if not is_question(text) and extract_entities(text, turn=0):
+        return "statement"
+    return None
+
+
+def _restated(fact: dict, *, korean: bool) -> str:
+    if korean:
+        return f"{fact['key']}: {fact['value']}"
+    if fact["key"] == STUDY_GOAL_EN:
+        return f"you're studying for {fact['value']}"
+    return f"your {fact['key']} is {fact['value']}"
+
+
+def _conversation_answer(question: str) -> Answer | None:
+    """Reply briefly to a greeting, thanks or statement, in the learner's language; None for a question."""
+    kind = conversation_kind(question)
+    if kind is None:
+        return None
+    korean = is_hangul_heavy(question)
+    if kind == "greeting":
+        text = _GREETING_REPLY_KO if korean else _GREETING_REPLY_EN
+    elif kind == "thanks":
+        text = _THANKS_REPLY_KO if korean else _THANKS_REPLY_EN
+    else:
+        facts = [_restated(fact, korean=korean) for fact in extract_entities(question, turn=0)]
+        text = _NOTED_KO.format(facts=", ".join(facts)) if korean else _NOTED_EN.format(facts=" and ".join(facts))
+    return Answer(text=text, confidence=1.0, generator=CONVERSATION)
 
 
 # --- Retrieval -----------------------------------------------------------------------------
@@ -271,8 +352,8 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
     started = time.perf_counter()
     memory = memory_load(conversation=conversation)
     usage = {"llmCalls": 0, "inputTokens": 0, "outputTokens": 0, "estimated": True}
-    remembered = _memory_answer(question, memory)
-    if remembered:
+    remembered = _conversation_answer(question) or _memory_answer(question, memory)
+    if remembered:  # nothing to retrieve: small talk, or a fact the learner stated earlier
         usage.update(retrievalMs=0, generationMs=0, totalMs=round((time.perf_counter() - started) * 1000, 1))
         return Outcome(remembered, usage, [], question)
     search_query = resolve_references(question, memory)

@@ -83,6 +83,8 @@ def test_twelve_turn_conversation_keeps_facts_and_keeps_refusing(user, book):
     for number in (1, 3, 4, 5, 6, 8, 10, 11):
         assert not replies[number - 1].refused, script[number - 1]
     assert "return address" in replies[6].content  # "it" resolved to the stack from turn 6
+    assert replies[1].generator == "conversation" and not replies[1].refused  # turn 2 states a fact: noted, not refused
+    assert "December 3" in replies[1].content and replies[1].citations == []
     assert replies[8].refused  # turn 9: out of scope even though turns 1-8 were answered
     assert "December 3" in replies[11].content  # turn 12 uses the fact from turn 2
     conversation.refresh_from_db()

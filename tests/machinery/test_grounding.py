@@ -1,6 +1,6 @@
 """The sufficiency judgement reads each passage's cosine against its own embedding model's threshold."""
 
-from baeum.grounding import Passage, judge_evidence
+from baeum.grounding import CITATION, Passage, extractive_answer, ground_check, judge_evidence
 
 QUESTION = "How does a hash table handle collisions?"
 TEXT = "A hash table maps keys to values; collisions share a bucket and are resolved by chaining."
@@ -39,3 +39,96 @@ def test_high_coverage_alone_is_sufficient_and_no_vector_is_not():
     strong = judge_evidence(QUESTION, [_passage(0.0, 0.80)], min_coverage=0.3, min_vector=None, strong_coverage=0.45)
     assert strong.sufficient and strong.coverage >= 0.45
     assert not _judge([Passage(n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, text=TEXT)]).sufficient
+
+
+# --- The extractive (offline) answer reads as an explanation ---------------------------------
+
+SPACED = (
+    "3. Spaced Repetition\n\n3.1 Why Spacing Beats Cramming\n\n"
+    "Spaced repetition is a study method in which material is reviewed several times with gaps between the reviews. "
+    "It combines two ideas: the spacing effect and retrieval practice. "
+    "Cramming is the opposite approach: studying spaced material in one long session."
+)
+TITLE = (
+    "How We Learn: Memory, Retrieval Practice and Spaced Repetition\n\n"
+    "This short guide explains which study techniques research supports: retrieval practice and spaced repetition."
+)
+
+
+def _text_passage(text: str, n: int = 1) -> Passage:
+    return Passage(n=n, chunk_id=n, ref_id=f"r{n}", title="guide", chunk_index=n - 1, page_number=1, text=text)
+
+
+def _lines(answer) -> list[str]:
+    return [CITATION.sub("", line).strip() for line in answer.text.split("\n")]
+
+
+def test_what_is_opens_with_the_definition_and_never_quotes_a_heading():
+    passages = [_text_passage(TITLE, 1), _text_passage(SPACED, 2)]
+    answer = extractive_answer("What is spaced repetition?", passages)
+    lines = _lines(answer)
+    assert lines[0].startswith("Spaced repetition is a study method")
+    assert not {"Spaced Repetition", "3.1 Why Spacing Beats Cramming", TITLE.split("\n")[0]} & set(lines)
+    assert ground_check(answer.text, passages)[0]
+
+
+def test_a_korean_definition_comes_first():
+    text = (
+        "3.1 간격 두기가 벼락치기보다 나은 이유\n\n간격 반복은 두 가지 원리를 결합한다. "
+        "벼락치기보다 간격 반복이 더 오래 남는다는 연구가 많다. "
+        "간격 반복은 같은 내용을 시간 간격을 두고 여러 번 복습하는 학습 방법이다."
+    )
+    answer = extractive_answer("간격 반복이란 무엇인가?", [_text_passage(text)])
+    assert _lines(answer)[0] == "간격 반복은 같은 내용을 시간 간격을 두고 여러 번 복습하는 학습 방법이다."
+    assert "3.1 간격 두기가 벼락치기보다 나은 이유" not in answer.text
+
+
+def test_code_contacts_references_and_fragments_are_not_answers():
+    text = (
+        "4.4 The CALL and RET Instructions\n\nmov eax, 1\n\n>>> call(stack, ret)\n\n"
+        "Paul A. Carter pacman128@gmail.com\n\n[3] R. Hyde. The Art of Assembly Language. No Starch Press.\n\n"
+        "the stack instructions.\n\n"
+        "The CALL instruction pushes the return address on the stack and jumps to the subroutine."
+    )
+    answer = extractive_answer("What do the CALL and RET instructions do with the stack?", [_text_passage(text)])
+    assert _lines(answer) == ["The CALL instruction pushes the return address on the stack and jumps to the subroutine."]
+
+
+def test_a_list_lead_in_brings_its_items_and_a_dangling_one_is_skipped():
+    listed = (
+        "Retrieval practice does not require formal exams. Useful forms of retrieval practice include the following:\n\n"
+        "- Flashcards answered before turning the card over.\n\n- Writing down everything you remember on a blank page."
+    )
+    answer = extractive_answer("Which forms of retrieval practice are useful?", [_text_passage(listed)])
+    lines = _lines(answer)
+    lead_in = lines.index("Useful forms of retrieval practice include the following:")
+    assert lines[lead_in + 1 : lead_in + 3] == [
+        "- Flashcards answered before turning the card over.",
+        "- Writing down everything you remember on a blank page.",
+    ]
+    assert ground_check(answer.text, [_text_passage(listed)])[0]
+    dangling = "The physical address is found by the following two steps: 1. The segment selector value is looked up."
+    answer = extractive_answer("How is the physical address found?", [_text_passage(dangling)])
+    assert "steps: 1." not in answer.text
+
+
+def test_sentences_of_one_passage_keep_their_order():
+    text = (
+        "The forgetting curve is a graph of recall over time. Forgetting is fastest shortly after learning. "
+        "The curve was first described by Hermann Ebbinghaus in 1885."
+    )
+    answer = extractive_answer("Who first described the forgetting curve and what does the curve show?", [_text_passage(text)])
+    lines = _lines(answer)
+    best = "The curve was first described by Hermann Ebbinghaus in 1885."
+    assert best in lines
+    rest = [line for line in lines if line != best]
+    assert rest == sorted(rest, key=text.index)  # after the best sentence, the order of the text
+
+
+def test_every_extractive_answer_passes_the_ground_check():
+    passages = [_text_passage(TITLE, 1), _text_passage(SPACED, 2)]
+    for question in ["What is spaced repetition?", "Why does spacing beat cramming?", "What does the guide explain?"]:
+        answer = extractive_answer(question, passages)
+        grounded, citations, problems = ground_check(answer.text, passages)
+        assert grounded and not problems, question
+        assert all(citation.quote in passages[citation.n - 1].text for citation in citations)
