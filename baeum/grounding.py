@@ -309,15 +309,16 @@ class _Candidate:
 
 def _passage_candidates(query: Counter, term: str, rank: int, passage: Passage) -> list[_Candidate]:
     candidates = []
-    for position, raw in enumerate(_sentences(passage)):
-        sentence = _without_leading_heading(raw)
+    spans = sentence_spans(passage.text)
+    for position, (start, end) in enumerate(spans):
+        sentence = _without_leading_heading(passage.text[start:end])
         terms = frozenset(content_terms(sentence))
         if not terms or not is_readable_sentence(sentence, opens_passage=position == 0):
             continue
         overlap = sum(1 for word in query if word in terms) / len(query)
         if overlap == 0:
             continue
-        items = () if _LIST_ITEM.match(sentence) else tuple(_list_items(passage, position))
+        items = () if _LIST_ITEM.match(sentence) else _list_items(passage.text, spans, position)
         if any(is_code(item) for item in items):
             items = ()  # a code listing is not prose to quote
         if _LIST_LEAD_IN.search(sentence) and not items:
@@ -375,23 +376,23 @@ def _prose_order(chosen: list[_Candidate]) -> list[_Candidate]:
     return [lead, *sorted(rest, key=lambda candidate: (passages.index(candidate.passage.n), candidate.position))]
 
 
-def _list_items(passage: Passage, position: int) -> list[str]:
+def _list_items(text: str, spans: list[tuple[int, int]], position: int) -> tuple[str, ...]:
     """The list that follows the sentence at ``position`` (its lead-in): items and their continuations."""
-    spans = sentence_spans(passage.text)
     items: list[str] = []
     for index in range(position + 1, min(len(spans), position + 1 + LIST_MAX_ITEMS)):
         start, end = spans[index]
-        sentence = passage.text[start:end]
-        continues_item = bool(items) and "\n" not in passage.text[spans[index - 1][1] : start]
+        sentence = text[start:end]
+        continues_item = bool(items) and "\n" not in text[spans[index - 1][1] : start]
         if not (_LIST_ITEM.match(sentence) or continues_item):
             break
         items.append(sentence)
-    return items
+    return tuple(items)
 
 
 def _lines(candidate: _Candidate) -> list[str]:
-    """The answer lines for one chosen sentence (a list lead-in brings its items), each cited."""
-    return [f"{line} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
+    """The answer lines for one chosen sentence (a list lead-in brings its items), each cited. A line
+    break inside a sentence (PDF text) becomes a space: the ground check reads the answer line by line."""
+    return [f"{' '.join(line.split())} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
 
 
 def extractive_answer(question: str, passages: list[Passage], *, max_sentences: int = 3) -> Answer:

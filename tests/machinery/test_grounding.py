@@ -132,3 +132,12 @@ def test_every_extractive_answer_passes_the_ground_check():
         grounded, citations, problems = ground_check(answer.text, passages)
         assert grounded and not problems, question
         assert all(citation.quote in passages[citation.n - 1].text for citation in citations)
+
+
+def test_a_line_break_inside_a_sentence_does_not_break_the_ground_check():
+    text = "Chapter 3 The Stack\nThe stack is a last-in first-out structure that\nholds return addresses and local variables."
+    passages = [_text_passage(text)]
+    answer = extractive_answer("What does the stack hold?", passages)
+    assert answer.text == "The stack is a last-in first-out structure that holds return addresses and local variables. [1]"
+    grounded, citations, _ = ground_check(answer.text, passages)
+    assert grounded and citations[0].quote in text
