@@ -6,8 +6,9 @@ a wall-clock limit per page, so a hostile or huge page loses itself, never the o
 No Django imports: the ingestion task calls :func:`ocr_pdf_pages` for :func:`pages_without_text` and reports
 progress through ``on_page``.
 
-Measured on this machine (Tesseract 5.3.0, ``scripts/bench_ocr.py`` and the notes by each constant):
-generated 11 pt A4 pages at 300 dpi read at 0-1 % CER (Korean) and 0 % (English), 1.5-4 s a page on one core.
+Measured with ``scripts/bench_ocr.py`` (Tesseract 5.3.0, one core, machine under load): generated A4 scans at
+300 dpi read at 0.5 % CER in Korean (5.0 s a page, two passes) and 0 % in English (1.8 s); the shared real scans
+took 2.0-3.5 s a page; a real typeset Korean book page (pcasm-book-korean p. 15) 11 % CER in 9 s.
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ MIN_TEXT_LAYER_CHARS = 24
 class OcrBudget:
     """Limits for each page: each child (render, each Tesseract pass) gets the memory and CPU time below."""
 
-    seconds_per_page: float = 120.0  # wall clock for the whole page; a dense Korean page took 18 s here, niced
+    seconds_per_page: float = 120.0  # wall clock for the whole page; a dense Korean book page took 9-20 s here, niced
     cpu_seconds_per_page: int = 60  # per child; Tesseract spent at most 12 s on a dense Korean book page
     memory_bytes: int = 1024 * 1024 * 1024  # Tesseract kor+eng ran in 200 MiB of address space on an A4 page
-    max_pages: int = 500  # ~30 minutes of one core at 3.5 s a page: split bigger scans into parts
+    max_pages: int = 500  # 15-45 minutes of one core at 2-5 s a page: bigger scans are split by the learner
     max_page_pixels: int = 36_000_000  # A2 at 300 dpi; bigger pages are drawn at a lower resolution
 
 

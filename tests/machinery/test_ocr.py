@@ -18,7 +18,7 @@ from tests.pdfgen import make_pdf
 SCANNED_SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "scanned"
 TARGET_CER = 0.10  # the issue's target for a clean 300 dpi scan
 WORD_OF_LETTERS = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
-TOKEN_PUNCTUATION = "\"'“”‘’.,;:!?()[]*"
+EDGE_PUNCTUATION = "\"'“”‘’.,;:!?()[]*"
 
 needs_tesseract = pytest.mark.skipif(not ocr.ocr_available(), reason="Tesseract with kor and eng is not installed (tesseract-ocr-kor)")
 needs_font = pytest.mark.skipif(ocrgen.find_cjk_font() is None, reason="no Noto CJK font to draw fixtures: install fonts-noto-cjk")
@@ -169,7 +169,7 @@ def test_a_page_over_its_time_limit_loses_only_itself(tmp_path):
 
 def _word_like_share(text: str) -> tuple[int, float]:
     """Return how many tokens there are and the share that are words of letters ("widow’s", "tip-toeing")."""
-    tokens = [token.strip(TOKEN_PUNCTUATION) for token in text.split()]
+    tokens = [token.strip(EDGE_PUNCTUATION) for token in text.split()]
     tokens = [token for token in tokens if token]
     words = [token for token in tokens if WORD_OF_LETTERS.fullmatch(token)]
     return len(tokens), len(words) / len(tokens)
