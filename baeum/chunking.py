@@ -72,7 +72,9 @@ _CODE_MARKERS = re.compile(
     r">>>|\s;\s|//|::|==|!=|->|[{}]|#include|\bdef\s+\w+\(|\w+\([^)]*\);"
     r"|\b(?:global|extern)\s+_\w+|\bsegment\s+\.(?:text|data|bss)\b"  # assembler directives
 )
-_ASSEMBLY_OPERANDS = re.compile(r"\b(?:mov|lea|add|sub|cmp|and|or|xor|push|pop)\s+(?:dword\s+|byte\s+|word\s+)?[\w\[][\w\[\]+*-]*\s*[,;\]]", re.IGNORECASE)
+_ASSEMBLY_OPERANDS = re.compile(
+    r"\b(?:mov|lea|add|sub|cmp|and|or|xor|push|pop)\s+(?:dword\s+|byte\s+|word\s+)?[\w\[][\w\[\]+*-]*\s*[,;\]]", re.IGNORECASE
+)
 _LISTING_NUMBER = re.compile(r"(?<!\S)(\d{1,3})(?!\S)")
 
 

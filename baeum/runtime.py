@@ -223,7 +223,11 @@ def _update_extensions(server) -> None:
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
         databases = [row[0] for row in connection.execute("SELECT datname FROM pg_database WHERE datallowconn").fetchall()]
     for name in databases:
-        with psycopg.connect(server.get_uri(name), autocommit=True) as connection:
+        try:
+            connection = psycopg.connect(server.get_uri(name), autocommit=True)
+        except psycopg.OperationalError:
+            continue  # dropped meanwhile (a test database at the end of another run)
+        with connection:
             outdated = connection.execute(
                 "SELECT e.extname, e.extversion, a.default_version FROM pg_extension e "
                 "JOIN pg_available_extensions a ON a.name = e.extname "

@@ -15,7 +15,7 @@ def test_conversation_flow_over_the_api(api_client, book):
     body = reply.json()
     assert set(body) >= {"id", "answer", "citations", "refused", "confidence", "steps", "usage"}
     assert body["refused"] is False and body["citations"][0]["refId"] == book.ref_id
-    assert set(body["citations"][0]) == {"n", "refId", "materialTitle", "chunkIndex", "pageNumber", "quote"}
+    assert set(body["citations"][0]) == {"n", "refId", "materialTitle", "chunkIndex", "pageNumber", "pageEnd", "quote"}
     detail = api_client.get(f"/api/v1/conversations/{conversation_id}/").json()
     assert [message["role"] for message in detail["messages"]] == ["user", "assistant"]
     listing = api_client.get("/api/v1/conversations/").json()

@@ -92,8 +92,11 @@ def test_chunks_stats_and_search_endpoints(api_client, user, ingest, english_pdf
     assert stats == {"stats": {material.ref_id: {"chunkCount": material.chunk_count, "status": "READY", "pageCount": 3}}}
     results = api_client.post("/api/v1/search", {"query": "what is a recursive function", "k": 2}, format="json").json()
     assert len(results) == 2
-    assert set(results[0]) == {"refId", "materialTitle", "chunkIndex", "pageNumber", "score", "vectorScore", "lexicalScore", "content"}
-    assert results[0]["pageNumber"] == 3
+    assert set(results[0]) == {
+        "refId", "materialTitle", "chunkIndex", "pageNumber", "pageEnd", "sectionTitle", "score", "vectorScore", "lexicalScore", "content"
+    }  # fmt: skip
+    assert results[0]["pageNumber"] == results[0]["pageEnd"] == 3
+    assert results[0]["sectionTitle"] == "Chapter 3 Recursion"
     pages = api_client.get(f"/api/v1/materials/{material.ref_id}/pages?first=2&last=3").json()
     assert [page["number"] for page in pages] == [2, 3]
 

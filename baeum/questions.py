@@ -1,0 +1,113 @@
+"""What a question asks, apart from how it wants the answer. No Django imports.
+
+Real questions carry instructions ("Give a response … by relying on the details shown in the cash
+flow statement. Round your answer to two decimal places.", "간단히 설명해 줘"). Their words are not
+what the learner is looking for: they dilute keyword and vector search and make the sufficiency
+gate look for "response", "decimal" and "places" in the passages. ``analyse_question`` keeps the
+ask (with any definitions it carries: "DPO is defined as: 365 * (average accounts payable …)" names
+the line items to find), drops the instructions, and keeps where the answer should come from ("the
+cash flow statement") as a hint that retrieval adds to the query once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .text import split_sentences
+
+# Sentences (or clauses before a colon) that tell how to answer, not what is asked.
+_INSTRUCTION = re.compile(
+    r"^\s*(?:please\s+)?(?:give|answer|round|provide|respond|reply|express|state|explain why|base|calculate|compute|"
+    r"approach|address|assume|consider|considering|you are|we need|here'?s the question|using|use|by drawing|"
+    r"in agreement with|taking into account|based on|relying on|if .{0,80}? (?:is|are) not (?:a )?(?:useful|relevant))\b",
+    re.IGNORECASE,
+)
+_ASK_AFTER_COLON = re.compile(
+    r"^(?P<lead>[^:]{8,240}?(?:question|following|abilities|below)[^:]{0,160}):\s*(?P<ask>.+)$", re.IGNORECASE | re.DOTALL
+)
+_LEADING_CONTEXT = re.compile(
+    r"^\s*(?:by drawing conclusions from|in agreement with|taking into account|considering|based on|using|relying on)[^,]{3,160},\s*",
+    re.IGNORECASE,
+)
+# "… shown in the cash flow statement", "using only the information within the balance sheet"
+_SOURCE_HINT = re.compile(
+    r"\b(?:in|from|within|using|use|on|of|and)\s+the\s+(?P<hint>(?:(?!the\b|in\b|from\b|of\b)[\w&'-]+\s+){0,4}?"
+    r"(?:statements?|sheets?|tables?|sections?|notes?|chapter)(?:\s+of\s+(?!the\b)[\w&'-]+(?:\s+(?!and\b|or\b|the\b)[\w&'-]+)?)?)",
+    re.IGNORECASE,
+)
+_HINT_WORDS_IGNORED = re.compile(
+    r"\b(?:information|details|data|line items|provided|primarily|only|clearly|shown|outlined|stated)\b\s*", re.IGNORECASE
+)
+# Korean instructions at the end of a request: "… 설명해 줘", "… 답해 주세요", "간단히".
+_KOREAN_REQUEST = re.compile(
+    r"\s*(?:간단히|자세히|짧게|한\s*문장으로)?\s*(?:설명|답|요약|정리)(?:해|하여|해서)?\s*(?:줘|주세요|주십시오|줄래|줄래요)[.!?]?\s*$"
+)
+
+
+# The same source goes by several names; a hint is looked for under each (the names of the financial
+# statements are standard across filings: ASC 205/IAS 1 titles and their common short forms).
+SOURCE_SYNONYMS: list[tuple[str, ...]] = [
+    ("income statement", "statement of income", "statements of income", "statements of operations", "statement of operations",
+     "statements of earnings", "statement of earnings", "profit and loss", "손익계산서"),
+    ("balance sheet", "balance sheets", "statement of financial position", "statements of financial position", "재무상태표", "대차대조표"),
+    ("cash flow statement", "statement of cash flows", "statements of cash flows", "현금흐름표"),
+]  # fmt: skip
+
+
+def hint_variants(hint: str) -> list[str]:
+    """``hint`` and the other names of the same source."""
+    folded = hint.casefold()
+    for names in SOURCE_SYNONYMS:
+        if folded in names:
+            return [hint, *(name for name in names if name != folded)]
+    return [hint]
+
+
+@dataclass(frozen=True)
+class QuestionParts:
+    ask: str  # what is asked, definitions included
+    instructions: list[str] = field(default_factory=list)  # how to answer (format, units, role play)
+    hints: list[str] = field(default_factory=list)  # where the answer is ("cash flow statement")
+
+    @property
+    def retrieval_query(self) -> str:
+        """The ask, with each source hint once (a hint the ask already names is not repeated)."""
+        extra = [hint for hint in self.hints if hint.casefold() not in self.ask.casefold()]
+        return " ".join([self.ask, *extra]).strip()
+
+
+def analyse_question(text: str) -> QuestionParts:
+    """Split ``text`` into what it asks, its answering instructions and its source hints."""
+    text = " ".join(text.split())
+    hints = _hints(text)
+    asks: list[str] = []
+    instructions: list[str] = []
+    for sentence in split_sentences(text):
+        match = _ASK_AFTER_COLON.match(sentence)
+        if match and _INSTRUCTION.match(match.group("lead")):
+            instructions.append(match.group("lead"))
+            sentence = match.group("ask")
+        stripped = _LEADING_CONTEXT.sub("", sentence)
+        if stripped != sentence:
+            instructions.append(sentence[: len(sentence) - len(stripped)].strip(" ,"))
+            sentence = stripped
+        if _INSTRUCTION.match(sentence):
+            instructions.append(sentence)
+        else:
+            asks.append(sentence)
+    ask = " ".join(asks) or text  # nothing but instructions: keep the whole text
+    korean_request = _KOREAN_REQUEST.search(ask)
+    if korean_request and korean_request.start() > 0:
+        instructions.append(ask[korean_request.start() :].strip())
+        ask = ask[: korean_request.start()].strip()
+    return QuestionParts(ask=ask, instructions=instructions, hints=hints)
+
+
+def _hints(text: str) -> list[str]:
+    found: list[str] = []
+    for match in _SOURCE_HINT.finditer(text):
+        hint = _HINT_WORDS_IGNORED.sub("", match.group("hint")).strip()
+        if hint and len(hint.split()) <= 6 and hint.casefold() not in (item.casefold() for item in found):
+            found.append(hint)
+    return found

@@ -1,0 +1,60 @@
+"""What a question asks, apart from its answering instructions (pure, no database)."""
+
+import pytest
+
+from baeum.questions import analyse_question
+
+
+@pytest.mark.parametrize(
+    ("question", "ask", "hints"),
+    [
+        (
+            "What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on "
+            "the details shown in the cash flow statement.",
+            "What is the FY2018 capital expenditure amount (in USD millions) for 3M?",
+            ["cash flow statement"],
+        ),
+        (
+            "Assume that you are a public equities analyst. Answer the following question by primarily using information that is "
+            "shown in the balance sheet: what is the year end FY2018 net PPNE for 3M? Answer in USD billions.",
+            "what is the year end FY2018 net PPNE for 3M?",
+            ["balance sheet"],
+        ),
+        (
+            "Using the cash flow statement, answer the following question to the best of your abilities: how much did Block "
+            "generate in cash flow from operating activities in FY2020? Answer in USD millions.",
+            "how much did Block generate in cash flow from operating activities in FY2020?",
+            ["cash flow statement"],
+        ),
+        (
+            "Calculate (or extract) the answer from the statement of income and the cash flow statement.",
+            "Calculate (or extract) the answer from the statement of income and the cash flow statement.",
+            ["statement of income", "cash flow statement"],
+        ),
+        ("What is spaced repetition?", "What is spaced repetition?", []),
+        ("스택 포인터 ESP는 무엇을 가리키나요?", "스택 포인터 ESP는 무엇을 가리키나요?", []),
+        ("간격 반복을 간단히 설명해 줘", "간격 반복을", []),
+    ],
+)
+def test_the_ask_is_kept_and_instructions_are_dropped(question, ask, hints):
+    parts = analyse_question(question)
+
+    assert parts.ask == ask
+    assert parts.hints == hints
+
+
+def test_definitions_stay_in_the_ask_because_they_name_what_to_find():
+    parts = analyse_question(
+        "What is Amazon's FY2017 days payable outstanding (DPO)? DPO is defined as: 365 * (average accounts payable between FY2016 "
+        "and FY2017) / (FY2017 COGS + change in inventory between FY2016 and FY2017). Round your answer to two decimal places."
+    )
+
+    assert "accounts payable" in parts.ask and "COGS" in parts.ask
+    assert "Round your answer to two decimal places." in parts.instructions
+    assert "decimal" not in parts.retrieval_query
+
+
+def test_the_retrieval_query_adds_each_hint_once():
+    parts = analyse_question("How much cash did the company hold? Use the balance sheet.")
+
+    assert parts.retrieval_query == "How much cash did the company hold? balance sheet"
