@@ -3,11 +3,21 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test stop lint test-deps
+.PHONY: setup run test stop lint test-deps ocr-deps
 
 # Dependencies, the embedded PostgreSQL and Redis, and migrations: every manage.py command works after this.
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed ocr-deps
 	$(PY) manage.py migrate --noinput -v 0
+
+# Text recognition for scanned PDFs (Tesseract with Korean and English, Debian packages), installed when missing.
+# Without it Baeum still runs; a scanned PDF then fails with a reason that says how to OCR it yourself.
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng
+ocr-deps:
+	@missing=$$(for p in $(OCR_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) || \
+	  echo "Could not install $$missing: scanned PDFs will be refused until Tesseract is installed."; \
+	fi
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,8 +30,8 @@ run: setup
 	$(PY) scripts/run.py
 
 # Debian packages the suite drives: chromium (browser tests; never a downloaded browser), Korean fonts,
-# qemu-user (runs the native code on a CPU without AVX-512) and Tesseract (OCR). Installed when missing.
-TEST_PACKAGES := chromium fonts-noto-cjk qemu-user tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng
+# and qemu-user (runs the native code on a CPU without AVX-512). Installed when missing.
+TEST_PACKAGES := chromium fonts-noto-cjk qemu-user
 test-deps:
 	@missing=$$(for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi

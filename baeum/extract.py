@@ -26,7 +26,10 @@ TEXT = "text"
 MARKDOWN = "markdown"
 
 TEXT_EXTENSIONS = {".txt": TEXT, ".text": TEXT, ".md": MARKDOWN, ".markdown": MARKDOWN}
-SUPPORTED_EXTENSIONS = {".pdf": PDF, **TEXT_EXTENSIONS}
+# Slides and documents (read by ``baeum.office``, which checks their content itself).
+OFFICE_EXTENSIONS = {".docx": "docx", ".pptx": "pptx", ".hwpx": "hwpx"}
+SUPPORTED_EXTENSIONS = {".pdf": PDF, **TEXT_EXTENSIONS, **OFFICE_EXTENSIONS}
+SUPPORTED_NAMES = "a PDF, a .txt or .md file, slides (.pptx) or a document (.docx, .hwpx)"
 TEXT_PAGE_CHARS = 4000  # virtual page size for .txt/.md, so citations and the viewer stay useful
 SCANNED_CHARS_PER_PAGE = 20  # below this on average, a PDF has no usable text layer
 
@@ -88,7 +91,9 @@ def check_kind(*, filename: str, head: bytes) -> str:
     if actual == "empty":
         raise ExtractionError("empty_file", f"“{filename}” is empty. Upload the file again; it may not have been saved fully.")
     if declared is None:
-        raise ExtractionError("unsupported_type", f"“{filename}” is not a supported type. Upload a PDF, a .txt or a .md file.")
+        raise ExtractionError("unsupported_type", f"“{filename}” is not a supported type. Upload {SUPPORTED_NAMES}.")
+    if declared in OFFICE_EXTENSIONS.values():
+        return declared  # zip archives: baeum.office tells a real one from a renamed or encrypted file
     if declared == PDF and actual != PDF:
         raise ExtractionError(
             "content_mismatch",
@@ -276,8 +281,10 @@ def extract_pdf_pages(
     workers: int = 2,
     budget: Budget = Budget(),
     on_page: Callable[[int], None] | None = None,
+    scanned_ok: bool = False,
 ) -> list[ExtractedPage]:
     """Extract every page's text with ``workers`` child processes; call ``on_page(done)`` as pages arrive.
+    ``scanned_ok``: return the (empty) pages of a PDF without a text layer instead of refusing it (OCR follows).
 
     A page that fails, even by killing its child (PDFium aborts when out of memory), is left empty and a new
     child carries on after it, up to ``MAX_RESTARTS`` times per file.
@@ -332,7 +339,7 @@ def extract_pdf_pages(
                 on_page(len(collected.texts))
     finally:
         _stop(started)
-    return _finish(collected, crashes, filename=filename, page_count=page_count)
+    return _finish(collected, crashes, filename=filename, page_count=page_count, scanned_ok=scanned_ok)
 
 
 def _take_record(line: str, shard: _Shard, collected: _Collected) -> bool:
@@ -350,7 +357,9 @@ def _take_record(line: str, shard: _Shard, collected: _Collected) -> bool:
     return True
 
 
-def _finish(collected: _Collected, crashes: list[ExtractionError], *, filename: str, page_count: int) -> list[ExtractedPage]:
+def _finish(
+    collected: _Collected, crashes: list[ExtractionError], *, filename: str, page_count: int, scanned_ok: bool = False
+) -> list[ExtractedPage]:
     """Turn what the children reported into pages, or the error that explains why there are none."""
     texts, failed_pages = collected.texts, collected.failed_pages
     if crashes and len(failed_pages) == page_count:
@@ -362,7 +371,7 @@ def _finish(collected: _Collected, crashes: list[ExtractionError], *, filename: 
     if failed_pages and len(failed_pages) == page_count:
         raise ExtractionError("malformed", f"“{filename}”: no page could be read. It may be damaged: export it again and re-upload.")
     pages = [ExtractedPage(number, texts[number]) for number in range(1, page_count + 1)]
-    if sum(len(page.text.strip()) for page in pages) < SCANNED_CHARS_PER_PAGE * page_count:
+    if not scanned_ok and sum(len(page.text.strip()) for page in pages) < SCANNED_CHARS_PER_PAGE * page_count:
         raise ExtractionError(
             "no_text_layer",
             f"“{filename}” has no text layer: its {page_count} page(s) look like scanned images. "

@@ -177,6 +177,7 @@ class MaterialPagesApi(APIView):
     class PageSerializer(serializers.Serializer):
         number = serializers.IntegerField()
         text = serializers.CharField()
+        ocr = serializers.BooleanField(help_text="the text was recognised from a scanned image (OCR) and may contain errors")
 
     @extend_schema(
         operation_id="materials_pages",

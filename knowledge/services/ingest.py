@@ -25,6 +25,7 @@ from ..models import Chunk, Material, MaterialPage
 from .embedding import active_embedder, chunk_embeddings_store, content_hash, embeddings_compute
 from .lexical import chunk_terms_write
 from .materials import material_upgrade_start
+from .ocr import OcrNeeded, ocr_cached, ocr_check, pages_to_read
 
 logger = logging.getLogger(__name__)
 Status = Material.Status
@@ -64,7 +65,11 @@ def _budget() -> extract.Budget:
     return extract.Budget(max_pages=config["MAX_PAGES"], max_chars=config["MAX_EXTRACTED_CHARS"])
 
 
-def _extract_pages(material: Material) -> list[extract.ExtractedPage]:
+def _extract_pages(material: Material) -> tuple[list[extract.ExtractedPage], set[int]]:
+    """Return the material's pages and the numbers of those whose text came from OCR.
+
+    Raise ``OcrNeeded`` when scanned pages must be read first (the caller queues that).
+    """
     path = Path(material.file.path)
     if not path.exists():
         raise extract.ExtractionError("file_missing", f"The stored file of “{material.original_filename}” is missing. Upload it again.")
@@ -72,23 +77,64 @@ def _extract_pages(material: Material) -> list[extract.ExtractedPage]:
         head = handle.read(4096)
     kind = extract.check_kind(filename=material.original_filename, head=head)
     if kind == extract.PDF:
-        page_count = extract.probe_pdf(path, filename=material.original_filename, budget=_budget())
-        _update(material, progress_done=0, progress_total=page_count, page_count=page_count)
-        return extract.extract_pdf_pages(
-            path,
-            filename=material.original_filename,
-            page_count=page_count,
-            workers=settings.BAEUM["EXTRACT_WORKERS"],
-            budget=_budget(),
-            on_page=lambda done: _update(material, progress_done=done) if done % 10 == 0 or done == page_count else None,
-        )
-    data = path.read_bytes()
-    text = extract.decode_text(data, filename=material.original_filename)
-    if len(text) > settings.BAEUM["MAX_EXTRACTED_CHARS"]:
-        raise extract.ExtractionError("too_much_text", f"“{material.original_filename}” is too long; split it into smaller files.")
-    pages = extract.split_text_pages(text)
+        return _pdf_pages(material, path)
+    if kind in extract.OFFICE_EXTENSIONS.values():
+        pages = _office_pages(material, path, kind)
+    else:
+        data = path.read_bytes()
+        text = extract.decode_text(data, filename=material.original_filename)
+        if len(text) > settings.BAEUM["MAX_EXTRACTED_CHARS"]:
+            raise extract.ExtractionError("too_much_text", f"“{material.original_filename}” is too long; split it into smaller files.")
+        pages = extract.split_text_pages(text)
     _update(material, progress_done=len(pages), progress_total=len(pages), page_count=len(pages))
-    return pages
+    return pages, set()
+
+
+def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPage], set[int]]:
+    page_count = extract.probe_pdf(path, filename=material.original_filename, budget=_budget())
+    _update(material, progress_done=0, progress_total=page_count, page_count=page_count)
+    pages = extract.extract_pdf_pages(
+        path,
+        filename=material.original_filename,
+        page_count=page_count,
+        workers=settings.BAEUM["EXTRACT_WORKERS"],
+        budget=_budget(),
+        on_page=lambda done: _update(material, progress_done=done) if done % 10 == 0 or done == page_count else None,
+        scanned_ok=True,
+    )
+    scanned = pages_to_read(pages)
+    if not scanned:
+        return pages, set()
+    recognised = ocr_cached(material, scanned)
+    if len(recognised) < len(scanned):
+        ocr_check(material, scanned)
+        raise OcrNeeded(scanned)
+    merged = [
+        extract.ExtractedPage(page.number, recognised[page.number]) if len(recognised.get(page.number, "")) > len(page.text) else page
+        for page in pages
+    ]
+    if not any(page.text.strip() for page in merged):
+        raise extract.ExtractionError(
+            "ocr_failed",
+            f"Text recognition found no text in “{material.original_filename}”. Check that the scan is readable (300 dpi or more) and upload it again.",
+        )
+    return merged, {number for number in scanned if recognised.get(number, "").strip()}
+
+
+def _office_pages(material: Material, path: Path, kind: str) -> list[extract.ExtractedPage]:
+    from baeum import office
+
+    try:
+        return office.read_office(
+            path,
+            kind=kind,
+            filename=material.original_filename,
+            budget=office.OfficeBudget(max_pages=settings.BAEUM["MAX_PAGES"], max_chars=settings.BAEUM["MAX_EXTRACTED_CHARS"]),
+        )
+    except office.ReaderUnavailable as error:
+        raise extract.ExtractionError(
+            "reader_unavailable", f"“{material.original_filename}” could not be read on this server ({error}). Ask an administrator."
+        ) from error
 
 
 def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | None:
@@ -114,7 +160,11 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
             attempts=material.attempts + 1,
         )
         try:
-            pages = _extract_pages(material)
+            try:
+                pages, ocr_pages = _extract_pages(material)
+            except OcrNeeded as needed:
+                _ocr_start(material, needed.page_numbers)
+                return material
             _update(material, status=Status.CHUNKING, progress_done=0, progress_total=len(pages))
             page_texts = [PageText(page.number, page.text) for page in pages]
             config = settings.BAEUM
@@ -122,7 +172,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
                 page_texts,
                 target_tokens=config["CHUNK_TOKENS"],
                 overlap=config["CHUNK_OVERLAP"],
-                markdown=material.extension in (".md", ".markdown"),
+                markdown=material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS),
             )
             if not chunks:
                 raise extract.ExtractionError(
@@ -135,7 +185,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
                 embedder=embedder,
                 on_progress=lambda done: _update(material, progress_done=done),
             )
-            _store(material, pages, chunks, vectors, embedder)
+            _store(material, pages, chunks, vectors, embedder, ocr_pages)
             if upgrade:
                 material_upgrade_start(material=material)
         except extract.ExtractionError as error:
@@ -151,12 +201,30 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
         return material
 
 
+def _ocr_start(material: Material, page_numbers: list[int]) -> None:
+    """Stop at the OCR stage and queue the background reading of the scanned pages."""
+    from ..tasks import ocr_material  # tasks import services
+
+    done = len(ocr_cached(material, page_numbers))
+    _update(material, status=Status.OCR, ocr_pages=page_numbers, progress_done=done, progress_total=len(page_numbers))
+    transaction.on_commit(lambda: ocr_material.delay(material.pk))
+
+
 @transaction.atomic
-def _store(material, pages, chunks, vectors, embedder) -> None:
+def _store(material, pages, chunks, vectors, embedder, ocr_pages: set[int] = frozenset()) -> None:
     MaterialPage.objects.unscoped().filter(material=material).delete()
     Chunk.objects.unscoped().filter(material=material).delete()  # cascades to their embeddings
     MaterialPage.objects.bulk_create(
-        [MaterialPage(material=material, owner_id=material.owner_id, number=page.number, text=normalize_text(page.text)) for page in pages],
+        [
+            MaterialPage(
+                material=material,
+                owner_id=material.owner_id,
+                number=page.number,
+                text=normalize_text(page.text),
+                ocr=page.number in ocr_pages,
+            )
+            for page in pages
+        ],
         batch_size=500,
     )
     rows = Chunk.objects.bulk_create(

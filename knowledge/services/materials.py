@@ -44,7 +44,7 @@ def _check_upload(upload: UploadedFile) -> str:
             status=413,
         )
     if extract.expected_kind(name) is None:
-        raise UploadRejected(f"“{name}” is not a supported type. Upload a PDF, a .txt or a .md file.", code="unsupported_type")
+        raise UploadRejected(f"“{name}” is not a supported type. Upload {extract.SUPPORTED_NAMES}.", code="unsupported_type")
     return name
 
 

@@ -68,7 +68,7 @@ def test_oversized_and_unsupported_uploads_are_rejected_before_any_work(api_clie
     too_big = _upload(api_client, b"%PDF-" + b"x" * 2000)
     assert too_big.status_code == 413
     assert too_big.json()["error"]["code"] == "file_too_large"
-    unsupported = _upload(api_client, b"PK\x03\x04", "deck.pptx")
+    unsupported = _upload(api_client, b"PK\x03\x04", "deck.key")
     assert unsupported.status_code == 400 and unsupported.json()["error"]["code"] == "unsupported_type"
     assert Material.objects.count() == 0
 

@@ -85,7 +85,7 @@ def _bad_inputs():
     text_pdf = make_pdf(ENGLISH_PAGES)
     return [
         ("locked.pdf", encrypt_pdf(text_pdf, user_password="hunter2"), "encrypted", "password"),
-        ("scan.pdf", make_pdf([], blank_pages=2), "no_text_layer", "OCR"),
+        ("scan.pdf", make_pdf([], blank_pages=2), "ocr_failed", "scan"),  # OCR reads the blank scan and finds nothing
         ("cut.pdf", text_pdf[: len(text_pdf) // 3], "malformed", "damaged"),
         ("empty.pdf", b"", "empty_file", "empty"),
         ("fake.pdf", b"This is plain text pretending to be a PDF.", "content_mismatch", "not a PDF"),

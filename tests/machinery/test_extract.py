@@ -39,7 +39,7 @@ def test_sniff_kind_reads_content_not_names():
         ("notes.txt", b"%PDF-1.4 binary", "content_mismatch"),
         ("photo.md", b"\x89PNG\x00\x00", "content_mismatch"),
         ("notes.pdf", b"", "empty_file"),
-        ("slides.pptx", b"PK\x03\x04", "unsupported_type"),
+        ("slides.key", b"PK\x03\x04", "unsupported_type"),
     ],
 )
 def test_check_kind_names_the_problem(name, head, code):

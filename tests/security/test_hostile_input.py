@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.models import Material
+from knowledge.models import Material, MaterialPage
 from tests.conftest import ENGLISH_PAGES
 from tests.pdfgen import make_pdf
 
@@ -107,8 +107,11 @@ def test_shared_samples_end_in_a_clear_state(user, ingest, sample):
         pytest.skip("large real books are measured by bench_ingest, not in the suite")
     material = ingest(user, sample.read_bytes(), sample.name)
     _assert_outcome(material)
-    if sample.parent.name in ("bad", "scanned"):
+    if sample.parent.name == "bad":
         assert material.status == (Material.Status.READY if "owner-password-only" in sample.name else Material.Status.FAILED)
+    if sample.parent.name == "scanned":  # read by OCR (Tesseract), then searchable like any other material
+        assert material.status == Material.Status.READY, material.error_message
+        assert MaterialPage.objects.for_user(user).filter(material=material, ocr=True).exists()
 
 
 def test_production_settings_pass_the_deploy_check_and_refuse_insecure_config():
