@@ -42,9 +42,17 @@ def chat_settings() -> dict:
 # --- Query transformation ------------------------------------------------------------------
 
 
-def resolve_references(question: str, memory: Memory) -> str:
-    """Make a follow-up question stand alone: "그 회사 매출은?" after talking about A사 → "A사 매출은?"."""
-    previous = next(
+# "the second one", "그 중 두 번째": which item of the previous answer a follow-up is about.
+_ORDINALS_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
+_ORDINAL_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b(?:\s+(?:one|point|difference|item|step|reason|part))?", re.IGNORECASE)
+_ORDINALS_KO = {"첫": 1, "두": 2, "세": 3, "네": 4, "다섯": 5}
+_ORDINAL_KO = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
+_ONE_EN = re.compile(r"\b(?:one|ones|example|examples|more)\b", re.IGNORECASE)  # "Give me an example of one", "Tell me more"
+FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask
+
+
+def _previous_turn(memory: Memory) -> dict | None:
+    return next(
         (
             entry
             for entry in reversed(memory.recent)
@@ -52,16 +60,51 @@ def resolve_references(question: str, memory: Memory) -> str:
         ),
         None,
     )
+
+
+def ordinal_of(question: str) -> int | None:
+    """1-based position a follow-up refers to ("the second one" → 2, "마지막" → -1), or None."""
+    match = _ORDINAL_KO.search(question)
+    if match:
+        return -1 if match.group(0) == "마지막" else _ORDINALS_KO[match.group(1)]
+    match = _ORDINAL_EN.search(question)
+    return _ORDINALS_EN[match.group(1).casefold()] if match else None
+
+
+def answer_items(answer: str) -> list[str]:
+    """The lines of a previous answer, without citation marks and notes: what "the second one" counts."""
+    lines = [grounding.CITATION.sub("", line).strip(" -•") for line in answer.split("\n")]
+    return [line for line in lines if line and not line.startswith(grounding.NOTE_PREFIX)]
+
+
+def _terms(text: str) -> list[str]:
+    return [term for term in dict.fromkeys(grounding.content_terms(text)) if len(term) > 1]
+
+
+def resolve_references(question: str, memory: Memory) -> str:
+    """Make a follow-up stand alone from the previous turn's question and answer.
+
+    "Tell me more about the second one." → the second line of the previous answer; "Give me an example of
+    one" / "그거 예시" → the previous question's topic and the first line of its answer; "그 회사 매출은?"
+    after talking about A사 → "A사 매출은?".
+    """
+    previous = _previous_turn(memory)
     topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
-    has_anaphora = bool(_ANAPHORA_EN.search(question) or _ANAPHORA_KO.search(question))
-    if not has_anaphora or (previous is None and not topic):
+    ordinal = ordinal_of(question)
+    refers = bool(_ANAPHORA_EN.search(question) or _ANAPHORA_KO.search(question) or _ONE_EN.search(question)) or ordinal is not None
+    if not refers or (previous is None and not topic):
         return normalize_query(question)
-    stripped = _ANAPHORA_KO.sub(" ", question)
-    stripped = _ANAPHORA_EN.sub(" ", stripped)
-    context_terms = grounding.content_terms(previous["question"]) if previous else []
-    keep = [term for term in dict.fromkeys(context_terms) if len(term) > 1][:4]
-    prefix = " ".join(keep) or topic
-    return normalize_query(f"{prefix} {stripped}")
+    stripped = _ANAPHORA_EN.sub(" ", _ANAPHORA_KO.sub(" ", question))
+    if previous is None:
+        return normalize_query(f"{topic} {stripped}")
+    items = answer_items(previous.get("answer", ""))
+    if ordinal is not None and items and (ordinal == -1 or ordinal <= len(items)):
+        item = items[ordinal - 1] if ordinal > 0 else items[-1]
+        return normalize_query(f"{' '.join(_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
+    carried = _terms(previous["question"])[:FOLLOW_UP_TERMS]
+    if items:
+        carried += [term for term in _terms(items[0]) if term not in carried][:FOLLOW_UP_TERMS]
+    return normalize_query(f"{' '.join(carried) or topic} {stripped}")
 
 
 # --- Conversation: greetings, thanks and statements about the learner ---------------------
@@ -213,9 +256,36 @@ def _judge(question: str, passages: list[Passage]) -> grounding.Evidence:
     )
 
 
-def retrieve_standard(conversation: Conversation, query: str) -> Retrieval:
-    passages = _search(conversation, query, k=conversation.top_k or chat_settings()["TOP_K"])
+def retrieve_standard(conversation: Conversation, query: str, *, follow_up: bool = False) -> Retrieval:
+    top_k = conversation.top_k or chat_settings()["TOP_K"]
+    passages = _search(conversation, query, k=top_k)
+    if follow_up:
+        passages = _renumber(passages + _previous_passages(conversation))[: top_k + PREVIOUS_PASSAGES]
     return Retrieval(query=query, passages=passages, tool_calls=1)
+
+
+PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
+
+
+def _previous_passages(conversation: Conversation) -> list[Passage]:
+    """The passages the previous answer cited, still in the learner's library (a removed material is skipped)."""
+    from baeum.errors import NotFound
+
+    reply = (
+        Message.objects.for_user(conversation.owner)
+        .filter(conversation=conversation, role=Message.Role.ASSISTANT, refused=False)
+        .exclude(citations=[])
+        .order_by("-turn", "-id")
+        .first()
+    )
+    passages: list[Passage] = []
+    for citation in (reply.citations if reply else [])[:PREVIOUS_PASSAGES]:
+        try:
+            chunks = chunk_range(user=conversation.owner, ref_id=citation["refId"], start=citation["chunkIndex"], end=citation["chunkIndex"])
+        except NotFound:
+            continue
+        passages += [_passage(chunk, n=0, score=0.0) for chunk in chunks]
+    return passages
 
 
 def retrieve_agentic(conversation: Conversation, query: str) -> Retrieval:
@@ -375,7 +445,11 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
         usage.update(retrievalMs=0, generationMs=0, totalMs=round((time.perf_counter() - started) * 1000, 1))
         return Outcome(remembered, usage, [], question)
     search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
-    retrieval = retrieve_agentic(conversation, search_query) if mode == "agentic" else retrieve_standard(conversation, search_query)
+    follow_up = search_query != normalize_query(question)
+    if mode == "agentic":
+        retrieval = retrieve_agentic(conversation, search_query)
+    else:
+        retrieval = retrieve_standard(conversation, search_query, follow_up=follow_up)
     retrieved_at = time.perf_counter()
     passages = retrieval.passages
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).

@@ -28,7 +28,9 @@ def test_the_judgement_across_languages_reads_meaning_and_shared_identifiers():
     unrelated = judge_evidence(question, [_passage(ENGLISH_PAGE, 0.1)], min_coverage=0.3, min_vector=None, strong_coverage=0.45)
     assert not unrelated.sufficient  # no word in common, and not close in meaning either
     other_identifier = "RAX 레지스터는 무엇을 가리키나요?"  # an identifier the page does not contain
-    assert not judge_evidence(other_identifier, [_passage(ENGLISH_PAGE, 0.3)], min_coverage=0.3, min_vector=None, strong_coverage=0.45).sufficient
+    assert not judge_evidence(
+        other_identifier, [_passage(ENGLISH_PAGE, 0.3)], min_coverage=0.3, min_vector=None, strong_coverage=0.45
+    ).sufficient
 
 
 def test_a_note_about_the_answer_is_not_a_claim_for_the_ground_check():

@@ -1,0 +1,67 @@
+"""Follow-ups keep the thread: ordinal ("the second one", "그 중 두 번째") and anaphoric ("an example of
+one") references are resolved against the previous answer's content, which a follow-up may read again."""
+
+import pytest
+
+from chat.services.conversations import conversation_create
+from chat.services.memory import Memory
+from chat.services.reply import answer_items, chat_reply, ordinal_of, resolve_references
+from tests.pdfgen import make_pdf
+
+PAGES = [
+    "Chapter 1 Volcanoes\nA stratovolcano is a tall, conical volcano built up by many layers of hardened lava and ash. "
+    "Mount Fuji is a famous stratovolcano in Japan. Shield volcanoes are broad and gently sloping.",
+    "Chapter 2 Protected mode\nThe 386 protected mode differs from the 286 protected mode in two major ways. "
+    "First, the 386 uses 32-bit offsets, so a segment can be up to 4 gigabytes long. "
+    "Second, the 386 divides segments into pages of 4 kilobytes, which is called paging.",
+    "Chapter 3 Weather\nClouds form when water vapour condenses around tiny particles in the air.",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "ordinal"),
+    [
+        ("Tell me more about the second one.", 2),
+        ("And the first difference?", 1),
+        ("그 중 두 번째는 뭐야?", 2),
+        ("마지막 것은?", -1),
+        ("What is it?", None),
+    ],
+)
+def test_ordinals_are_read_in_english_and_korean(question, ordinal):
+    assert ordinal_of(question) == ordinal
+
+
+def test_the_second_one_is_the_second_line_of_the_previous_answer():
+    memory = Memory(
+        recent=[
+            {
+                "turn": 1,
+                "question": "What are the two differences?",
+                "answer": "A uses 32-bit offsets. [1]\nB divides segments into pages. [1]",
+                "refused": False,
+            }
+        ]
+    )
+
+    assert answer_items(memory.recent[0]["answer"]) == ["A uses 32-bit offsets.", "B divides segments into pages."]
+    assert resolve_references("Tell me more about the second one.", memory).startswith("divide segment page")  # the second line's terms
+
+
+@pytest.mark.django_db
+def test_follow_ups_over_a_real_pipeline(user, ingest):
+    book = ingest(user, make_pdf(PAGES), "science.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+
+    first = chat_reply(conversation=conversation, content="What is a stratovolcano?")
+    assert not first.refused and "stratovolcano" in first.content
+    example = chat_reply(conversation=conversation, content="Give me a famous example of one.")
+    assert not example.refused, example.content
+    assert "Mount Fuji" in example.content
+
+    differences = chat_reply(conversation=conversation, content="What are the two major differences between 386 and 286 protected mode?")
+    assert not differences.refused, differences.content
+    second = chat_reply(conversation=conversation, content="Tell me more about the second one.")
+    assert not second.refused, second.content
+    assert "pag" in second.content.lower()  # paging, the second difference
+    assert chat_reply(conversation=conversation, content="What is the capital of France?").refused
