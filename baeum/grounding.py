@@ -98,7 +98,19 @@ def _found_terms(terms: list[str], text: str) -> set[str]:
     without spaces, "인터럽트핸들러") as a substring of the text with spaces removed."""
     analysed = set(content_terms(text))
     squeezed = _squeezed(text)
-    return {term for term in terms if term in analysed or (len(term) >= 2 and term in squeezed)}
+    return {term for term in terms if term in analysed or (len(term) >= 2 and term in squeezed) or _period_found(term, analysed)}
+
+
+# "fy2018", "q3": fiscal periods a question names the way filings' tables do not ("2018", "Three Months Ended").
+_FISCAL_PERIOD = re.compile(r"^fy(\d{2}|\d{4})$")
+
+
+def _period_found(term: str, analysed: set[str]) -> bool:
+    match = _FISCAL_PERIOD.match(term)
+    if not match:
+        return False
+    year = match.group(1)
+    return year in analysed or (len(year) == 2 and f"20{year}" in analysed)
 
 
 @dataclass(frozen=True)

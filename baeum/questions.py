@@ -64,6 +64,10 @@ def hint_variants(hint: str) -> list[str]:
     return [hint]
 
 
+# "(in USD millions)", "(as a %)", "(in units of percents and round to one decimal place)": how to write the answer.
+_FORMAT_ASIDE = re.compile(r"\s*\((?:in|as|round|rounded|answer)\b[^()]{0,80}\)", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class QuestionParts:
     ask: str  # what is asked, definitions included
@@ -97,6 +101,10 @@ def analyse_question(text: str) -> QuestionParts:
         else:
             asks.append(sentence)
     ask = " ".join(asks) or text  # nothing but instructions: keep the whole text
+    asides = _FORMAT_ASIDE.findall(ask)
+    if asides:
+        instructions += [aside.strip() for aside in asides]
+        ask = _FORMAT_ASIDE.sub("", ask)
     korean_request = _KOREAN_REQUEST.search(ask)
     if korean_request and korean_request.start() > 0:
         instructions.append(ask[korean_request.start() :].strip())

@@ -11,7 +11,7 @@ from baeum.questions import analyse_question
         (
             "What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on "
             "the details shown in the cash flow statement.",
-            "What is the FY2018 capital expenditure amount (in USD millions) for 3M?",
+            "What is the FY2018 capital expenditure amount for 3M?",  # "(in USD millions)" says how to write the answer
             ["cash flow statement"],
         ),
         (
