@@ -12,7 +12,13 @@ from config.api_errors import ApiError
 from config.pagination import paginate, paginated_schema
 
 from . import selectors
-from .services.conversations import conversation_create, conversation_delete
+from .services.conversations import (
+    conversation_create,
+    conversation_delete,
+    conversation_rename,
+    conversation_sources,
+    conversation_sources_update,
+)
 from .services.reply import chat_reply, chat_reply_stream
 
 
@@ -60,10 +66,26 @@ class ConversationOutputSerializer(serializers.Serializer):
     updatedAt = serializers.DateTimeField(source="updated_at")
 
 
+class SourceSerializer(serializers.Serializer):
+    refId = serializers.CharField()
+    title = serializers.CharField()
+    removed = serializers.BooleanField(help_text="deleted from the library: no longer searched")
+
+
 class ConversationDetailSerializer(ConversationOutputSerializer):
+    allMaterials = serializers.BooleanField(source="all_materials", help_text="follows the library: materials added later are searched")
+    sources = serializers.SerializerMethodField(help_text="what the conversation searches now, and what was removed")
     messages = serializers.SerializerMethodField()
     summary = serializers.CharField()
     entities = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema_field(SourceSerializer(many=True))
+    def get_sources(self, conversation) -> list:
+        searched, removed = conversation_sources(conversation=conversation)
+        titles = selectors.material_titles(user=self.context["user"], ref_ids=searched)
+        rows = [{"refId": ref_id, "title": titles.get(ref_id, ref_id), "removed": False} for ref_id in searched]
+        rows += [{"refId": ref_id, "title": conversation.material_titles.get(ref_id, ref_id), "removed": True} for ref_id in removed]
+        return SourceSerializer(rows, many=True).data
 
     @extend_schema_field(MessageOutputSerializer(many=True))
     def get_messages(self, conversation) -> list:
@@ -106,6 +128,30 @@ class ConversationDetailApi(APIView):
     @extend_schema(operation_id="conversations_retrieve", responses=ConversationDetailSerializer)
     def get(self, request, conversation_id: int):
         conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
+        return Response(ConversationDetailSerializer(conversation, context={"user": request.user}).data)
+
+    class UpdateSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ConversationUpdateInput"
+
+        title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        refIds = serializers.ListField(
+            child=serializers.CharField(max_length=32), required=False, max_length=200, help_text="search these materials from now on"
+        )
+        allMaterials = serializers.BooleanField(required=False, help_text="true: search the whole library, materials added later included")
+
+    @extend_schema(operation_id="conversations_partial_update", request=UpdateSerializer, responses=ConversationDetailSerializer)
+    def patch(self, request, conversation_id: int):
+        conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
+        data = self.UpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        if values.get("allMaterials"):
+            conversation = conversation_sources_update(conversation=conversation, ref_ids=None)
+        elif "refIds" in values:
+            conversation = conversation_sources_update(conversation=conversation, ref_ids=values["refIds"])
+        if "title" in values:
+            conversation = conversation_rename(conversation=conversation, title=values["title"])
         return Response(ConversationDetailSerializer(conversation, context={"user": request.user}).data)
 
     @extend_schema(operation_id="conversations_destroy", responses={204: None})

@@ -11,6 +11,11 @@ class Conversation(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True)
     ref_ids = ArrayField(models.CharField(max_length=32), default=list)  # validated at creation
+    # Over "all my materials": the library as it is at each question (materials added later included).
+    all_materials = models.BooleanField(default=False)
+    # refId → title of the materials in scope, so a removed one can still be named (once, see removals_announced).
+    material_titles = models.JSONField(default=dict, blank=True)
+    removals_announced = ArrayField(models.CharField(max_length=32), default=list, blank=True)
     plan = models.ForeignKey("plans.Plan", on_delete=models.CASCADE, null=True, blank=True, related_name="conversations")
     session_number = models.PositiveIntegerField(null=True, blank=True)
     # "Ask about this session": only chunks inside these ranges are retrieved ([{"refId", "start", "end"}]).

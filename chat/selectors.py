@@ -30,3 +30,10 @@ def access_conversation(*, user, conversation_id) -> Conversation:
 def message_list(*, user, conversation: Conversation):
     """Return the conversation's messages in order."""
     return Message.objects.for_user(user).filter(conversation=conversation).order_by("turn", "id")
+
+
+def material_titles(*, user, ref_ids: list[str]) -> dict[str, str]:
+    """Return refId → title of those of the user's materials (for a conversation's sources)."""
+    from knowledge.selectors import materials_in_scope
+
+    return dict(materials_in_scope(user=user, ready_only=False).filter(ref_id__in=ref_ids).values_list("ref_id", "title"))

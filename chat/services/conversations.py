@@ -20,9 +20,11 @@ def conversation_create(
             title = title or session.title
         snapshot = plan.ref_ids
         existing = set(materials_in_scope(user=owner).filter(ref_id__in=snapshot).values_list("ref_id", flat=True))
+        kept = [ref_id for ref_id in snapshot if ref_id in existing]
         return Conversation.objects.create(
             owner=owner,
-            ref_ids=[ref_id for ref_id in snapshot if ref_id in existing],
+            ref_ids=kept,
+            material_titles=_titles(owner, kept),
             plan=plan,
             session_number=session_number,
             scope_ranges=ranges,
@@ -35,11 +37,55 @@ def conversation_create(
         not_ready = [ref_id for ref_id in ref_ids if ref_id not in ready]
         if not_ready:
             raise ValueError(f"Material {not_ready[0]} is not READY yet; wait for it or leave it out.")
-    else:
+    every = not ref_ids
+    if every:
         ref_ids = list(materials_in_scope(user=owner).values_list("ref_id", flat=True))
-    return Conversation.objects.create(owner=owner, ref_ids=list(dict.fromkeys(ref_ids)), title=title[:200])
+    ref_ids = list(dict.fromkeys(ref_ids))
+    return Conversation.objects.create(
+        owner=owner, ref_ids=ref_ids, all_materials=every, material_titles=_titles(owner, ref_ids), title=title[:200]
+    )
+
+
+def _titles(owner, ref_ids: list[str]) -> dict[str, str]:
+    return dict(materials_in_scope(user=owner, ready_only=False).filter(ref_id__in=ref_ids).values_list("ref_id", "title"))
+
+
+def conversation_sources(*, conversation: Conversation) -> tuple[list[str], list[str]]:
+    """Return the refIds a question is searched in now and those removed from the library since.
+
+    A conversation over all materials follows the library (a material uploaded later is searched);
+    one over chosen materials keeps those still there. A material being re-read is skipped for the
+    moment, not counted as removed.
+    """
+    library = dict(materials_in_scope(user=conversation.owner, ready_only=False).values_list("ref_id", "status"))
+    if conversation.all_materials:
+        return [ref_id for ref_id, status in library.items() if status == "READY"], []
+    searched = [ref_id for ref_id in conversation.ref_ids if library.get(ref_id) == "READY"]
+    removed = [ref_id for ref_id in conversation.ref_ids if ref_id not in library]
+    return searched, removed
+
+
+def conversation_sources_update(*, conversation: Conversation, ref_ids: list[str] | None) -> Conversation:
+    """Change what a conversation searches: chosen materials (each must be the owner's), or all (``None``)."""
+    every = ref_ids is None
+    if every:
+        ref_ids = list(materials_in_scope(user=conversation.owner).values_list("ref_id", flat=True))
+    else:
+        materials_in_scope(user=conversation.owner, ref_ids=ref_ids, ready_only=False)  # raises if one is not theirs
+    conversation.ref_ids = list(dict.fromkeys(ref_ids))
+    conversation.all_materials = every
+    conversation.material_titles = {**conversation.material_titles, **_titles(conversation.owner, conversation.ref_ids)}
+    conversation.save(update_fields=["ref_ids", "all_materials", "material_titles", "updated_at"])
+    return conversation
 
 
 def conversation_delete(*, conversation: Conversation) -> None:
     memory_forget(conversation_id=conversation.pk)
     conversation.delete()
+
+
+def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
+    """Give a conversation a title of the learner's choosing."""
+    conversation.title = title.strip()[:200]
+    conversation.save(update_fields=["title", "updated_at"])
+    return conversation

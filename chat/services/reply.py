@@ -27,6 +27,7 @@ from knowledge.selectors import chunk_range, chunk_search_hybrid
 from knowledge.services.embedding import embedder_for_model
 
 from ..models import Conversation, Message
+from .conversations import conversation_sources
 from .memory import STUDY_GOAL_EN, Memory, extract_entities, is_question, memory_load, memory_record_turn
 
 _ANAPHORA_EN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|his|her)\b", re.IGNORECASE)
@@ -231,21 +232,22 @@ def _in_ranges(hit, ranges: list[dict]) -> bool:
 
 
 def _search(conversation: Conversation, query: str, *, k: int, ref_ids: list[str] | None = None) -> list[Passage]:
-    if not conversation.ref_ids:
+    ref_ids = ref_ids or conversation_sources(conversation=conversation)[0]  # what is in the library now
+    if not ref_ids:
         return []
     ranges = conversation.scope_ranges
     if ranges:
         # A session conversation: search the plan's materials widely, keep only the session's chunks.
-        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=60, candidates=60)
+        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids, k=60, candidates=60)
         return _passages([hit for hit in hits if _in_ranges(hit, ranges)][: min(k, conversation.top_k)])
     llm = configured_llm()
     if llm is not None:
         # With an LLM: a wide first stage (20 candidates) narrowed to k by the LLM reranker.
         hits = chunk_search_hybrid(
-            user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=k, candidates=20, reranker="llm", llm=llm
+            user=conversation.owner, query=query, ref_ids=ref_ids, k=k, candidates=20, reranker="llm", llm=llm
         )
     else:
-        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids or conversation.ref_ids, k=k)
+        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids, k=k)
     return _passages(hits)
 
 
@@ -389,6 +391,15 @@ class Outcome:
     usage: dict
     steps: list[dict]
     search_query: str
+    removals: list[str] = field(default_factory=list)  # removed materials this answer told the learner about
+
+
+def removal_note(question: str, titles: list[str]) -> str:
+    """Said once per removed material: the conversation goes on over what is left."""
+    names = ", ".join(f"“{title}”" for title in titles)
+    if is_hangul_heavy(question):
+        return f"{grounding.NOTE_PREFIX}{names} 자료는 라이브러리에서 삭제되어, 남은 자료로 답합니다."
+    return f"{grounding.NOTE_PREFIX}{names} was removed from your library; I answer from your remaining materials."
 
 
 def _memory_answer(question: str, memory: Memory) -> Answer | None:
@@ -502,7 +513,19 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
         coverage=evidence.coverage,
         vector=evidence.vector,
     )
-    return Outcome(answer, usage, retrieval.steps, search_query)
+    removals = _unannounced_removals(conversation)
+    if removals:
+        titles = [conversation.material_titles.get(ref_id, ref_id) for ref_id in removals]
+        answer.text = f"{removal_note(question, titles)}\n{answer.text}"
+    return Outcome(answer, usage, retrieval.steps, search_query, removals)
+
+
+def _unannounced_removals(conversation: Conversation) -> list[str]:
+    _, removed = conversation_sources(conversation=conversation)
+    if not removed:
+        return []
+    announced = Conversation.objects.for_user(conversation.owner).filter(pk=conversation.pk).values_list("removals_announced", flat=True).first()
+    return [ref_id for ref_id in removed if ref_id not in (announced or [])]
 
 
 # --- Saving --------------------------------------------------------------------------------
@@ -532,10 +555,12 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
         search_query=outcome.search_query,
     )
     conversation.turn_count = turn
+    if outcome.removals:
+        conversation.removals_announced = [*conversation.removals_announced, *outcome.removals]
     if not conversation.title:
         conversation.title = question[:80]
     conversation.updated_at = timezone.now()
-    conversation.save(update_fields=["turn_count", "title", "updated_at"])
+    conversation.save(update_fields=["turn_count", "title", "updated_at", "removals_announced"])
     cap = chat_settings()["MESSAGE_CAP"]
     stale = (
         Message.objects.for_user(conversation.owner)

@@ -1,0 +1,329 @@
+"""`manage.py eval_conversations`: the tutor over scripted multi-turn conversations and cross-lingual questions.
+
+Input: ``evaluation/conversations.jsonl`` (conversations of 3–6 turns over one book, each turn with the
+pages that answer it and its kind) and, optionally, ``evaluation/crosslingual.jsonl`` (a Korean question
+over the English book or the other way round). See ``evaluation/README.md``.
+
+Each book the sets mention is ingested once, through the real pipeline, for a throwaway user. Each
+conversation is a real conversation over its book, its turns sent in order, so follow-ups ("the second
+one", "그 방식의 단점은?") lean on the tutor's memory exactly as a learner's would; each cross-lingual
+question gets a fresh conversation. An in-scope turn is correct when it is answered and one of its
+citations covers an expected page (a citation covers ``pageNumber``..``pageEnd``); an out-of-scope turn
+is correct when it is refused. Everything made is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from baeum.metrics import percentile
+from baeum.warmup import warm_up
+from chat.services.conversations import conversation_create, conversation_delete
+from chat.services.reply import chat_reply
+from knowledge.management.commands._evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
+from knowledge.services.embedding import active_embedder
+
+DEFAULT_BOOKS = "../shared/samples/text"  # where the sample books live beside the project (evaluation/README.md)
+OPENING_KIND = "first"  # the turn that stands on its own; every other in-scope kind leans on the conversation so far
+OUT_OF_SCOPE_KIND = "out_of_scope"
+KINDS = (OPENING_KIND, "ordinal", "anaphora", "ellipsis", "example", "comparison", OUT_OF_SCOPE_KIND)  # the README's order
+OTHER_LANGUAGE = {"ko": "en", "en": "ko"}  # a cross-lingual question is always over the book in the other language
+ANSWER_HEAD_CHARS = 200  # enough of a failed answer to see what it was about, short enough to read a list of them
+
+CONVERSATION_FIELDS = ("id", "book", "language", "turns")
+CROSSLINGUAL_FIELDS = ("id", "question", "question_language", "book", "expected_pages", "in_scope")
+
+
+@dataclass
+class TurnResult:
+    """One question put to the tutor and what came back."""
+
+    set_id: str
+    turn: int
+    kind: str
+    language: str
+    question: str
+    expected_pages: list[int]
+    refused: bool
+    cited_pages: list[list[int]]
+    answer: str
+    milliseconds: float
+
+    @property
+    def in_scope(self) -> bool:
+        return bool(self.expected_pages)
+
+    @property
+    def on_expected_page(self) -> bool:
+        """Answered, with a citation whose page range touches an expected page."""
+        expected = set(self.expected_pages)
+        return not self.refused and any(expected.intersection(range(start, end + 1)) for start, end in self.cited_pages)
+
+    @property
+    def correct(self) -> bool:
+        return self.on_expected_page if self.in_scope else self.refused
+
+    def as_failure(self) -> dict:
+        return {
+            "id": self.set_id,
+            "turn": self.turn,
+            "kind": self.kind,
+            "question": self.question,
+            "expected_pages": self.expected_pages,
+            "refused": self.refused,
+            "cited_pages": self.cited_pages,
+            "answer": self.answer[:ANSWER_HEAD_CHARS],
+        }
+
+
+# --- Asking --------------------------------------------------------------------------------
+
+
+def citation_pages(citations: list[dict]) -> list[list[int]]:
+    """The [first, last] page of each citation; a citation without ``pageEnd`` ends where it starts."""
+    return [[citation["pageNumber"], max(citation["pageNumber"], citation.get("pageEnd") or 0)] for citation in citations]
+
+
+def ask(conversation, *, question: str) -> tuple[object, float]:
+    """Send one learner message and time the whole turn (retrieval, answer, ground check, saving)."""
+    started = time.perf_counter()
+    message = chat_reply(conversation=conversation, content=question)
+    return message, (time.perf_counter() - started) * 1000
+
+
+def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None]) -> list[TurnResult]:
+    """Play one scripted conversation turn by turn in a real conversation over its book, then delete it."""
+    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+    results = []
+    try:
+        for number, turn in enumerate(row["turns"], start=1):
+            message, milliseconds = ask(conversation, question=turn["question"])
+            results.append(
+                TurnResult(
+                    set_id=row["id"],
+                    turn=number,
+                    kind=turn["kind"],
+                    language=row["language"],
+                    question=turn["question"],
+                    expected_pages=list(turn["expected_pages"]),
+                    refused=message.refused,
+                    cited_pages=citation_pages(message.citations),
+                    answer=message.content,
+                    milliseconds=milliseconds,
+                )
+            )
+            on_turn()
+    finally:
+        conversation_delete(conversation=conversation)
+    return results
+
+
+def run_crosslingual(*, user, material, row: dict) -> TurnResult:
+    """Ask one question in the other language in a fresh conversation over its book, then delete it."""
+    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+    try:
+        message, milliseconds = ask(conversation, question=row["question"])
+    finally:
+        conversation_delete(conversation=conversation)
+    return TurnResult(
+        set_id=row["id"],
+        turn=1,
+        kind="in_scope" if row["in_scope"] else OUT_OF_SCOPE_KIND,
+        language=direction_of(row),
+        question=row["question"],
+        expected_pages=list(row["expected_pages"]) if row["in_scope"] else [],
+        refused=message.refused,
+        cited_pages=citation_pages(message.citations),
+        answer=message.content,
+        milliseconds=milliseconds,
+    )
+
+
+def direction_of(row: dict) -> str:
+    """Name the direction: "ko→en" for a Korean question over the English book."""
+    language = row["question_language"]
+    return f"{language}→{OTHER_LANGUAGE.get(language, '?')}"
+
+
+# --- Scoring -------------------------------------------------------------------------------
+
+
+def share(count: int, total: int) -> float | None:
+    """A rounded share, or None when nothing was asked (not 0: no turns is not a failure)."""
+    return round(count / total, 4) if total else None
+
+
+def latency(results: Iterable[TurnResult]) -> dict:
+    times = [result.milliseconds for result in results]
+    return {"p50": round(percentile(times, 0.5), 1), "p95": round(percentile(times, 0.95), 1)}
+
+
+def conversation_scores(results: list[TurnResult]) -> dict:
+    """The four conversation measures over any group of turns (a kind, a language, all of them)."""
+    in_scope = [result for result in results if result.in_scope]
+    follow_ups = [result for result in in_scope if result.kind != OPENING_KIND]
+    outside = [result for result in results if not result.in_scope]
+    return {
+        "turns": len(results),
+        "in_scope": len(in_scope),
+        "out_of_scope": len(outside),
+        "answered": share(sum(not result.refused for result in in_scope), len(in_scope)),
+        "cited_expected_page": share(sum(result.on_expected_page for result in in_scope), len(in_scope)),
+        "follow_up_accuracy": share(sum(result.on_expected_page for result in follow_ups), len(follow_ups)),
+        "refusal_out_of_scope": share(sum(result.refused for result in outside), len(outside)),
+        "correct": share(sum(result.correct for result in results), len(results)),
+    }
+
+
+def grouped(results: list[TurnResult], key: Callable[[TurnResult], str], order: Iterable[str] = ()) -> dict[str, list[TurnResult]]:
+    """Turns by ``key``, the known values first in ``order``, any others after them."""
+    groups: dict[str, list[TurnResult]] = {name: [] for name in order}
+    for result in results:
+        groups.setdefault(key(result), []).append(result)
+    return {name: members for name, members in groups.items() if members}
+
+
+def conversation_report(results: list[TurnResult], conversations: int) -> dict:
+    return {
+        "conversations": conversations,
+        "overall": conversation_scores(results),
+        "by_kind": {kind: conversation_scores(members) for kind, members in grouped(results, lambda r: r.kind, KINDS).items()},
+        "by_language": {language: conversation_scores(members) for language, members in grouped(results, lambda r: r.language).items()},
+        "latency_ms": latency(results),
+    }
+
+
+def crosslingual_scores(results: list[TurnResult]) -> dict:
+    in_scope = [result for result in results if result.in_scope]
+    outside = [result for result in results if not result.in_scope]
+    return {
+        "questions": len(results),
+        "in_scope": len(in_scope),
+        "out_of_scope": len(outside),
+        "answered_with_expected_page": share(sum(result.on_expected_page for result in in_scope), len(in_scope)),
+        "false_refusal": share(sum(result.refused for result in in_scope), len(in_scope)),
+        "refusal": share(sum(result.refused for result in outside), len(outside)),
+    }
+
+
+def crosslingual_report(results: list[TurnResult]) -> dict:
+    return {
+        "by_direction": {direction: crosslingual_scores(members) for direction, members in grouped(results, lambda r: r.language).items()},
+        "latency_ms": latency(results),
+    }
+
+
+# --- Printing ------------------------------------------------------------------------------
+
+
+def _cell(value) -> str:
+    return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _table(title: str, rows: dict[str, dict], columns: tuple[str, ...]) -> list[str]:
+    width = max(len(name) for name in rows) if rows else 8
+    lines = [title, "  ".join([" " * width, *(f"{column:>{len(column)}}" for column in columns)])]
+    for name, scores in rows.items():
+        lines.append("  ".join([f"{name:<{width}}", *(f"{_cell(scores[column]):>{len(column)}}" for column in columns)]))
+    return lines
+
+
+def readable(report: dict) -> str:
+    lines = [f"Embedding model: {report['embedding_model']}; books: {', '.join(report['books'])}", ""]
+    conversations = report["conversations"]
+    columns = ("turns", "in_scope", "answered", "cited_expected_page", "follow_up_accuracy", "refusal_out_of_scope", "correct")
+    lines += _table(f"Conversations ({conversations['conversations']}), by kind", conversations["by_kind"], columns)
+    rows = {**conversations["by_language"], "overall": conversations["overall"]}
+    lines += ["", *_table("by language", rows, columns)]
+    lines.append(f"latency per turn: p50 {conversations['latency_ms']['p50']} ms, p95 {conversations['latency_ms']['p95']} ms")
+    crosslingual = report.get("crosslingual")
+    if crosslingual:
+        columns = ("questions", "in_scope", "answered_with_expected_page", "false_refusal", "out_of_scope", "refusal")
+        lines += ["", *_table("Cross-lingual", crosslingual["by_direction"], columns)]
+        lines.append(f"latency per question: p50 {crosslingual['latency_ms']['p50']} ms, p95 {crosslingual['latency_ms']['p95']} ms")
+    return "\n".join(lines)
+
+
+# --- The command ---------------------------------------------------------------------------
+
+
+class Command(BaseCommand):
+    help = "Measure the tutor on scripted multi-turn conversations (and cross-lingual questions) over real books, citing expected pages."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--conversations", required=True, help="JSON Lines: id, book, language, turns[{question, expected_pages, kind}]"
+        )
+        parser.add_argument(
+            "--crosslingual",
+            help="JSON Lines: id, question, question_language, book, expected_pages, in_scope (questions in the other language)",
+        )
+        parser.add_argument("--books", default=DEFAULT_BOOKS, help=f"folder holding the books the sets name (default: {DEFAULT_BOOKS})")
+        parser.add_argument("--limit", type=int, default=0, help="use only the first N lines of each file (0: all)")
+        parser.add_argument("--failures", metavar="FILE", help="also write every failed turn to FILE (JSON Lines)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object and no progress")
+        quality_option(parser)
+
+    def handle(self, *args, conversations: str, crosslingual: str | None, books: str, limit: int, failures: str | None, **options):
+        quiet = options["json"]
+        scripted = self._rows(conversations, CONVERSATION_FIELDS, limit)
+        questions = self._rows(crosslingual, CROSSLINGUAL_FIELDS, limit) if crosslingual else []
+        paths = self._book_paths(Path(books), [row["book"] for row in [*scripted, *questions]])
+        quality = quality_model(options["quality"])
+        progress_stream = self.stderr._out  # tqdm redraws with "\r"; Django's wrapper would add a newline to each write
+        warm_up(active_embedder())  # the first turn should not pay for loading the models
+        with throwaway_documents(paths, stream=progress_stream, show_progress=not quiet, quality=quality) as (user, materials):
+            turn_results = self._play_conversations(user, materials, scripted, stream=progress_stream, quiet=quiet)
+            crosslingual_results = self._ask_crosslingual(user, materials, questions, stream=progress_stream, quiet=quiet)
+        report = {
+            "embedding_model": quality or active_embedder().model,
+            "books": [path.name for path in paths],
+            "conversations": conversation_report(turn_results, len(scripted)),
+            "crosslingual": crosslingual_report(crosslingual_results) if questions else None,
+        }
+        if failures:
+            self._write_failures(Path(failures), [*turn_results, *crosslingual_results])
+        self.stdout.write(json.dumps(report, ensure_ascii=False) if quiet else readable(report))
+
+    @staticmethod
+    def _rows(path: str, required: tuple[str, ...], limit: int) -> list[dict]:
+        rows = read_jsonl(path, required)
+        return rows[:limit] if limit else rows
+
+    @staticmethod
+    def _book_paths(folder: Path, names: list[str]) -> list[Path]:
+        """Each book the sets mention, once, in a stable order; every one must be in ``folder``."""
+        paths = [folder / name for name in sorted(set(names))]
+        missing = [path.name for path in paths if not path.is_file()]
+        if missing:
+            raise CommandError(f"Missing books in {folder}: {', '.join(missing)}")
+        return paths
+
+    @staticmethod
+    def _play_conversations(user, materials: dict, rows: list[dict], *, stream, quiet: bool) -> list[TurnResult]:
+        results: list[TurnResult] = []
+        total = sum(len(row["turns"]) for row in rows)
+        with tqdm(total=total, desc="Conversation turns", file=stream, disable=quiet, unit="turn") as bar:
+            for row in rows:
+                material = materials[Path(row["book"]).stem]
+                results += run_conversation(user=user, material=material, row=row, on_turn=lambda: bar.update(1))
+        return results
+
+    @staticmethod
+    def _ask_crosslingual(user, materials: dict, rows: list[dict], *, stream, quiet: bool) -> list[TurnResult]:
+        return [
+            run_crosslingual(user=user, material=materials[Path(row["book"]).stem], row=row)
+            for row in tqdm(rows, desc="Cross-lingual questions", file=stream, disable=quiet, unit="q")
+        ]
+
+    @staticmethod
+    def _write_failures(path: Path, results: list[TurnResult]) -> None:
+        lines = [json.dumps(result.as_failure(), ensure_ascii=False) + "\n" for result in results if not result.correct]
+        path.write_text("".join(lines), encoding="utf-8")
