@@ -1,0 +1,113 @@
+"""`manage.py eval_conversations` end to end on a tiny generated book and sets: the report's shape, not its scores."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from knowledge.models import Material
+from tests.chat.conftest import BOOK, KOREAN_BOOK
+from tests.pdfgen import make_pdf
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+CONVERSATIONS = [
+    {
+        "id": "en-stack-1",
+        "book": "asm.pdf",
+        "language": "en",
+        "turns": [
+            {"question": "What is the stack?", "expected_pages": [3], "kind": "first"},
+            {"question": "Which register points to its top?", "expected_pages": [3], "kind": "anaphora"},
+            {"question": "What will the weather be tomorrow?", "expected_pages": [], "kind": "out_of_scope"},
+        ],
+    },
+    {
+        "id": "en-interrupts-1",
+        "book": "asm.pdf",
+        "language": "en",
+        "turns": [
+            {"question": "What is an interrupt?", "expected_pages": [2], "kind": "first"},
+            {"question": "What about hardware interrupts?", "expected_pages": [2], "kind": "ellipsis"},
+        ],
+    },
+]
+CROSSLINGUAL = [
+    {
+        "id": "ko-en-01",
+        "question": "레지스터란 무엇인가요?",
+        "question_language": "ko",
+        "book": "asm.pdf",
+        "expected_pages": [1],
+        "in_scope": True,
+    },
+    {
+        "id": "en-ko-oos-01",
+        "question": "How does photosynthesis work?",
+        "question_language": "en",
+        "book": "어셈블리.pdf",
+        "expected_pages": [],
+        "in_scope": False,
+    },
+]
+CONVERSATION_SCORES = {"answered", "cited_expected_page", "follow_up_accuracy", "refusal_out_of_scope", "correct"}
+CROSSLINGUAL_SCORES = {"answered_with_expected_page", "false_refusal", "refusal"}
+
+
+def _write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _shares(scores: dict, keys: set[str]) -> list[float]:
+    assert keys <= scores.keys()
+    return [scores[key] for key in keys if scores[key] is not None]
+
+
+def test_eval_conversations_reports_shares_per_kind_language_and_direction_and_cleans_up(tmp_path, capsys):
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "asm.pdf").write_bytes(make_pdf(BOOK))
+    (books / "어셈블리.pdf").write_bytes(make_pdf(KOREAN_BOOK))
+    conversations = _write_jsonl(tmp_path / "conversations.jsonl", CONVERSATIONS)
+    crosslingual = _write_jsonl(tmp_path / "crosslingual.jsonl", CROSSLINGUAL)
+    failures = tmp_path / "failures.jsonl"
+
+    call_command(
+        "eval_conversations",
+        "--conversations", str(conversations),
+        "--crosslingual", str(crosslingual),
+        "--books", str(books),
+        "--quality", "none",
+        "--failures", str(failures),
+        "--json",
+    )  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+
+    assert set(report) == {"embedding_model", "books", "conversations", "crosslingual"}
+    assert report["books"] == ["asm.pdf", "어셈블리.pdf"]
+    talk = report["conversations"]
+    assert talk["conversations"] == 2
+    assert talk["overall"]["turns"] == 5
+    assert talk["overall"]["in_scope"] == 4
+    assert set(talk["by_kind"]) == {"first", "anaphora", "ellipsis", "out_of_scope"}
+    assert set(talk["by_language"]) == {"en"}
+    assert talk["by_kind"]["first"]["follow_up_accuracy"] is None  # an opening turn is no follow-up
+    groups = [talk["overall"], *talk["by_kind"].values(), *talk["by_language"].values()]
+    values = [value for scores in groups for value in _shares(scores, CONVERSATION_SCORES)]
+    assert set(talk["latency_ms"]) == {"p50", "p95"}
+    directions = report["crosslingual"]["by_direction"]
+    assert set(directions) == {"ko→en", "en→ko"}
+    values += [value for scores in directions.values() for value in _shares(scores, CROSSLINGUAL_SCORES)]
+    assert values
+    assert all(0 <= value <= 1 for value in values)
+    assert all({"id", "question", "expected_pages"} <= json.loads(line).keys() for line in failures.read_text().splitlines())
+    assert not Material.objects.unscoped().exists()  # the throwaway user's books are gone
+
+
+def test_eval_conversations_names_missing_books(tmp_path):
+    from django.core.management.base import CommandError
+
+    conversations = _write_jsonl(tmp_path / "conversations.jsonl", CONVERSATIONS[:1])
+    with pytest.raises(CommandError, match="asm.pdf"):
+        call_command("eval_conversations", "--conversations", str(conversations), "--books", str(tmp_path), "--json")
