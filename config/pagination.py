@@ -6,11 +6,11 @@ class Pagination(LimitOffsetPagination):
     max_limit = 200
 
 
-def paginate(request, view, queryset, serializer_class):
+def paginate(request, view, queryset, serializer_class, context: dict | None = None):
     """Return a paginated response of ``queryset`` serialised with ``serializer_class``."""
     paginator = Pagination()
     page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+    return paginator.get_paginated_response(serializer_class(page, many=True, context=context or {}).data)
 
 
 def paginated_schema(serializer_class, name: str):

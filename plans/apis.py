@@ -8,7 +8,6 @@ from rest_framework.views import APIView
 from config.api_errors import ApiError
 from config.llm import configured_llm
 from config.pagination import paginate, paginated_schema
-from knowledge import selectors as knowledge
 
 from . import selectors
 from .models import StudySession
@@ -61,6 +60,7 @@ class ProgressSerializer(serializers.Serializer):
     completed = serializers.IntegerField()
     total = serializers.IntegerField()
     nextSession = serializers.IntegerField(allow_null=True)
+    removedSessions = serializers.IntegerField(help_text="sessions of materials removed from the library: not counted; regenerate the plan")
 
 
 class PlanSerializer(serializers.Serializer):
@@ -83,12 +83,24 @@ class PlanSerializer(serializers.Serializer):
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, plan) -> dict:
-        return selectors.plan_progress(plan)
+        return selectors.plan_progress(plan, self._removed(plan))
+
+    def _removed(self, plan) -> dict[str, str]:
+        library = self.context.get("library")
+        return {} if library is None else selectors.removed_materials(user=plan.owner, plan=plan, library=library)
 
 
 class PlanDetailSerializer(PlanSerializer):
     modules = ModuleSerializer(many=True)
-    sessions = SessionSummarySerializer(many=True)
+    sessions = serializers.SerializerMethodField()
+
+    @extend_schema_field(SessionSummarySerializer(many=True))
+    def get_sessions(self, plan) -> list:
+        removed = self._removed(plan)
+        return [
+            {**SessionSummarySerializer(session).data, "removed": selectors.session_is_removed(session, removed)}
+            for session in plan.sessions.all()
+        ]
 
 
 class PlanListCreateApi(APIView):
@@ -104,7 +116,8 @@ class PlanListCreateApi(APIView):
 
     @extend_schema(operation_id="plans_list", responses=paginated_schema(PlanSerializer, "PaginatedPlans"))
     def get(self, request):
-        return paginate(request, self, selectors.plan_list(user=request.user), PlanSerializer)
+        library = selectors.library_ref_ids(user=request.user)
+        return paginate(request, self, selectors.plan_list(user=request.user), PlanSerializer, context={"library": library})
 
     @extend_schema(operation_id="plans_create", request=InputSerializer, responses={202: PlanSerializer})
     def post(self, request):
@@ -129,7 +142,8 @@ class PlanListCreateApi(APIView):
 class PlanDetailApi(APIView):
     @extend_schema(operation_id="plans_retrieve", responses=PlanDetailSerializer)
     def get(self, request, plan_id: int):
-        return Response(PlanDetailSerializer(selectors.access_plan(user=request.user, plan_id=plan_id)).data)
+        plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+        return Response(PlanDetailSerializer(plan, context={"library": selectors.library_ref_ids(user=request.user)}).data)
 
     @extend_schema(operation_id="plans_destroy", responses={204: None})
     def delete(self, request, plan_id: int):
@@ -140,7 +154,10 @@ class PlanDetailApi(APIView):
 class PlanRegenerateApi(APIView):
     @extend_schema(operation_id="plans_regenerate", request=None, responses={202: PlanSerializer})
     def post(self, request, plan_id: int):
-        plan = plan_regenerate(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
+        try:
+            plan = plan_regenerate(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
+        except PlanInputError as error:
+            raise ApiError(str(error), code="materials_removed", status_code=409) from error
         return Response(PlanSerializer(selectors.access_plan(user=request.user, plan_id=plan.pk)).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -163,14 +180,16 @@ class SessionDetailApi(APIView):
     def get(self, request, plan_id: int, number: int):
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         session = selectors.access_session(user=request.user, plan=plan, number=number)
-        try:
-            content = selectors.session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
-        except knowledge.MaterialNotFound as error:
-            raise ApiError(
-                f"{error} It was deleted after the plan was made; regenerate the plan.", code="material_removed", status_code=409
-            ) from error
+        content = selectors.session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
         body = SessionSummarySerializer(session).data
-        body.update(parts=content.parts, keyPoints=content.key_points, questions=content.questions, answers=session.answers)
+        body.update(
+            parts=content.parts,
+            keyPoints=content.key_points,
+            questions=content.questions,
+            answers=session.answers,
+            removed=bool(content.removed_materials),
+            removedMaterials=content.removed_materials,
+        )
         return Response(body)
 
 
@@ -189,4 +208,5 @@ class SessionProgressApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         session_progress_record(session=session, status=data.validated_data["status"], answers=data.validated_data.get("answers"))
-        return Response(selectors.plan_progress(selectors.access_plan(user=request.user, plan_id=plan_id)))
+        plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+        return Response(selectors.plan_progress(plan, selectors.removed_materials(user=request.user, plan=plan)))

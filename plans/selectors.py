@@ -50,9 +50,27 @@ def access_session(*, user, plan: Plan, number) -> StudySession:
     return session
 
 
-def plan_progress(plan: Plan) -> dict:
-    """Return ``{percentComplete, completed, total, nextSession}`` from the (prefetched) sessions."""
-    sessions = sorted(plan.sessions.all(), key=lambda session: session.number)
+def library_ref_ids(*, user) -> set[str]:
+    """The refIds in the user's library now (one query, shared by every plan on a page)."""
+    return set(knowledge.materials_in_scope(user=user, ready_only=False).values_list("ref_id", flat=True))
+
+
+def removed_materials(*, user, plan: Plan, library: set[str] | None = None) -> dict[str, str]:
+    """refId → title of the plan's materials that are no longer in the user's library."""
+    present = library_ref_ids(user=user) if library is None else library
+    return {material.ref_id: material.title for material in plan.snapshot.all() if material.ref_id not in present}
+
+
+def session_is_removed(session: StudySession, removed: dict[str, str]) -> bool:
+    """A session reading a removed material cannot be studied: it is marked, not counted, not a 404."""
+    return any(item["refId"] in removed for item in session.ranges)
+
+
+def plan_progress(plan: Plan, removed: dict[str, str] | None = None) -> dict:
+    """Return ``{percentComplete, completed, total, nextSession, removedSessions}`` from the (prefetched)
+    sessions; sessions of removed materials (``removed_materials``) are left out of the count."""
+    every = sorted(plan.sessions.all(), key=lambda session: session.number)
+    sessions = [session for session in every if not session_is_removed(session, removed or {})]
     completed = sum(1 for session in sessions if session.status == StudySession.Status.COMPLETED)
     upcoming = next((session.number for session in sessions if session.status != StudySession.Status.COMPLETED), None)
     return {
@@ -60,6 +78,7 @@ def plan_progress(plan: Plan) -> dict:
         "completed": completed,
         "total": len(sessions),
         "nextSession": upcoming,
+        "removedSessions": len(every) - len(sessions),
     }
 
 
@@ -122,6 +141,7 @@ class SessionContent:
     parts: list[dict] = field(default_factory=list)  # [{"refId", "pageNumber", "chunkIndex", "text"}]
     key_points: list[dict] = field(default_factory=list)  # [{"text", "refId", "chunkIndex", "pageNumber"}]
     questions: list[dict] = field(default_factory=list)
+    removed_materials: list[str] = field(default_factory=list)  # titles: the session's material was deleted
 
 
 def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> SessionContent:
@@ -134,7 +154,9 @@ def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> Ses
 
     from django.core.cache import cache
 
-    knowledge.materials_in_scope(user=user, ref_ids=[item["refId"] for item in session.ranges], ready_only=False)  # raises if deleted
+    removed = removed_materials(user=user, plan=plan)
+    if session_is_removed(session, removed):  # never served from the cache either
+        return SessionContent(removed_materials=[removed[item["refId"]] for item in session.ranges if item["refId"] in removed])
     ranges = hashlib.sha256(json.dumps(session.ranges, sort_keys=True).encode()).hexdigest()[:16]  # jsonb reorders keys
     key = f"plans:session:{session.pk}:{ranges}:{getattr(llm, 'model', 'offline')}"
     try:

@@ -41,9 +41,12 @@ def plan_create_view(request):
 @login_required
 def plan_detail(request, plan_id: int):
     plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+    removed = selectors.removed_materials(user=request.user, plan=plan)
     context = {
         "plan": plan,
-        "progress": selectors.plan_progress(plan),
+        "progress": selectors.plan_progress(plan, removed),
+        "removed": list(removed.values()),
+        "removed_sessions": {session.number for session in plan.sessions.all() if selectors.session_is_removed(session, removed)},
         "sessions": plan.sessions.all(),
         "modules": plan.modules.all(),
         "nav": "plans",

@@ -74,9 +74,15 @@ def plan_create(
 
 
 def plan_regenerate(*, plan: Plan) -> Plan:
+    """Build the plan again from its materials still in the library (removed ones leave the snapshot)."""
+    from ..selectors import removed_materials
     from ..tasks import generate_plan
 
+    removed = removed_materials(user=plan.owner, plan=plan)
+    if removed and len(removed) == len(plan.ref_ids):
+        raise PlanInputError("Every material of this plan was removed from your library; create a new plan from your current materials.")
     with transaction.atomic():
+        PlanMaterial.objects.for_user(plan.owner).filter(plan=plan, ref_id__in=list(removed)).delete()
         Plan.objects.for_user(plan.owner).filter(pk=plan.pk).update(
             status=Plan.Status.PENDING, progress_done=0, progress_total=0, error_message=""
         )
