@@ -166,6 +166,9 @@ MEANING_WEIGHT = 4.0  # a sentence's cosine to the question outweighs its positi
 # A short line before a cross-language answer, in the question's language; not a claim (ground check skips it).
 NOTE_PREFIX = "※ "
 _LATIN_TERM = re.compile(r"^[a-z0-9][a-z0-9_.+#-]*$")
+_IDENTIFIER = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Za-z]*[0-9]{2,}[A-Za-z0-9]*)\b")
+# With every named identifier found verbatim, the meaning match may be this share of the usual threshold.
+ANCHORED_VECTOR_SHARE = 0.6
 _HANGUL = re.compile(r"[가-힣]")
 
 
@@ -183,16 +186,26 @@ def shared_script_terms(question: str) -> list[str]:
     return [term for term in terms if _HANGUL.search(term)]
 
 
+def identifiers(question: str) -> list[str]:
+    """Names written the same in every language: acronyms and codes ("ESP", "CALL", "80386", "x86")."""
+    return list(dict.fromkeys(_IDENTIFIER.findall(question)))
+
+
 def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:
     shared = shared_script_terms(question)
     found = max((len(_found_terms(shared, passage.text)) for passage in passages), default=0)
     share = found / len(shared) if shared else 1.0
     vector = max((passage.vector_score or 0.0) for passage in passages)
-    plausible = any(
-        passage.vector_score is not None
-        and passage.vector_score >= (min_vector if min_vector is not None else passage.crosslingual_threshold or passage.vector_threshold or 0.0)
-        for passage in passages
-    )
+    # Identifiers the question names and a passage contains verbatim are evidence of their own: then a
+    # weaker meaning match is enough (short pages, where a chunk mixes topics, score lower).
+    names = identifiers(question)
+    anchored = bool(names) and all(any(name in passage.text for passage in passages) for name in names)
+
+    def threshold(passage: Passage) -> float:
+        base = min_vector if min_vector is not None else passage.crosslingual_threshold or passage.vector_threshold or 0.0
+        return base * ANCHORED_VECTOR_SHARE if anchored else base
+
+    plausible = any(passage.vector_score is not None and passage.vector_score >= threshold(passage) for passage in passages)
     return Evidence(round(share, 4), round(vector, 4), plausible and share >= SHARED_TERMS_MIN_SHARE)
 
 

@@ -464,7 +464,8 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
     retrieved_at = time.perf_counter()
     passages = retrieval.passages
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
-    evidence = _judge(resolve_references(analyse_question(question).ask, memory), passages)
+    asked = analyse_question(question).ask
+    evidence = _judge(resolve_references(asked, memory) if follow_up else asked, passages)  # as written: "ESP" stays an identifier
     titles = list(dict.fromkeys(passage.title for passage in passages))
     if not passages:
         answer = Answer(text=grounding.refusal_text(question), refused=True)

@@ -2,15 +2,12 @@
 language with a note in the question's, and refused only when the material does not cover it (the
 demo guides through the real pipeline; the judgement unit-tested on made-up passages)."""
 
-from pathlib import Path
-
 import pytest
 
 from baeum.grounding import NOTE_PREFIX, Passage, crosses_languages, ground_check, judge_evidence, shared_script_terms
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 
-DEMO = Path(__file__).resolve().parents[2] / "demo"
 ENGLISH_PAGE = "The stack pointer ESP points to the top of the stack. PUSH decrements ESP and stores a value there."
 
 
@@ -41,22 +38,38 @@ def test_a_note_about_the_answer_is_not_a_claim_for_the_ground_check():
     assert grounded and not problems and citations[0].quote.startswith("The stack pointer ESP")
 
 
+ENGLISH_BOOK = [
+    "Chapter 1 The Stack\nThe stack pointer ESP points to the top of the stack. The PUSH instruction decrements ESP by four "
+    "and stores a double word at the new top. The POP instruction reads the double word at the top and adds four to ESP.",
+    "Chapter 2 Interrupts\nAn interrupt stops the normal flow of a program so that an event can be handled. An interrupt handler "
+    "is the routine that processes the interrupt. Hardware interrupts come from devices such as the keyboard.",
+]
+KOREAN_BOOK = [
+    "제1장 스택\n스택 포인터 ESP는 스택의 맨 위를 가리킨다. PUSH 명령은 ESP를 4만큼 줄이고 새 맨 위에 더블워드를 저장한다. "
+    "POP 명령은 맨 위의 더블워드를 읽고 ESP에 4를 더한다.",
+    "제2장 인터럽트\n인터럽트는 이벤트를 처리하기 위해 프로그램의 정상적인 흐름을 멈추게 한다. 인터럽트 핸들러는 인터럽트를 처리하는 루틴이다.",
+]
+
+
 @pytest.mark.django_db
-def test_korean_questions_over_an_english_guide_and_english_over_a_korean_one(user, ingest):
-    english = ingest(user, (DEMO / "how-we-learn.md").read_bytes(), "how-we-learn.md")
-    korean = ingest(user, (DEMO / "우리는-어떻게-배우는가.md").read_bytes(), "우리는-어떻게-배우는가.md")
+def test_korean_questions_over_an_english_book_and_english_over_a_korean_one(user, ingest):
+    from tests.pdfgen import make_pdf
+
+    english = ingest(user, make_pdf(ENGLISH_BOOK), "assembly-en.pdf")
+    korean = ingest(user, make_pdf(KOREAN_BOOK), "assembly-ko.pdf")
 
     def ask(material, question):
         return chat_reply(conversation=conversation_create(owner=user, ref_ids=[material.ref_id]), content=question)
 
-    reply = ask(english, "간격 반복이란 무엇인가요?")
+    reply = ask(english, "스택 포인터 ESP는 무엇을 가리키나요?")
     assert not reply.refused, reply.content
     assert reply.content.startswith(NOTE_PREFIX) and "영어" in reply.content.splitlines()[0]
-    assert "Spaced repetition" in reply.content and reply.citations[0]["refId"] == english.ref_id
+    assert "ESP points to the top of the stack" in reply.content and reply.citations[0]["refId"] == english.ref_id
 
-    reply = ask(korean, "What does the forgetting curve show?")
-    assert not reply.refused, reply.content
-    assert "망각 곡선은" in reply.content and reply.citations
+    reply = ask(korean, "What does the stack pointer ESP point to?")
+    assert not reply.refused, (reply.content, reply.usage["vector"], reply.usage["coverage"])
+    assert "맨 위를 가리킨다" in reply.content and reply.citations
 
     assert ask(english, "광합성은 어떻게 일어나나요?").refused
     assert ask(korean, "What is photosynthesis?").refused
+    assert ask(english, "RAX 레지스터는 64비트 모드에서 무엇을 하나요?").refused  # an identifier the book does not have
