@@ -136,6 +136,10 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
     return sorted(((term, weight) for term, weight in weights.items() if term in lowered), key=lambda item: -item[1])
 
 
+# Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
+SESSION_CONTENT_VERSION = 2
+
+
 @dataclass
 class SessionContent:
     parts: list[dict] = field(default_factory=list)  # [{"refId", "pageNumber", "chunkIndex", "text"}]
@@ -158,12 +162,12 @@ def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> Ses
     if session_is_removed(session, removed):  # never served from the cache either
         return SessionContent(removed_materials=[removed[item["refId"]] for item in session.ranges if item["refId"] in removed])
     ranges = hashlib.sha256(json.dumps(session.ranges, sort_keys=True).encode()).hexdigest()[:16]  # jsonb reorders keys
-    key = f"plans:session:{session.pk}:{ranges}:{getattr(llm, 'model', 'offline')}"
+    key = f"plans:session:{SESSION_CONTENT_VERSION}:{session.pk}:{ranges}:{getattr(llm, 'model', 'offline')}"
     try:
         cached = cache.get(key)
     except Exception:  # noqa: BLE001 - Redis unavailable: compute it
         cached = None
-    if cached is not None:
+    if isinstance(cached, dict) and cached.keys() == SessionContent.__dataclass_fields__.keys():
         return SessionContent(**cached)
     content = _session_content(user=user, plan=plan, session=session, llm=llm)
     try:

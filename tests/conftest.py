@@ -66,21 +66,13 @@ def anonymous_client():
 @pytest.fixture
 def ingest(db):
     """Create a material for ``owner`` from bytes and run the real pipeline in-process."""
-    from knowledge.services.ingest import material_ingest
+    from knowledge.services.ingest import material_ingest_in_process
     from knowledge.services.materials import material_create
 
     def run(owner, data: bytes, name: str = "notes.pdf", title: str = "", type: str = "material"):
-        from knowledge.models import Material
-        from knowledge.services.ocr import material_ocr
-
         material = material_create(owner=owner, upload=SimpleUploadedFile(name, data), title=title, type=type, enqueue=False)
-        material_ingest(material_id=material.pk)
+        material_ingest_in_process(material_id=material.pk)  # a scan's OCR stage included, as the workers do
         material.refresh_from_db()
-        if material.status == Material.Status.OCR:  # a scan: the background OCR stage, then the rest, as the workers do
-            material_ocr(material_id=material.pk, time_budget=None)
-            Material.objects.unscoped().filter(pk=material.pk).update(status=Material.Status.PENDING)
-            material_ingest(material_id=material.pk)
-            material.refresh_from_db()
         return material
 
     return run

@@ -262,3 +262,16 @@ def _store(material, pages, chunks, vectors, embedder, ocr_pages: set[int] = fro
         extractor=EXTRACTOR,
         ready_at=timezone.now(),
     )
+
+
+def material_ingest_in_process(*, material_id: int, upgrade: bool = True) -> Material | None:
+    """Run the whole pipeline here, the OCR stage of a scan included (the command line without a worker,
+    and tests): what the ``celery`` and ``background`` workers do in turn."""
+    from .ocr import material_ocr
+
+    material = material_ingest(material_id=material_id, upgrade=upgrade)
+    if material is not None and material.status == Status.OCR:
+        material_ocr(material_id=material_id, time_budget=None)
+        Material.objects.unscoped().filter(pk=material_id, status=Status.OCR).update(status=Status.PENDING)  # system task
+        material = material_ingest(material_id=material_id, upgrade=upgrade)
+    return material

@@ -21,7 +21,7 @@ def test_ingest_command_prints_one_line_per_file_and_fails_on_bad_ones(tmp_path,
     good_material = Material.objects.get(original_filename="good.pdf")
     assert lines[0] == f"{good_material.ref_id} READY pages=3 chunks={good_material.chunk_count}"
     bad_material = Material.objects.get(original_filename="scan.pdf")
-    assert lines[1].startswith(f"{bad_material.ref_id} FAILED “scan.pdf” has no text layer")
+    assert lines[1].startswith(f"{bad_material.ref_id} FAILED Text recognition found no text in “scan.pdf”")  # a blank scan, read by OCR
 
 
 def test_ingest_command_succeeds_quietly_for_good_files(tmp_path, capsys, user, english_pdf):

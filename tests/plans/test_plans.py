@@ -233,7 +233,7 @@ def test_session_content_is_prepared_at_generation_and_never_served_for_a_delete
 
     session = plan.sessions.get(number=1)  # read back from the database, as a page view does
     before = set(cache.keys("plans:session:*"))
-    assert any(f"plans:session:{session.pk}:" in key for key in before)
+    assert any(f"plans:session:{selectors.SESSION_CONTENT_VERSION}:{session.pk}:" in key for key in before)
     first = selectors.session_content(user=user, plan=plan, session=session)
     assert set(cache.keys("plans:session:*")) == before  # served from what generation prepared
     assert selectors.session_content(user=user, plan=plan, session=session) == first

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from knowledge.models import Material
 from knowledge.services.embedding import embedder_for_model, quality_embedder
-from knowledge.services.ingest import material_ingest
+from knowledge.services.ingest import material_ingest_in_process
 from knowledge.services.materials import material_create, material_delete, material_reembed
 
 
@@ -70,7 +70,7 @@ def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True, 
                 title=row.get("title") or row["doc_id"],
                 enqueue=False,
             )
-            material_ingest(material_id=material.pk, upgrade=False)
+            material_ingest_in_process(material_id=material.pk, upgrade=False)
             material.refresh_from_db()
             if material.status != Material.Status.READY:
                 raise CommandError(f"Passage {row['doc_id']} failed to ingest: {material.error_message}")
@@ -97,7 +97,7 @@ def throwaway_documents(paths: list[Path], *, stream, show_progress: bool = True
     try:
         for path in tqdm(paths, desc="Ingesting documents", file=stream, disable=not show_progress, unit="doc"):
             material = material_create(owner=user, upload=SimpleUploadedFile(path.name, path.read_bytes()), title=path.stem, enqueue=False)
-            material_ingest(material_id=material.pk, upgrade=False)
+            material_ingest_in_process(material_id=material.pk, upgrade=False)
             material.refresh_from_db()
             if material.status != Material.Status.READY:
                 raise CommandError(f"{path.name} failed to ingest: {material.error_message}")

@@ -8,7 +8,7 @@ import time
 from tqdm import tqdm
 
 from knowledge.models import Material
-from knowledge.services.ingest import material_ingest
+from knowledge.services.ingest import material_ingest_in_process
 
 FINAL = {Material.Status.READY, Material.Status.FAILED}
 
@@ -24,7 +24,7 @@ def run_to_end(material: Material, *, in_process: bool, stream, label: str, show
             from django.db import connection
 
             try:
-                material_ingest(material_id=material.pk, upgrade=upgrade)
+                material_ingest_in_process(material_id=material.pk, upgrade=upgrade)
             except BaseException as error:  # noqa: BLE001 - reported below, in the main thread
                 errors.append(error)
             finally:
