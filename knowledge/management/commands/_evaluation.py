@@ -55,61 +55,58 @@ def quality_model(option: str | None) -> str:
 
 
 @contextmanager
-def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True, quality: str = ""):
-    """Ingest each passage as one material (title on its first line) through the real pipeline for a
-    new user, then (with ``quality``) do the background re-embedding in place; yield
-    ``(user, {material_id: doc_id})``; delete the user and everything made afterwards."""
+def throwaway_user():
+    """A new user for an evaluation run; everything it owns is deleted afterwards, files included."""
     user = get_user_model().objects.create_user(email=f"eval-{secrets.token_hex(4)}@baeum.invalid", password=None)
-    doc_of: dict[int, str] = {}
     try:
-        for row in tqdm(corpus, desc="Loading corpus", file=stream, disable=not show_progress, unit="doc"):
-            text = f"{row.get('title', '').strip()}\n\n{row['text']}".strip()
-            material = material_create(
-                owner=user,
-                upload=SimpleUploadedFile(f"{row['doc_id']}.txt", text.encode("utf-8")),
-                title=row.get("title") or row["doc_id"],
-                enqueue=False,
-            )
-            material_ingest_in_process(material_id=material.pk, upgrade=False)
-            material.refresh_from_db()
-            if material.status != Material.Status.READY:
-                raise CommandError(f"Passage {row['doc_id']} failed to ingest: {material.error_message}")
-            doc_of[material.pk] = str(row["doc_id"])
-        if quality:
-            Material.objects.for_user(user).update(pending_embedding_model=quality)
-            for material_id in tqdm(doc_of, desc=f"Re-embedding ({quality})", file=stream, disable=not show_progress, unit="doc"):
-                material_reembed(material_id=material_id, model=quality)
-        with connection.cursor() as cursor:  # what autovacuum does for a long-lived library
-            cursor.execute("ANALYZE knowledge_chunk, knowledge_chunkterm, knowledge_chunkembedding")
-        yield user, doc_of
+        yield user
     finally:
         for material in Material.objects.for_user(user):
             material_delete(material=material)
         user.delete()
+
+
+def _ingest(user, *, name: str, data: bytes, title: str) -> Material:
+    """One upload through the real pipeline (the OCR stage of a scan included), READY or an error."""
+    material = material_create(owner=user, upload=SimpleUploadedFile(name, data), title=title, enqueue=False)
+    material_ingest_in_process(material_id=material.pk, upgrade=False)
+    material.refresh_from_db()
+    if material.status != Material.Status.READY:
+        raise CommandError(f"{name} failed to ingest: {material.error_message}")
+    return material
+
+
+def _settle(user, materials: list[Material], *, stream, show_progress: bool, quality: str) -> None:
+    """What the background does for a library that stays: the quality re-embedding (in place) and ANALYZE."""
+    if quality:
+        Material.objects.for_user(user).update(pending_embedding_model=quality)
+        for material in tqdm(materials, desc=f"Re-embedding ({quality})", file=stream, disable=not show_progress, unit="doc"):
+            material_reembed(material_id=material.pk, model=quality)
+    with connection.cursor() as cursor:  # what autovacuum does for a long-lived library
+        cursor.execute("ANALYZE knowledge_chunk, knowledge_chunkterm, knowledge_chunkembedding")
+
+
+@contextmanager
+def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True, quality: str = ""):
+    """Ingest each passage as one material (title on its first line) for a new user; yield
+    ``(user, {material_id: doc_id})``; delete the user and everything made afterwards."""
+    with throwaway_user() as user:
+        doc_of: dict[int, str] = {}
+        for row in tqdm(corpus, desc="Loading corpus", file=stream, disable=not show_progress, unit="doc"):
+            text = f"{row.get('title', '').strip()}\n\n{row['text']}".strip()
+            material = _ingest(user, name=f"{row['doc_id']}.txt", data=text.encode("utf-8"), title=row.get("title") or row["doc_id"])
+            doc_of[material.pk] = str(row["doc_id"])
+        _settle(user, list(Material.objects.for_user(user)), stream=stream, show_progress=show_progress, quality=quality)
+        yield user, doc_of
 
 
 @contextmanager
 def throwaway_documents(paths: list[Path], *, stream, show_progress: bool = True, quality: str = ""):
-    """Ingest each file as one material through the real pipeline for a new user (then, with
-    ``quality``, re-embed in place); yield ``(user, {file stem: material})``; delete everything after."""
-    user = get_user_model().objects.create_user(email=f"eval-{secrets.token_hex(4)}@baeum.invalid", password=None)
-    materials: dict[str, Material] = {}
-    try:
+    """Ingest each file as one material for a new user; yield ``(user, {file stem: material})``; delete
+    everything after."""
+    with throwaway_user() as user:
+        materials: dict[str, Material] = {}
         for path in tqdm(paths, desc="Ingesting documents", file=stream, disable=not show_progress, unit="doc"):
-            material = material_create(owner=user, upload=SimpleUploadedFile(path.name, path.read_bytes()), title=path.stem, enqueue=False)
-            material_ingest_in_process(material_id=material.pk, upgrade=False)
-            material.refresh_from_db()
-            if material.status != Material.Status.READY:
-                raise CommandError(f"{path.name} failed to ingest: {material.error_message}")
-            materials[path.stem] = material
-        if quality:
-            Material.objects.for_user(user).update(pending_embedding_model=quality)
-            for material in tqdm(materials.values(), desc=f"Re-embedding ({quality})", file=stream, disable=not show_progress, unit="doc"):
-                material_reembed(material_id=material.pk, model=quality)
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE knowledge_chunk, knowledge_chunkterm, knowledge_chunkembedding")
+            materials[path.stem] = _ingest(user, name=path.name, data=path.read_bytes(), title=path.stem)
+        _settle(user, list(materials.values()), stream=stream, show_progress=show_progress, quality=quality)
         yield user, materials
-    finally:
-        for material in Material.objects.for_user(user):
-            material_delete(material=material)
-        user.delete()
