@@ -99,3 +99,10 @@ def test_sign_up_upload_plan_study_ask_and_check_sources(live_server, worker, br
     assert "refused" in refusal.get_attribute("class")
     assert "couldn't find" in refusal.inner_text()
     shot("08-refusal")
+
+    # A phone: no page is wider than the screen (conversation titles, the library table, Korean text).
+    page.set_viewport_size({"width": 390, "height": 844})
+    for path in ("/library/", "/plans/", "/chat/"):
+        page.goto(f"{live_server.url}{path}")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+    shot("09-phone-chat")
