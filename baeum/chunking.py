@@ -270,8 +270,11 @@ def quote_pages(content: str, page_starts, quote: str, default: int) -> tuple[in
     return page_span(page_starts, position, position + len(quote), default)
 
 
-def chunk_pages(pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False) -> list[Chunk]:
-    """Cut pages into chunks; see the module docstring. Never returns an empty chunk."""
+def chunk_pages(
+    pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False, breaks: frozenset[int] = frozenset()
+) -> list[Chunk]:
+    """Cut pages into chunks; see the module docstring. Never returns an empty chunk. A page in ``breaks``
+    (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it."""
     normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
     cleaned = strip_running_lines(normalised)
     widths = [len(line) for lines in cleaned for line in lines if line]
@@ -331,14 +334,20 @@ def chunk_pages(pages: list[PageText], *, target_tokens: int = 300, overlap: flo
             tokens += unit.tokens
         current, carried, current_tokens = list(tail), list(tail), tokens
 
+    previous_page = None
     for unit in units:
         own_tokens = current_tokens - sum(u.tokens for u in carried)
+        at_break = unit.page in breaks and unit.page != previous_page
+        previous_page = unit.page
         if len(current) > len(carried) and (
             current_tokens + unit.tokens > target_tokens
             or (unit.heading_level == 1)
             or (unit.heading_level and own_tokens >= 0.4 * target_tokens)
+            or at_break
         ):
             emit()
+        if at_break:
+            current, carried, current_tokens = [], [], 0  # front/back matter and the chapters share no text
         if unit.heading_level:
             section_title = unit.text
             if len(current) == len(carried):

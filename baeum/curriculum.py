@@ -25,6 +25,7 @@ class ChunkInfo:
     page_end: int
     section_level: int
     section_title: str
+    matter: str = ""  # "front" / "back": title pages, contents, preface, index… (baeum.structure)
 
 
 @dataclass
@@ -36,6 +37,7 @@ class ModuleSpec:
     page_first: int
     page_last: int
     tokens: int
+    optional: bool = False  # front or back matter: listed as optional reading, never a study session
 
 
 @dataclass
@@ -87,7 +89,44 @@ def _boundaries_from_topics(chunks: list[ChunkInfo], vectors: np.ndarray | None,
 def build_modules(
     ref_id: str, material_title: str, chunks: list[ChunkInfo], *, vectors: np.ndarray | None, session_tokens: int
 ) -> list[ModuleSpec]:
-    """Cut one material's chunks into modules (contiguous, ordered, covering every chunk once)."""
+    """Cut one material's chunks into modules (contiguous, ordered, covering every chunk once); front and
+    back matter (leading and trailing chunks outside the chapters) become optional modules of their own."""
+    if not chunks:
+        return []
+    lead = next((position for position, chunk in enumerate(chunks) if chunk.matter != "front"), len(chunks))
+    tail = next((position for position in range(len(chunks), lead, -1) if chunks[position - 1].matter != "back"), lead)
+    front, body, back = chunks[:lead], chunks[lead:tail], chunks[tail:]
+    return (
+        _optional_module(ref_id, material_title, front)
+        + _chapter_modules(ref_id, material_title, body, vectors=_rows(vectors, lead, tail), session_tokens=session_tokens)
+        + _optional_module(ref_id, material_title, back)
+    )
+
+
+def _rows(vectors: np.ndarray | None, start: int, end: int) -> np.ndarray | None:
+    return None if vectors is None or len(vectors) == 0 else vectors[start:end]
+
+
+def _optional_module(ref_id: str, material_title: str, chunks: list[ChunkInfo]) -> list[ModuleSpec]:
+    if not chunks:
+        return []
+    return [
+        ModuleSpec(
+            ref_id=ref_id,
+            title=f"{material_title} · p.{chunks[0].page_start}–{chunks[-1].page_end}",
+            start=chunks[0].index,
+            end=chunks[-1].index,
+            page_first=chunks[0].page_start,
+            page_last=chunks[-1].page_end,
+            tokens=sum(chunk.tokens for chunk in chunks),
+            optional=True,
+        )
+    ]
+
+
+def _chapter_modules(
+    ref_id: str, material_title: str, chunks: list[ChunkInfo], *, vectors: np.ndarray | None, session_tokens: int
+) -> list[ModuleSpec]:
     if not chunks:
         return []
     starts = _boundaries_from_headings(chunks) or _boundaries_from_topics(chunks, vectors, 3 * session_tokens)
@@ -137,6 +176,8 @@ def build_sessions(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[Chun
             pending = None
 
     for module in modules:
+        if module.optional:
+            continue  # front and back matter are optional reading, not a session
         members = [chunk for chunk in chunks_by_ref[module.ref_id] if module.start <= chunk.index <= module.end]
         if module.tokens <= 1.4 * session_tokens:
             if pending is not None and (pending.tokens + module.tokens > session_tokens or pending.ranges[-1]["refId"] != module.ref_id):

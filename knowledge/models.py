@@ -84,6 +84,8 @@ class MaterialPage(models.Model):
     number = models.PositiveIntegerField()
     text = models.TextField()
     ocr = models.BooleanField(default=False)  # the text was recognised from a scanned image (may contain errors)
+    # "front" (title, contents, preface…) or "back" (index, bibliography): outside the chapters (baeum.structure).
+    matter = models.CharField(max_length=8, blank=True)
 
     objects = OwnedManager()
 
@@ -112,6 +114,7 @@ class Chunk(models.Model):
     # [[character offset, page number], ...] where each page of ``content`` begins: a quote carries the
     # page of its own sentence (``baeum.chunking.quote_pages``). Empty for chunks stored before it existed.
     page_starts = models.JSONField(default=list, blank=True)
+    matter = models.CharField(max_length=8, blank=True)  # every page of the chunk is front or back matter
 
     objects = OwnedManager()
 

@@ -35,6 +35,7 @@ class ModuleSerializer(serializers.Serializer):
     refId = serializers.CharField(source="ref_id")
     chunkRange = serializers.SerializerMethodField()
     pages = serializers.SerializerMethodField()
+    optional = serializers.BooleanField(help_text="front or back matter (title, contents, preface, index…): optional reading, no session")
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_chunkRange(self, module) -> list[int]:

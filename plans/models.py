@@ -70,6 +70,7 @@ class Module(models.Model):
     page_first = models.PositiveIntegerField()
     page_last = models.PositiveIntegerField()
     tokens = models.PositiveIntegerField()
+    optional = models.BooleanField(default=False)  # front or back matter: optional reading, no session
 
     objects = OwnedManager()
 

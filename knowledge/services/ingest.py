@@ -19,6 +19,7 @@ from django.utils import timezone
 from baeum import extract
 from baeum.chunking import PageText, chunk_pages
 from baeum.embeddings import EmbeddingError
+from baeum.structure import matter_breaks, page_matter
 from baeum.text import normalize_text
 
 from ..models import Chunk, Material, MaterialPage
@@ -168,11 +169,14 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
             _update(material, status=Status.CHUNKING, progress_done=0, progress_total=len(pages))
             page_texts = [PageText(page.number, page.text) for page in pages]
             config = settings.BAEUM
+            markdown = material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS)
+            matter = page_matter([page.text for page in pages], markdown=markdown)
             chunks = chunk_pages(
                 page_texts,
                 target_tokens=config["CHUNK_TOKENS"],
                 overlap=config["CHUNK_OVERLAP"],
-                markdown=material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS),
+                markdown=markdown,
+                breaks=matter_breaks(matter, len(pages)),
             )
             if not chunks:
                 raise extract.ExtractionError(
@@ -210,8 +214,14 @@ def _ocr_start(material: Material, page_numbers: list[int]) -> None:
     transaction.on_commit(lambda: ocr_material.delay(material.pk))
 
 
+def _chunk_matter(chunk, matter: dict[int, str]) -> str:
+    kinds = {matter.get(number, "") for number in range(chunk.page_start, chunk.page_end + 1)}
+    return kinds.pop() if len(kinds) == 1 else ""
+
+
 @transaction.atomic
 def _store(material, pages, chunks, vectors, embedder, ocr_pages: set[int] = frozenset()) -> None:
+    matter = page_matter([page.text for page in pages], markdown=material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS))
     MaterialPage.objects.unscoped().filter(material=material).delete()
     Chunk.objects.unscoped().filter(material=material).delete()  # cascades to their embeddings
     MaterialPage.objects.bulk_create(
@@ -222,6 +232,7 @@ def _store(material, pages, chunks, vectors, embedder, ocr_pages: set[int] = fro
                 number=page.number,
                 text=normalize_text(page.text),
                 ocr=page.number in ocr_pages,
+                matter=matter.get(page.number, ""),
             )
             for page in pages
         ],
@@ -242,6 +253,7 @@ def _store(material, pages, chunks, vectors, embedder, ocr_pages: set[int] = fro
                 section_title=chunk.section_title[:300],
                 section_level=chunk.section_level,
                 page_starts=[list(start) for start in chunk.page_starts],
+                matter=_chunk_matter(chunk, matter),
                 content_hash=content_hash(chunk.content),
             )
             for chunk in chunks

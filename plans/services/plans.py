@@ -143,6 +143,7 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
                     page_end=row["page_end"],
                     section_level=row["section_level"],
                     section_title=row["section_title"],
+                    matter=row["matter"],
                 )
                 for row in outline
             ]
@@ -179,6 +180,7 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
                     page_first=module.page_first,
                     page_last=module.page_last,
                     tokens=module.tokens,
+                    optional=module.optional,
                 )
                 for position, module in enumerate(modules, start=1)
             ]

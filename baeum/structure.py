@@ -1,0 +1,77 @@
+"""Front and back matter of a book: the pages a study session should not open with or spend time on.
+
+Title page, copyright, contents, preface and acknowledgements come before the first chapter; the
+bibliography and the index come after the last. Learners may read them, but a plan lists them as
+optional reading instead of making them session 1 ("Explain http · Explain thank · Explain license").
+No Django imports.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .chunking import heading_level
+
+FRONT = "front"
+BACK = "back"
+HEAD_LINES = 4  # where a page's own heading sits (after a running head)
+# The first chapter of a book starts within this share of its pages (prefaces run long, but not longer).
+FRONT_MATTER_MAX_SHARE = 0.2
+FRONT_MATTER_MIN_PAGES = 5  # a short book still has a title page, a contents page and a preface before chapter 1
+# Back matter starts within this share of the last pages (an index and a bibliography together).
+BACK_MATTER_MAX_SHARE = 0.3
+# A contents page: most of its lines end with a page number ("3.2 Loops ....... 41").
+TOC_LINE_SHARE = 0.4
+_TOC_LINE = re.compile(r"(?:\.{2,}|…|\s)\s*[0-9ivxlc]{1,4}$", re.IGNORECASE)
+_BACK_HEADING = re.compile(r"^(?:index|bibliography|references|works cited|찾아보기|색인|참고\s*문헌)$", re.IGNORECASE)
+_INDEX_LINE = re.compile(r"^[^\d,]{2,60},\s*\d{1,4}(?:\s*[-–,]\s*\d{1,4})*$")  # "stack frame, 72, 75–77"
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.split("\n") if line.strip()]
+
+
+def is_contents_page(text: str) -> bool:
+    lines = _lines(text)
+    return len(lines) >= 5 and sum(1 for line in lines if _TOC_LINE.search(line)) / len(lines) >= TOC_LINE_SHARE
+
+
+# The opening of the first chapter: "Chapter 1", "제1장", "Part I", or a first numbered heading "1 Introduction".
+_CHAPTER = re.compile(r"^(?:chapter|part)\s*(?:\d+|[ivxl]+)\b|^제\s*\d+\s*[장편부]|^1\.?\s+\S", re.IGNORECASE)
+
+
+def _opens_chapter(text: str, *, markdown: bool) -> bool:
+    if is_contents_page(text):
+        return False
+    return any(heading_level(line, markdown=markdown) == 1 and _CHAPTER.match(line.lstrip("#").strip()) for line in _lines(text)[:HEAD_LINES])
+
+
+def _opens_back_matter(text: str) -> bool:
+    lines = _lines(text)
+    if any(_BACK_HEADING.match(line.lstrip("#").strip()) for line in lines[:HEAD_LINES]):
+        return True
+    return len(lines) >= 10 and sum(1 for line in lines if _INDEX_LINE.match(line)) / len(lines) >= TOC_LINE_SHARE
+
+
+def page_matter(texts: list[str], *, markdown: bool = False) -> dict[int, str]:
+    """Return {page number (1-based): "front" | "back"} for the pages outside the book's chapters."""
+    count = len(texts)
+    kinds: dict[int, str] = {}
+    first = next((index for index, text in enumerate(texts) if _opens_chapter(text, markdown=markdown)), None)
+    if first is not None and 0 < first <= max(FRONT_MATTER_MIN_PAGES, round(FRONT_MATTER_MAX_SHARE * count)):
+        kinds.update(dict.fromkeys(range(1, first + 1), FRONT))
+    else:  # no chapter to start from: only contents pages at the very start
+        for index, text in enumerate(texts[: max(1, round(FRONT_MATTER_MAX_SHARE * count))]):
+            if not is_contents_page(text):
+                break
+            kinds[index + 1] = FRONT
+    start_back = max(first or 0, count - round(BACK_MATTER_MAX_SHARE * count))
+    back = next((index for index in range(start_back, count) if index > (first or 0) and _opens_back_matter(texts[index])), None)
+    if back is not None:
+        kinds.update(dict.fromkeys(range(back + 1, count + 1), BACK))
+    return kinds
+
+
+def matter_breaks(kinds: dict[int, str], page_count: int) -> frozenset[int]:
+    """The pages where front matter ends or back matter begins: chunks must not straddle them."""
+    return frozenset(number for number in range(2, page_count + 1) if kinds.get(number, "") != kinds.get(number - 1, ""))

@@ -1,0 +1,44 @@
+"""Front and back matter never open or fill a study session: title, contents and preface before the
+first chapter, bibliography and index after the last, are optional reading (marked on the pages)."""
+
+import pytest
+
+from baeum.structure import BACK, FRONT, page_matter
+from knowledge.models import MaterialPage
+from plans.models import Plan
+from plans.services.plans import plan_create, plan_generate
+from tests.pdfgen import make_pdf
+
+BODY = "A register is a very fast storage location inside the CPU, and the stack holds return addresses. " * 12
+BOOK = [
+    "PC Assembly Language\nPaul A. Carter\nNovember 2026",
+    "Copyright 2026 by the author. This book may be reproduced as long as this notice is kept.",
+    "Contents\n1 Introduction 1\n1.1 Number Systems 1\n1.2 Computer Organization 5\n2 Basic Assembly 10\n2.1 Working with Integers 12\nIndex 20",
+    "Preface\nThis book is written for students who want to learn how computers work at the lowest level. " * 3,
+    f"Chapter 1\nIntroduction\n{BODY}",
+    f"Chapter 2\nBasic Assembly Language\n{BODY}",
+    "Index\nregister, 5, 6\nstack, 6\nstack frame, 7, 9\nCALL instruction, 8\nRET instruction, 8\ninterrupt, 9\n"
+    "two's complement, 5\nlittle endian, 6\nbig endian, 6\nmemory, 5–7",
+]
+
+
+def test_pages_before_the_first_chapter_and_the_index_are_front_and_back_matter():
+    assert page_matter(BOOK) == {1: FRONT, 2: FRONT, 3: FRONT, 4: FRONT, 7: BACK}
+    assert page_matter(["# Notes\nSome text about registers."] * 3, markdown=True) == {}  # notes without a book's frame
+
+
+@pytest.mark.django_db
+def test_no_session_starts_in_front_matter_and_it_is_listed_as_optional_reading(user, ingest):
+    book = ingest(user, make_pdf(BOOK), "book.pdf")
+    assert list(MaterialPage.objects.for_user(user).filter(material=book).exclude(matter="").order_by("number").values_list("number", "matter")) == [
+        (1, FRONT), (2, FRONT), (3, FRONT), (4, FRONT), (7, BACK)
+    ]  # fmt: skip
+
+    plan = plan_create(owner=user, title="Book", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+
+    sessions = list(plan.sessions.order_by("number"))
+    assert sessions and all(item["pages"][0] >= 5 for session in sessions for item in session.ranges)  # chapter 1 is p.5
+    optional = [(module.page_first, module.page_last) for module in plan.modules.filter(optional=True).order_by("position")]
+    assert optional == [(1, 4), (7, 7)]
