@@ -1,4 +1,5 @@
 from django.contrib.auth import password_validation
+from django.core.validators import validate_email
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
@@ -17,6 +18,7 @@ class AccountError(Exception):
 def user_register(*, email: str, password: str) -> tuple[User, str]:
     """Create a learner account and return it with a fresh API token."""
     email = User.objects.normalize_email(email).strip().lower()
+    validate_email(email)  # the browser form and the API accept exactly the same addresses
     if User.objects.filter(email__iexact=email).exists():
         raise AccountError("An account with this email already exists.", code="email_taken")
     candidate = User(email=email, username=email)

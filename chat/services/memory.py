@@ -59,9 +59,9 @@ def memory_load(*, conversation: Conversation) -> Memory:
     """Return the working memory, from Redis (refreshing its TTL) or rebuilt from PostgreSQL."""
     try:
         raw = cache.get(_key(conversation.pk))
-    except Exception:  # noqa: BLE001 - Redis down: PostgreSQL has everything
+    except Exception:  # noqa: BLE001 - Redis down, or a value that is not ours (not JSON): PostgreSQL has everything
         raw = None
-    if raw is not None:
+    if isinstance(raw, dict) and raw.keys() == Memory.__dataclass_fields__.keys():
         try:
             cache.touch(_key(conversation.pk), WORKING_TTL_SECONDS)
         except Exception:  # noqa: BLE001

@@ -96,7 +96,8 @@ CACHES = {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": env("BAEUM_CACHE_PREFIX", default="baeum"),
-        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 5},
+        # JSON, never pickle: a value written into Redis by anyone who can reach it must not run code when read.
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 5, "SERIALIZER": "django_redis.serializers.json.JSONSerializer"},
     }
 }
 

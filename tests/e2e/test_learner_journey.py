@@ -63,14 +63,16 @@ def test_sign_up_upload_plan_study_ask_and_check_sources(live_server, worker, br
 
     pdf = tmp_path / "assembly.pdf"
     pdf.write_bytes(make_pdf(PAGES))
-    page.set_input_files("#file-input", str(pdf))
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe accumulator EAX holds arithmetic results.")
+    page.set_input_files("#file-input", [str(pdf), str(notes)])  # several files chosen at once: all are uploaded
     page.wait_for_selector("#materials progress, #materials .badge.READY")
     shot("02-uploading")
-    page.wait_for_selector("#materials .badge.READY")
+    page.wait_for_function("document.querySelectorAll('#materials .badge.READY').length == 2")
     shot("03-ready")
 
     page.click("text=Plans")
-    page.check("input[name=ref_ids]")
+    page.locator("label", has_text="assembly").locator("input[name=ref_ids]").check()  # the PDF, not the notes
     page.fill("#title", "Assembly basics")
     page.fill("#minutes", "5")
     page.click("text=Create plan")

@@ -93,3 +93,13 @@ def test_library_shows_the_background_upgrade_in_english_and_korean(browser_clie
     Material.objects.filter(pk=material.pk).update(pending_embedding_model="")
     done = browser_client.get("/library/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'data-upgrade="1"' not in done and "background 1/4" not in done
+
+
+def test_sign_up_refuses_an_address_the_api_would_refuse(client):
+    from accounts.models import User
+
+    response = client.post("/signup/", {"email": "not-an-email", "password": "a-long-pass-phrase"})
+
+    assert response.status_code == 400
+    assert "valid email" in response.content.decode()
+    assert not User.objects.filter(email="not-an-email").exists()
