@@ -36,7 +36,8 @@ test-deps:
 	@missing=$$(for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi
 
-test: setup test-deps
+# Lint first (ruff, no missing migration): a failing check stops the run before the suite.
+test: setup test-deps lint
 	$(PY) -m pytest
 
 stop: $(VENV)/.installed
