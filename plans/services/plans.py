@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from django.db import transaction
 from django.utils import timezone
@@ -188,7 +189,7 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
         rows = []
         for number, (session, terms) in enumerate(zip(sessions, objectives, strict=True), start=1):
             previous = kept.get(_range_key(session.ranges))
-            title, goals = session.title, [f"{term} 설명하기" if korean else f"Explain {term}" for term in terms]
+            title, goals = session.title, session_objectives(session, chunks_by_ref, terms, korean=korean)
             written = _llm_headings(owner=owner, plan=plan, session=session, terms=terms, llm=llm, korean=korean) if llm else None
             if written:
                 title, goals = written
@@ -215,6 +216,36 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
         session_content(user=owner, plan=plan, session=session, llm=llm)
     _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
     return plan
+
+
+MAX_HEADING_OBJECTIVES = 3  # the sections a session covers, by name; then its most characteristic terms
+MIN_OBJECTIVES = 3
+_SECTION_NUMBER = re.compile(r"^(?:chapter\s+\d+\s*|제\s*\d+\s*[장절]\s*|\d+(?:\.\d+)*\.?\s+)", re.IGNORECASE)
+
+
+def session_objectives(session, chunks_by_ref: dict, terms: list[str], *, korean: bool) -> list[str]:
+    """What a session teaches, in the material's language: the sections it covers by their headings
+    ("Explain the CALL and RET Instructions", "스택 프레임 설명하기"), then characteristic terms it uses."""
+    headings: list[str] = []
+    for item in session.ranges:
+        start, end = item["chunkRange"]
+        for chunk in chunks_by_ref.get(item["refId"], []):
+            if start <= chunk.index <= end and chunk.section_level >= 2 and chunk.section_title:
+                heading = _SECTION_NUMBER.sub("", chunk.section_title).strip()
+                if heading and heading not in headings and not session.title.endswith(heading):
+                    headings.append(heading)
+    named = [_objective(heading, korean=korean, heading=True) for heading in headings[:MAX_HEADING_OBJECTIVES]]
+    covered = " ".join(headings).casefold()
+    rest = [_objective(term, korean=korean) for term in terms if term.casefold() not in covered]
+    return (named + rest)[: max(MIN_OBJECTIVES, len(named))]  # terms only fill in where headings are few
+
+
+def _objective(subject: str, *, korean: bool, heading: bool = False) -> str:
+    if korean:
+        return f"{subject} 설명하기"
+    if heading and subject.split(" ", 1)[0] in ("The", "A", "An"):
+        subject = subject[0].lower() + subject[1:]  # "Explain the stack", not "Explain The stack"
+    return f"Explain {subject}"
 
 
 def _range_key(ranges: list[dict]) -> str:
