@@ -121,11 +121,40 @@ def _stop_foreign_postmaster(pgdata: Path) -> None:
         executable = Path((process.cmdline() or [""])[0])
     if postgres_bin().resolve() in executable.parents:
         return
+    _stop_process(process, pgdata)
     upgrade_notes.append(f"Stopped the PostgreSQL server started from {executable.parent} (older binaries).")
-    process.send_signal(signal.SIGINT)  # fast shutdown: roll back open transactions, checkpoint, exit
-    with contextlib.suppress(Exception):
-        process.wait(timeout=60)
     (pgdata / "postmaster.pid").unlink(missing_ok=True)
+
+
+# Fast shutdown (roll back, checkpoint, exit), then immediate, then kill: two servers must never share
+# a data directory, so nothing goes on until the old one is gone.
+_STOP_SIGNALS = ((signal.SIGINT, 60), (signal.SIGQUIT, 10), (signal.SIGKILL, 10))
+
+
+def _stop_process(process, pgdata: Path) -> None:
+    import psutil
+
+    for number, seconds in _STOP_SIGNALS:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.send_signal(number)
+        try:
+            process.wait(timeout=seconds)
+            return
+        except psutil.TimeoutExpired:
+            continue
+        except psutil.NoSuchProcess:
+            return
+    raise RuntimeError(f"A PostgreSQL server (pid {process.pid}) on {pgdata} does not stop; stop it and start Baeum again.")
+
+
+def _stop_orphans(pgdata: Path) -> None:
+    """Stop servers still running on a data directory that was deleted (PostgreSQL would otherwise
+    remove the new server's socket when it notices its own lock file is gone)."""
+    import psutil
+
+    for process in psutil.process_iter(attrs=["name", "cmdline"]):
+        if process.info["name"] == "postgres" and str(pgdata) in " ".join(process.info["cmdline"] or []):
+            _stop_process(process, pgdata)
 
 
 def _take_ownership(pgdata: Path, user: str | None) -> None:
@@ -169,6 +198,7 @@ def ensure_postgres(database: str) -> EmbeddedPostgres:
     with _file_lock("postgres"):
         user = _system_user()
         if not (pgdata / "PG_VERSION").exists():
+            _stop_orphans(pgdata)
             _initdb(pgdata, user)
         else:
             _stop_foreign_postmaster(pgdata)
