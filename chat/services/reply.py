@@ -195,6 +195,7 @@ class Retrieval:
 
 def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, lexical_score: float | None = None) -> Passage:
     model = chunk.material.embedding_model
+    embedder = embedder_for_model(model) if model else None
     return Passage(
         n=n,
         chunk_id=chunk.pk,
@@ -206,8 +207,8 @@ def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, 
         score=score,
         vector_score=vector_score,
         lexical_score=lexical_score,
-        vector_threshold=embedder_for_model(model).answer_similarity if model else None,
-        crosslingual_threshold=embedder_for_model(model).crosslingual_similarity if model else None,
+        vector_threshold=embedder.answer_similarity if embedder else None,
+        crosslingual_threshold=embedder.crosslingual_similarity if embedder else None,
         page_starts=tuple(tuple(start) for start in chunk.page_starts),
         model=model,
     )
@@ -231,8 +232,9 @@ def _in_ranges(hit, ranges: list[dict]) -> bool:
     return any(hit.chunk.material.ref_id == item["refId"] and item["start"] <= hit.chunk.chunk_index <= item["end"] for item in ranges)
 
 
-def _search(conversation: Conversation, query: str, *, k: int, ref_ids: list[str] | None = None) -> list[Passage]:
-    ref_ids = ref_ids or conversation_sources(conversation=conversation)[0]  # what is in the library now
+def _search(conversation: Conversation, query: str, *, k: int, sources: list[str]) -> list[Passage]:
+    """Search the conversation's ``sources`` (refIds in the library now, read once per answer)."""
+    ref_ids = sources
     if not ref_ids:
         return []
     ranges = conversation.scope_ranges
@@ -258,9 +260,9 @@ def _judge(question: str, passages: list[Passage]) -> grounding.Evidence:
     )
 
 
-def retrieve_standard(conversation: Conversation, query: str, *, follow_up: bool = False) -> Retrieval:
+def retrieve_standard(conversation: Conversation, query: str, *, sources: list[str], follow_up: bool = False) -> Retrieval:
     top_k = conversation.top_k or chat_settings()["TOP_K"]
-    passages = _search(conversation, query, k=top_k)
+    passages = _search(conversation, query, k=top_k, sources=sources)
     if follow_up:
         passages = _renumber(passages + _previous_passages(conversation))[: top_k + PREVIOUS_PASSAGES]
     return Retrieval(query=query, passages=passages, tool_calls=1)
@@ -290,7 +292,7 @@ def _previous_passages(conversation: Conversation) -> list[Passage]:
     return passages
 
 
-def retrieve_agentic(conversation: Conversation, query: str) -> Retrieval:
+def retrieve_agentic(conversation: Conversation, query: str, *, sources: list[str]) -> Retrieval:
     """A bounded loop (at most 3 tool calls) with deterministic rules: split a comparison into its
     parts, refine an unanswered query to its key terms, and expand a good hit to its neighbours."""
     top_k = chat_settings()["TOP_K"]
@@ -302,12 +304,12 @@ def retrieve_agentic(conversation: Conversation, query: str) -> Retrieval:
     passages: list[Passage] = []
     if len(parts) >= 2:
         for part in parts[:2]:
-            found = _search(conversation, part, k=3)
+            found = _search(conversation, part, k=3, sources=sources)
             calls += 1
             steps.append({"tool": "search_by_metadata", "input": {"query": part, "refIds": conversation.ref_ids}, "results": len(found)})
             passages += found
     else:
-        passages = _search(conversation, query, k=top_k)
+        passages = _search(conversation, query, k=top_k, sources=sources)
         calls += 1
         steps.append({"tool": "search_all", "input": {"query": query}, "results": len(passages)})
     evidence = _judge(query, passages)
@@ -315,7 +317,7 @@ def retrieve_agentic(conversation: Conversation, query: str) -> Retrieval:
     if not evidence.sufficient and calls < 3:
         refined = " ".join(dict.fromkeys(term for term in grounding.content_terms(query) if len(term) > 1))
         if refined and refined != query:
-            passages = _search(conversation, refined, k=top_k) + passages
+            passages = _search(conversation, refined, k=top_k, sources=sources) + passages
             calls += 1
             evidence = _judge(query, passages)
             steps.append(
@@ -457,10 +459,11 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
         return Outcome(remembered, usage, [], question)
     search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
     follow_up = search_query != normalize_query(question)
+    sources, removed = conversation_sources(conversation=conversation)  # the library as it is now, read once
     if mode == "agentic":
-        retrieval = retrieve_agentic(conversation, search_query)
+        retrieval = retrieve_agentic(conversation, search_query, sources=sources)
     else:
-        retrieval = retrieve_standard(conversation, search_query, follow_up=follow_up)
+        retrieval = retrieve_standard(conversation, search_query, sources=sources, follow_up=follow_up)
     retrieved_at = time.perf_counter()
     passages = retrieval.passages
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
@@ -514,15 +517,14 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
         coverage=evidence.coverage,
         vector=evidence.vector,
     )
-    removals = _unannounced_removals(conversation)
+    removals = _unannounced_removals(conversation, removed)
     if removals:
         titles = [conversation.material_titles.get(ref_id, ref_id) for ref_id in removals]
         answer.text = f"{removal_note(question, titles)}\n{answer.text}"
     return Outcome(answer, usage, retrieval.steps, search_query, removals)
 
 
-def _unannounced_removals(conversation: Conversation) -> list[str]:
-    _, removed = conversation_sources(conversation=conversation)
+def _unannounced_removals(conversation: Conversation, removed: list[str]) -> list[str]:
     if not removed:
         return []
     announced = Conversation.objects.for_user(conversation.owner).filter(pk=conversation.pk).values_list("removals_announced", flat=True).first()

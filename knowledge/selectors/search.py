@@ -367,15 +367,17 @@ def _source_chunks(scope: _Scope, hints: list[str]) -> set[int]:
     short and holds one of the source's names (a mention inside a sentence or a contents line
     further down does not count); every chunk on such a page counts (the title's and the rows after it)."""
     names = list(dict.fromkeys(name.casefold() for hint in hints for name in hint_variants(hint)))
-    pages: set[tuple[int, int]] = set()
+    if not names:
+        return set()
+    naming = Q()
     for name in names:
-        rows = MaterialPage.objects.unscoped().filter(  # scoped by owner_id on this line
-            owner_id=scope.owner_id, material_id__in=scope.material_ids, text__icontains=name
-        )
-        for material_id, number, text in rows.values_list("material_id", "number", "text")[:SOURCE_CANDIDATES]:
-            head = [" ".join(line.casefold().split()) for line in text.split("\n")[:TITLE_LINES]]
-            if any(name in line and len(line) <= TITLE_MAX_CHARS for line in head):
-                pages.add((material_id, number))
+        naming |= Q(text__icontains=name)
+    rows = MaterialPage.objects.unscoped().filter(naming, owner_id=scope.owner_id, material_id__in=scope.material_ids)  # scoped by owner_id
+    pages: set[tuple[int, int]] = set()
+    for material_id, number, text in rows.values_list("material_id", "number", "text")[:SOURCE_CANDIDATES]:
+        head = [" ".join(line.casefold().split()) for line in text.split("\n")[:TITLE_LINES]]
+        if any(name in line and len(line) <= TITLE_MAX_CHARS for line in head for name in names):
+            pages.add((material_id, number))
     if not pages:
         return set()
     on_pages = Q()

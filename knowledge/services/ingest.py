@@ -189,7 +189,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
                 embedder=embedder,
                 on_progress=lambda done: _update(material, progress_done=done),
             )
-            _store(material, pages, chunks, vectors, embedder, ocr_pages)
+            _store(material, pages, chunks, vectors, embedder, ocr_pages=ocr_pages, matter=matter)
             if upgrade:
                 material_upgrade_start(material=material)
         except extract.ExtractionError as error:
@@ -220,8 +220,7 @@ def _chunk_matter(chunk, matter: dict[int, str]) -> str:
 
 
 @transaction.atomic
-def _store(material, pages, chunks, vectors, embedder, ocr_pages: set[int] = frozenset()) -> None:
-    matter = page_matter([page.text for page in pages], markdown=material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS))
+def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], matter: dict[int, str]) -> None:
     MaterialPage.objects.unscoped().filter(material=material).delete()
     Chunk.objects.unscoped().filter(material=material).delete()  # cascades to their embeddings
     MaterialPage.objects.bulk_create(
