@@ -148,15 +148,22 @@ def _limit_memory(memory_bytes: int) -> Callable[[], None]:
     return apply
 
 
-def _run_worker(args: list[str], budget: Budget) -> subprocess.Popen:
+def spawn_reader(module: str, args: list[str], *, memory_bytes: int) -> subprocess.Popen:
+    """Start a reader child (``python -m module args``) under a memory limit, its output as UTF-8 text:
+    how PDFs and Office files are read, so a hostile file kills a child, never the caller."""
     return subprocess.Popen(
-        [sys.executable, "-m", "baeum.pdfworker", *args],
+        [sys.executable, "-m", module, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_limit_memory(budget.memory_bytes),
+        preexec_fn=_limit_memory(memory_bytes),
         cwd=str(Path(__file__).resolve().parent.parent),
         text=True,
+        encoding="utf-8",
     )
+
+
+def _run_worker(args: list[str], budget: Budget) -> subprocess.Popen:
+    return spawn_reader("baeum.pdfworker", args, memory_bytes=budget.memory_bytes)
 
 
 def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from baeum.extract import Budget, ExtractedPage, ExtractionError, _limit_memory, sniff_kind
+from baeum.extract import Budget, ExtractedPage, ExtractionError, sniff_kind, spawn_reader
 from baeum.officeworker import DOCX, HWPX, PPTX
 
 OFFICE_EXTENSIONS = {".docx": DOCX, ".pptx": PPTX, ".hwpx": HWPX}
@@ -162,15 +161,7 @@ def _mismatch(filename: str, kind: str, actual: str) -> ExtractionError:
 
 
 def _run_child(path: Path, *, kind: str, filename: str, budget: OfficeBudget) -> list[ExtractedPage]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "baeum.officeworker", kind, str(path), str(budget.max_chars)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=_limit_memory(budget.memory_bytes),
-        cwd=str(Path(__file__).resolve().parent.parent),
-        text=True,
-        encoding="utf-8",
-    )
+    process = spawn_reader("baeum.officeworker", [kind, str(path), str(budget.max_chars)], memory_bytes=budget.memory_bytes)
     try:
         out, err = process.communicate(timeout=budget.seconds)
     except subprocess.TimeoutExpired:
