@@ -16,7 +16,7 @@ from django.db import connection
 SETTING = "baeum.rls_user"
 OWNED_TABLES = {
     "knowledge": ["knowledge_material", "knowledge_materialpage", "knowledge_chunk", "knowledge_chunkembedding", "knowledge_chunkterm"],
-    "plans": ["plans_plan", "plans_planmaterial", "plans_module", "plans_studysession"],
+    "plans": ["plans_plan", "plans_planmaterial", "plans_module", "plans_studysession", "plans_card", "plans_review", "plans_note"],
     "chat": ["chat_conversation", "chat_message"],
 }
 _CONDITION = f"coalesce(current_setting('{SETTING}', true), '') = '' OR owner_id = NULLIF(current_setting('{SETTING}', true), '')::bigint"

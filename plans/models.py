@@ -22,6 +22,7 @@ class Plan(models.Model):
     error_message = models.TextField(blank=True)
     # The pace sessions are sized with, stored so a learner can see (and we can change) the assumption.
     assumptions = models.JSONField(default=dict)
+    exam_date = models.DateField(null=True, blank=True)  # sessions and reviews are spread over the days left
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -99,6 +100,7 @@ class StudySession(models.Model):
     answers = models.JSONField(default=dict)
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    scheduled_for = models.DateField(null=True, blank=True)  # the day the exam date spreads it to
 
     objects = OwnedManager()
 
@@ -108,3 +110,85 @@ class StudySession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.plan_id}#{self.number} {self.title}"
+
+
+class Card(models.Model):
+    """Something to remember, scheduled with FSRS: an answered practice question or a session's key point.
+    The card keeps its own copy of the prompt, answer and citation, so it outlives regenerated sessions."""
+
+    class Kind(models.TextChoices):
+        DEFINITION = "definition"
+        CLOZE = "cloze"
+        TRUE_FALSE = "true_false"
+        CHOICE = "choice"
+        SHORT_ANSWER = "short_answer"
+        KEY_POINT = "key_point"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="cards")
+    session_number = models.PositiveIntegerField(null=True, blank=True)
+    key = models.CharField(max_length=40)  # the question's id: the same question answered twice is one card
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    prompt = models.TextField()
+    answer = models.TextField()
+    choices = models.JSONField(default=list, blank=True)
+    accepted = models.JSONField(default=list, blank=True)  # other answers the text allows (synonyms, abbreviations)
+    citation = models.JSONField(default=dict)  # {"refId", "chunkIndex", "pageNumber", "pageEnd", "quote"}
+    scheduling = models.JSONField(default=dict)  # fsrs.Card.to_dict()
+    due = models.DateTimeField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["due", "id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "plan", "key"], name="unique_card_per_plan")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.prompt[:60]}"
+
+
+class Review(models.Model):
+    """One rating of a card (Again 1, Hard 2, Good 3, Easy 4), with the learner's answer when it was graded."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="reviews")
+    rating = models.PositiveSmallIntegerField()
+    response = models.TextField(blank=True)
+    correct = models.BooleanField(null=True)
+    reviewed_at = models.DateTimeField(db_index=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["-reviewed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.card_id}@{self.reviewed_at:%Y-%m-%d}: {self.rating}"
+
+
+class Note(models.Model):
+    """A saved answer, key point or passage with its citations (page references), or the learner's own words."""
+
+    class Kind(models.TextChoices):
+        ANSWER = "answer"
+        KEY_POINT = "key_point"
+        PASSAGE = "passage"
+        OWN = "own"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    plan = models.ForeignKey(Plan, on_delete=models.SET_NULL, null=True, blank=True, related_name="notes")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.OWN)
+    text = models.TextField()
+    comment = models.TextField(blank=True)
+    citations = models.JSONField(default=list, blank=True)  # [{"refId", "title", "pageNumber", "pageEnd", "quote"}]
+    source = models.CharField(max_length=300, blank=True)  # where it was saved from, e.g. a conversation's title
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.text[:60]
