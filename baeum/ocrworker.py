@@ -1,7 +1,8 @@
 """Child process that draws one PDF page as a picture for ``baeum.ocr`` (run as ``python -m baeum.ocrworker``).
 
-``render PATH PAGE DPI MAX_PIXELS OUT_PNG`` writes the page as an 8-bit grayscale PNG and prints
-``{"page": n, "dpi": d}`` (the resolution actually used), or ``{"page": n, "error": code}``.
+``render PATH PAGE DPI MAX_PIXELS OUT_PNG [color]`` writes the page as an 8-bit grayscale PNG (in colour with
+``color``: the page viewer's picture of the original) and prints ``{"page": n, "dpi": d}`` (the resolution
+actually used), or ``{"page": n, "error": code}``.
 Rendering runs PDFium on an untrusted file and allocates a page-sized bitmap, so it happens here, under the
 memory, CPU and time limits the parent sets: a hostile page kills this child, never the Celery worker.
 """
@@ -14,6 +15,7 @@ import warnings
 
 POINTS_PER_INCH = 72  # PDF user space unit
 PNG_COMPRESS_LEVEL = 1  # the file lives for one page in a private temp dir: favour speed over size
+COLOR_PNG_COMPRESS_LEVEL = 6  # the viewer's picture is kept and sent to the browser: 2-3x smaller than level 1
 
 
 def render_dpi(width_points: float, height_points: float, *, dpi: int, max_pixels: int) -> int:
@@ -24,7 +26,7 @@ def render_dpi(width_points: float, height_points: float, *, dpi: int, max_pixel
     return max(1, math.floor(dpi * math.sqrt(max_pixels / pixels)))
 
 
-def render(path: str, number: int, dpi: int, max_pixels: int, out: str) -> dict:
+def render(path: str, number: int, dpi: int, max_pixels: int, out: str, *, color: bool = False) -> dict:
     import pypdfium2 as pdfium
 
     try:
@@ -37,8 +39,9 @@ def render(path: str, number: int, dpi: int, max_pixels: int, out: str) -> dict:
         page = document[number - 1]
         try:
             used = render_dpi(*page.get_size(), dpi=dpi, max_pixels=max_pixels)
-            bitmap = page.render(scale=used / POINTS_PER_INCH, grayscale=True)
-            bitmap.to_pil().save(out, format="PNG", dpi=(used, used), compress_level=PNG_COMPRESS_LEVEL)
+            bitmap = page.render(scale=used / POINTS_PER_INCH, grayscale=not color)
+            level = COLOR_PNG_COMPRESS_LEVEL if color else PNG_COMPRESS_LEVEL
+            bitmap.to_pil().save(out, format="PNG", dpi=(used, used), compress_level=level)
         finally:
             page.close()
     except Exception as error:  # noqa: BLE001 - reported to the parent as this page's failure
@@ -54,7 +57,7 @@ def main(argv: list[str]) -> None:
     if argv[0] != "render":
         raise SystemExit(f"unknown command {argv[0]!r}")
     path, number, dpi, max_pixels, out = argv[1], int(argv[2]), int(argv[3]), int(argv[4]), argv[5]
-    print(json.dumps(render(path, number, dpi, max_pixels, out)))
+    print(json.dumps(render(path, number, dpi, max_pixels, out, color=argv[6:7] == ["color"])))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from baeum import extract
 
 from ..models import Chunk, ChunkEmbedding, EmbeddingCache, Material
 from .embedding import chunk_embeddings_store, embedder_for_model, embeddings_compute, quality_embedder
+from .page_images import material_page_images_delete
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +104,7 @@ def material_delete(*, material: Material) -> None:
     with transaction.atomic():
         material.delete()
         transaction.on_commit(lambda: storage.delete(file_name) if file_name else None)
+        transaction.on_commit(lambda: material_page_images_delete(material=material))
 
 
 def material_reingest(*, material: Material) -> Material:
