@@ -1,0 +1,49 @@
+from baeum.definitions import find_definitions
+
+
+def terms(text: str) -> dict[str, tuple[str, ...]]:
+    return {definition.term: definition.aliases for definition in find_definitions(text)}
+
+
+def test_english_naming_sentences_give_the_named_term_and_its_abbreviation():
+    found = terms(
+        "A 4-bit number is called a nibble. The leftmost digit is called the most significant bit (msb). "
+        "The clock pulses at a fixed frequency (known as the clock speed). These rules are called calling conventions."
+    )
+    assert found == {"nibble": (), "most significant bit": ("msb",), "clock speed": (), "calling conventions": ()}
+
+
+def test_english_subject_definitions_and_glossary_lines():
+    text = "A stack is a Last-In First-Out list. Recursion refers to a function calling itself.\nvariable: A name that refers to a value.\n"
+    assert set(terms(text)) == {"stack", "Recursion", "variable"}
+
+
+def test_what_is_not_a_definition():
+    text = (
+        "What is a program? This is a hard problem. Sometimes there is a reason. When the function is called, it runs. "
+        "The function is called with two arguments. It would be named first.exe on Windows."
+    )
+    assert terms(text) == {}
+
+
+def test_korean_naming_topic_and_subject_definitions():
+    found = terms(
+        "이진수에서 각 자리 숫자를 비트 (bit)라고 부른다. 가장 왼쪽의 비트는 최상위 비트 (most significant bit, msb) 라고 부른다. "
+        "룩업 테이블이란 미리 계산한 결과를 담은 표이다. 재진입 서브프로그램은 어디서 호출되어도 잘 작동하는 서브프로그램을 말한다."
+    )
+    assert found == {
+        "비트": ("bit",),
+        "최상위 비트": ("most significant bit", "msb"),
+        "룩업 테이블": (),
+        "재진입 서브프로그램": (),
+    }
+
+
+def test_korean_clauses_and_verbs_are_not_terms():
+    assert terms("컴파일 만을 하란 뜻이다. 이 함수들을 오버로드 되었다 라고 한다. 예를 들어, R, R 라 한다면 두 레지스터이다.") == {}
+
+
+def test_offsets_point_at_the_defining_sentence():
+    text = "Intro sentence here. A 4-bit number is called a nibble. Next."
+    (definition,) = find_definitions(text)
+    assert text[definition.start : definition.end] == "A 4-bit number is called a nibble."
