@@ -1,7 +1,10 @@
 """One error format for the whole API: {"error": {"code", "message", "details"}}."""
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.urls import Resolver404, resolve
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -69,3 +72,30 @@ def exception_handler(exc, context):
         body["code"] = "throttled"
     headers = {name: response[name] for name in ("Retry-After", "WWW-Authenticate") if response.has_header(name)}
     return Response({"error": body}, status=response.status_code, headers=headers)
+
+
+FALLBACK_ROUTE_NAME = "api-fallback"
+
+
+@csrf_exempt  # the view it hands the request to (a DRF view) enforces CSRF for session-authenticated calls itself
+def api_fallback(request):
+    """Serve an /api/ path no route matched: the same route with its trailing slash toggled, else a JSON 404.
+
+    Every endpoint answers with and without its trailing slash, with no redirect: a redirected POST
+    loses its body in many HTTP clients, and an HTML 404 or 301 is no answer for a mobile app.
+    """
+    path = request.path_info
+    alternative = path[:-1] if path.endswith("/") else path + "/"
+    try:
+        match = resolve(alternative)
+    except Resolver404:
+        match = None
+    if match is None or match.url_name == FALLBACK_ROUTE_NAME:
+        return JsonResponse(
+            {"error": {"code": "not_found", "message": _("No such API endpoint: %(path)s") % {"path": request.path}, "details": {}}},
+            status=404,
+        )
+    request.path_info = alternative
+    request.path = request.path[:-1] if request.path.endswith("/") else request.path + "/"
+    request.resolver_match = match
+    return match.func(request, *match.args, **match.kwargs)

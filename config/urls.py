@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth.views import LogoutView
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import views as account_views
@@ -8,6 +8,7 @@ from chat import views as chat_views
 from knowledge import views as knowledge_views
 from plans import views as plan_views
 
+from .api_errors import FALLBACK_ROUTE_NAME, api_fallback
 from .health import healthz
 from .views import home
 
@@ -42,4 +43,6 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
+    # Last: any other /api/ path is the same route with the trailing slash toggled, or a JSON 404.
+    re_path(r"^api/", api_fallback, name=FALLBACK_ROUTE_NAME),
 ]
