@@ -3,6 +3,7 @@
 import json
 
 from django.http import StreamingHttpResponse
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import renderers, serializers, status
 from rest_framework.response import Response
@@ -121,7 +122,8 @@ class ConversationListCreateApi(APIView):
             )
         except ValueError as error:
             raise ApiError(str(error), code="material_not_ready") from error
-        return Response(ConversationOutputSerializer(conversation).data, status=status.HTTP_201_CREATED)
+        location = request.build_absolute_uri(reverse("conversation-detail", kwargs={"conversation_id": conversation.pk}))
+        return Response(ConversationOutputSerializer(conversation).data, status=status.HTTP_201_CREATED, headers={"Location": location})
 
 
 class ConversationDetailApi(APIView):

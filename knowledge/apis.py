@@ -1,5 +1,6 @@
 """DRF endpoints of the knowledge base: one class per operation, no business logic here."""
 
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -12,7 +13,11 @@ from config.pagination import paginate, paginated_schema
 
 from . import selectors
 from .models import Material
-from .services.materials import UploadRejected, material_create, material_delete, material_reingest
+from .services.materials import UploadRejected, material_create, material_delete, material_reingest, material_rename
+
+
+def _material_location(request, material: Material) -> str:
+    return request.build_absolute_uri(reverse("material-detail", kwargs={"ref_id": material.ref_id}))
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -118,13 +123,31 @@ class MaterialListCreateApi(APIView):
             )
         except UploadRejected as error:
             raise ApiError(str(error), code=error.code, status_code=error.status) from error
-        return Response({"refId": material.ref_id, "status": material.status}, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            {"refId": material.ref_id, "status": material.status},
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": _material_location(request, material)},
+        )
 
 
 class MaterialDetailApi(APIView):
     @extend_schema(operation_id="materials_retrieve", responses=MaterialOutputSerializer)
     def get(self, request, ref_id: str):
         material = selectors.access_material(user=request.user, ref_id=ref_id)
+        return Response(MaterialOutputSerializer(material).data)
+
+    class UpdateSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MaterialUpdateInput"
+
+        title = serializers.CharField(max_length=300)
+
+    @extend_schema(operation_id="materials_partial_update", request=UpdateSerializer, responses=MaterialOutputSerializer)
+    def patch(self, request, ref_id: str):
+        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        data = self.UpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        material = material_rename(material=material, title=data.validated_data["title"])
         return Response(MaterialOutputSerializer(material).data)
 
     @extend_schema(operation_id="materials_destroy", responses={204: None})
@@ -139,7 +162,11 @@ class MaterialReingestApi(APIView):
     def post(self, request, ref_id: str):
         material = selectors.access_material(user=request.user, ref_id=ref_id)
         material = material_reingest(material=material)
-        return Response(MaterialOutputSerializer(material).data, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            MaterialOutputSerializer(material).data,
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": _material_location(request, material)},
+        )
 
 
 class ChunkOutputSerializer(serializers.Serializer):

@@ -1,5 +1,6 @@
 """Plans API: create from READY materials, read modules and sessions, study sessions, progress."""
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -11,7 +12,11 @@ from config.pagination import paginate, paginated_schema
 
 from . import selectors
 from .models import StudySession
-from .services.plans import PlanInputError, plan_create, plan_delete, plan_regenerate, session_progress_record
+from .services.plans import PlanInputError, plan_create, plan_delete, plan_regenerate, plan_rename, session_progress_record
+
+
+def _plan_location(request, plan) -> str:
+    return request.build_absolute_uri(reverse("plan-detail", kwargs={"plan_id": plan.pk}))
 
 
 class RangeSerializer(serializers.Serializer):
@@ -137,12 +142,27 @@ class PlanListCreateApi(APIView):
         except PlanInputError as error:
             raise ApiError(str(error), code="material_not_ready", details={"refId": error.ref_id}) from error
         plan = selectors.access_plan(user=request.user, plan_id=plan.pk)
-        return Response(PlanSerializer(plan).data, status=status.HTTP_202_ACCEPTED)
+        return Response(PlanSerializer(plan).data, status=status.HTTP_202_ACCEPTED, headers={"Location": _plan_location(request, plan)})
 
 
 class PlanDetailApi(APIView):
     @extend_schema(operation_id="plans_retrieve", responses=PlanDetailSerializer)
     def get(self, request, plan_id: int):
+        plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+        return Response(PlanDetailSerializer(plan, context={"library": selectors.library_ref_ids(user=request.user)}).data)
+
+    class UpdateSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PlanUpdateInput"
+
+        title = serializers.CharField(max_length=200)
+
+    @extend_schema(operation_id="plans_partial_update", request=UpdateSerializer, responses=PlanDetailSerializer)
+    def patch(self, request, plan_id: int):
+        plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+        data = self.UpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        plan_rename(plan=plan, title=data.validated_data["title"])
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         return Response(PlanDetailSerializer(plan, context={"library": selectors.library_ref_ids(user=request.user)}).data)
 
@@ -159,7 +179,11 @@ class PlanRegenerateApi(APIView):
             plan = plan_regenerate(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
         except PlanInputError as error:
             raise ApiError(str(error), code="materials_removed", status_code=409) from error
-        return Response(PlanSerializer(selectors.access_plan(user=request.user, plan_id=plan.pk)).data, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            PlanSerializer(selectors.access_plan(user=request.user, plan_id=plan.pk)).data,
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": _plan_location(request, plan)},
+        )
 
 
 class CitationSerializer(serializers.Serializer):

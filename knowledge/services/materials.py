@@ -107,6 +107,13 @@ def material_delete(*, material: Material) -> None:
         transaction.on_commit(lambda: material_page_images_delete(material=material))
 
 
+def material_rename(*, material: Material, title: str) -> Material:
+    """Give a material a title of the learner's choosing (the stored file keeps its name)."""
+    material.title = title.strip()[:300]
+    material.save(update_fields=["title", "updated_at"])
+    return material
+
+
 def material_reingest(*, material: Material) -> Material:
     """Run ingestion again from the kept original file (after a failure, or to apply new settings)."""
     with transaction.atomic():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import date, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -21,6 +22,10 @@ from ..selectors import characteristic_terms, session_content
 logger = logging.getLogger(__name__)
 
 
+# Where the learner's choice of chapters or pages is kept: with the other terms the plan is built under.
+CHOSEN_RANGES = "chosenRanges"
+
+
 class PlanInputError(ValueError):
     """A plan request that cannot be honoured; says which refId and why."""
 
@@ -30,17 +35,25 @@ class PlanInputError(ValueError):
 
 
 def plan_create(
-    *, owner, title: str, ref_ids: list[str], goal: str = "", minutes_per_session: int = 25, language: str = "", enqueue: bool = True
+    *,
+    owner,
+    title: str,
+    ref_ids: list[str],
+    goal: str = "",
+    minutes_per_session: int = 25,
+    language: str = "",
+    ranges: list[dict] | None = None,
+    exam_date: date | None = None,
+    enqueue: bool = True,
 ) -> Plan:
     """Snapshot the owner's READY materials and queue the plan's generation (``enqueue=False``: the caller
-    runs ``plan_generate`` itself, as the demo account does before the web server starts)."""
+    runs ``plan_generate`` itself, as the demo account does before the web server starts). ``ranges``
+    (``[{"refId", "pages": [first, last]}]``) narrow materials to the chapters or pages chosen;
+    ``exam_date`` spreads the sessions over the days before it."""
     if not ref_ids:
         raise PlanInputError("Choose at least one material (refIds).")
     ref_ids = list(dict.fromkeys(ref_ids))
-    materials = {material.ref_id: material for material in knowledge.materials_in_scope(user=owner, ref_ids=ref_ids, ready_only=False)}
-    for ref_id in ref_ids:
-        if materials[ref_id].status != Material.Status.READY:
-            raise PlanInputError(f"Material {ref_id} is {materials[ref_id].status}, not READY; wait for it or leave it out.", ref_id=ref_id)
+    materials = _ready_materials(owner=owner, ref_ids=ref_ids)
     with transaction.atomic():
         plan = Plan.objects.create(
             owner=owner,
@@ -48,25 +61,14 @@ def plan_create(
             goal=goal,
             minutes_per_session=minutes_per_session,
             language=language,
+            exam_date=exam_date,
             assumptions={
                 "tokensPerMinute": curriculum.TOKENS_PER_MINUTE,
                 "note": "study pace ≈ 150 English words or ≈ 300 Korean syllables a minute",
+                CHOSEN_RANGES: _clean_ranges(ranges, ref_ids),
             },
         )
-        PlanMaterial.objects.bulk_create(
-            [
-                PlanMaterial(
-                    plan=plan,
-                    owner=owner,
-                    ref_id=ref_id,
-                    title=materials[ref_id].title,
-                    chunk_count=materials[ref_id].chunk_count,
-                    page_count=materials[ref_id].page_count,
-                    position=position,
-                )
-                for position, ref_id in enumerate(ref_ids)
-            ]
-        )
+        _snapshot(plan, [materials[ref_id] for ref_id in ref_ids])
         if enqueue:
             from ..tasks import generate_plan
 
@@ -74,22 +76,109 @@ def plan_create(
     return plan
 
 
-def plan_regenerate(*, plan: Plan) -> Plan:
-    """Build the plan again from its materials still in the library (removed ones leave the snapshot)."""
+def plan_rename(*, plan: Plan, title: str) -> Plan:
+    """Give a plan a title of the learner's choosing."""
+    plan.title = title.strip()[:200]
+    plan.save(update_fields=["title", "updated_at"])
+    return plan
+
+
+def plan_regenerate(
+    *, plan: Plan, ref_ids: list[str] | None = None, ranges: list[dict] | None = None, minutes_per_session: int | None = None
+) -> Plan:
+    """Build the plan again from its materials still in the library (removed ones leave the snapshot).
+
+    ``ref_ids`` replaces the materials (any READY ones of the owner), ``ranges`` the chapters or pages
+    chosen (``[]``: whole materials; ``None``: keep the choice), ``minutes_per_session`` the session size.
+    Completed sessions whose ranges come out the same keep their progress."""
     from ..selectors import removed_materials
     from ..tasks import generate_plan
 
-    removed = removed_materials(user=plan.owner, plan=plan)
-    if removed and len(removed) == len(plan.ref_ids):
+    owner = plan.owner
+    removed = removed_materials(user=owner, plan=plan)
+    if ref_ids is None and removed and len(removed) == len(plan.ref_ids):
         raise PlanInputError("Every material of this plan was removed from your library; create a new plan from your current materials.")
+    wanted = [ref_id for ref_id in (plan.ref_ids if ref_ids is None else dict.fromkeys(ref_ids)) if ref_id not in removed]
+    if not wanted:
+        raise PlanInputError("Choose at least one material (refIds).")
+    materials = _ready_materials(owner=owner, ref_ids=[ref_id for ref_id in wanted if ref_id not in plan.ref_ids])
+    chosen = plan.assumptions.get(CHOSEN_RANGES, []) if ranges is None else ranges
+    assumptions = {**plan.assumptions, CHOSEN_RANGES: _clean_ranges(chosen, wanted)}
     with transaction.atomic():
-        PlanMaterial.objects.for_user(plan.owner).filter(plan=plan, ref_id__in=list(removed)).delete()
-        Plan.objects.for_user(plan.owner).filter(pk=plan.pk).update(
-            status=Plan.Status.PENDING, progress_done=0, progress_total=0, error_message=""
+        PlanMaterial.objects.for_user(owner).filter(plan=plan).exclude(ref_id__in=wanted).delete()
+        _snapshot(plan, list(materials.values()))
+        for position, ref_id in enumerate(wanted):  # the order the learner gave
+            PlanMaterial.objects.for_user(owner).filter(plan=plan, ref_id=ref_id).update(position=position)
+        Plan.objects.for_user(owner).filter(pk=plan.pk).update(
+            status=Plan.Status.PENDING,
+            progress_done=0,
+            progress_total=0,
+            error_message="",
+            assumptions=assumptions,
+            minutes_per_session=minutes_per_session or plan.minutes_per_session,
+            updated_at=timezone.now(),
         )
         transaction.on_commit(lambda: generate_plan.delay(plan.pk))
     plan.refresh_from_db()
     return plan
+
+
+def _ready_materials(*, owner, ref_ids: list[str]) -> dict[str, Material]:
+    """The owner's materials ``ref_ids`` (``MaterialNotFound`` when one is not theirs), each READY."""
+    if not ref_ids:
+        return {}
+    materials = {material.ref_id: material for material in knowledge.materials_in_scope(user=owner, ref_ids=ref_ids, ready_only=False)}
+    for ref_id in ref_ids:
+        if materials[ref_id].status != Material.Status.READY:
+            raise PlanInputError(f"Material {ref_id} is {materials[ref_id].status}, not READY; wait for it or leave it out.", ref_id=ref_id)
+    return {ref_id: materials[ref_id] for ref_id in ref_ids}
+
+
+def _snapshot(plan: Plan, materials: list[Material]) -> None:
+    start = PlanMaterial.objects.for_user(plan.owner).filter(plan=plan).count()
+    PlanMaterial.objects.bulk_create(
+        [
+            PlanMaterial(
+                plan=plan,
+                owner=plan.owner,
+                ref_id=material.ref_id,
+                title=material.title,
+                chunk_count=material.chunk_count,
+                page_count=material.page_count,
+                position=start + offset,
+            )
+            for offset, material in enumerate(materials)
+        ]
+    )
+
+
+def _clean_ranges(ranges: list[dict] | None, ref_ids: list[str]) -> list[dict]:
+    """``[{"refId", "pages": [first, last]}]`` limited to the plan's materials, pages in order."""
+    cleaned = []
+    for item in ranges or []:
+        first, last = sorted(int(page) for page in item["pages"])
+        if item["refId"] not in ref_ids:
+            raise PlanInputError(f"Pages were chosen in {item['refId']}, which is not one of the plan's materials.", ref_id=item["refId"])
+        if last < 1:
+            continue
+        cleaned.append({"refId": item["refId"], "pages": [max(1, first), last]})
+    return cleaned
+
+
+def chosen_chunks(chunks: list[curriculum.ChunkInfo], ranges: list[dict]) -> list[list[curriculum.ChunkInfo]]:
+    """The chunks a learner chose, as runs of consecutive chunks (each run is cut into modules alone).
+    A chunk is chosen when it starts on a chosen page; without ranges the whole material is one run."""
+    if not ranges:
+        return [chunks] if chunks else []
+    runs: list[list[curriculum.ChunkInfo]] = []
+    for chunk in chunks:
+        if not any(first <= chunk.page_start <= last for first, last in (item["pages"] for item in ranges)):
+            continue
+        if runs and runs[-1][-1].index == chunk.index - 1:
+            runs[-1].append(chunk)
+        else:
+            runs.append([chunk])
+    return runs
 
 
 def _update(plan: Plan, **fields) -> None:
@@ -129,6 +218,7 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
     snapshot = list(plan.snapshot.all())
     _update(plan, status=Plan.Status.GENERATING, progress_done=0, progress_total=len(snapshot) + 1, error_message="")
     budget = plan.minutes_per_session * curriculum.TOKENS_PER_MINUTE
+    chosen = plan.assumptions.get(CHOSEN_RANGES) or []
     modules: list[curriculum.ModuleSpec] = []
     chunks_by_ref: dict[str, list[curriculum.ChunkInfo]] = {}
     try:
@@ -148,14 +238,22 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
                 )
                 for row in outline
             ]
-            chunks_by_ref[entry.ref_id] = chunks
             vectors = knowledge.chunk_vectors(user=owner, ref_id=entry.ref_id)
-            modules += curriculum.build_modules(entry.ref_id, entry.title, chunks, vectors=vectors, session_tokens=budget)
+            aligned = vectors is not None and len(vectors) == len(chunks)
+            positions = {chunk.index: position for position, chunk in enumerate(chunks)}
+            runs = chosen_chunks(chunks, [item for item in chosen if item["refId"] == entry.ref_id])
+            chunks_by_ref[entry.ref_id] = [chunk for run in runs for chunk in run]
+            for run in runs:
+                rows = vectors[positions[run[0].index] : positions[run[-1].index] + 1] if aligned else None
+                modules += curriculum.build_modules(entry.ref_id, entry.title, run, vectors=rows, session_tokens=budget)
             _update(plan, progress_done=done)
     except NotFound as error:
         _update(
             plan, status=Plan.Status.FAILED, error_message=f"{error} It was deleted after the plan was created; remove it from the plan."
         )
+        return plan
+    if chosen and not any(chunks_by_ref.values()):
+        _update(plan, status=Plan.Status.FAILED, error_message="The chapters or pages you chose hold no text; choose others.")
         return plan
     sessions = curriculum.build_sessions(modules, chunks_by_ref, session_tokens=budget)
     korean = plan.language == "ko" or (not plan.language and is_hangul_heavy(" ".join(module.title for module in modules)))
@@ -214,6 +312,8 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
     # page opens at once; they are cached per session (see plans.selectors.session_content).
     for session in created:
         session_content(user=owner, plan=plan, session=session, llm=llm)
+    if plan.exam_date:
+        plan_schedule(plan=plan)
     _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
     return plan
 
@@ -268,4 +368,34 @@ def session_progress_record(*, session: StudySession, status: str, answers: dict
 
 
 def plan_delete(*, plan: Plan) -> None:
+    """Delete a plan with its sessions, modules and cards (its notes stay, filed under no plan)."""
     plan.delete()
+
+
+def plan_exam_date_set(*, plan: Plan, exam_date: date | None, today: date | None = None) -> Plan:
+    """Set (or clear) the plan's exam date and spread its sessions over the days left before it."""
+    plan.exam_date = exam_date
+    plan.save(update_fields=["exam_date", "updated_at"])
+    plan_schedule(plan=plan, today=today)
+    return plan
+
+
+def plan_schedule(*, plan: Plan, today: date | None = None) -> None:
+    """Give each session still to study a day (``scheduled_for``) from today to the day before the exam,
+    evenly and in order (several a day when days are fewer than sessions; the exam day is left for
+    review). Completed sessions keep the day they had; without an exam date no session has a day."""
+    from ..selectors import removed_materials, session_is_removed
+
+    sessions = StudySession.objects.for_user(plan.owner).filter(plan=plan).order_by("number")
+    if plan.exam_date is None:
+        sessions.update(scheduled_for=None)
+        return
+    today = today or timezone.localdate()
+    removed = removed_materials(user=plan.owner, plan=plan)
+    pending = [
+        session for session in sessions if session.status != StudySession.Status.COMPLETED and not session_is_removed(session, removed)
+    ]
+    days = max(1, (plan.exam_date - today).days)
+    for position, session in enumerate(pending):
+        session.scheduled_for = today + timedelta(days=position * days // len(pending))
+    StudySession.objects.bulk_update(pending, ["scheduled_for"])

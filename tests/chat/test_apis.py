@@ -70,3 +70,15 @@ def test_empty_message_is_a_clear_400(api_client, book):
     response = api_client.post(f"/api/v1/conversations/{conversation_id}/messages", {"content": "   "}, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid"
+
+
+def test_create_answers_with_the_location_and_patch_renames(api_client, other_api_client, book):
+    created = api_client.post("/api/v1/conversations", {"refIds": [book.ref_id]}, format="json")
+    conversation_id = created.json()["id"]
+    assert created.status_code == 201
+    assert created["Location"] == f"http://testserver/api/v1/conversations/{conversation_id}/"
+    renamed = api_client.patch(created["Location"], {"title": "Registers and the stack"}, format="json")
+    assert renamed.status_code == 200 and renamed.json()["title"] == "Registers and the stack"
+    stolen = other_api_client.patch(f"/api/v1/conversations/{conversation_id}", {"title": "mine"}, format="json")
+    assert stolen.status_code == 404 and stolen.json()["error"]["code"] == "not_found"
+    assert Conversation.objects.unscoped().get(pk=conversation_id).title == "Registers and the stack"  # test inspection

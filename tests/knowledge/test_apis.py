@@ -161,3 +161,30 @@ def test_material_list_query_count_is_constant(api_client, user, ingest, english
         ingest(user, b"More notes about registers.", "more.txt")
     with django_assert_max_num_queries(6):
         assert api_client.get("/api/v1/materials/").json()["count"] == 7
+
+
+def test_upload_and_reingest_answer_with_the_material_location(api_client, english_pdf, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(api_client, english_pdf, "python.pdf")
+    ref_id = response.json()["refId"]
+    assert response["Location"] == f"http://testserver/api/v1/materials/{ref_id}/"
+    assert api_client.get(response["Location"]).json()["refId"] == ref_id
+    with django_capture_on_commit_callbacks(execute=True):
+        again = api_client.post(f"/api/v1/materials/{ref_id}/reingest")
+    assert again.status_code == 202 and again["Location"] == response["Location"]
+
+
+def test_patch_renames_a_material_and_only_its_owner_can(api_client, other_api_client, user, ingest, english_pdf):
+    material = ingest(user, english_pdf, "python.pdf", title="Old title")
+    renamed = api_client.patch(f"/api/v1/materials/{material.ref_id}/", {"title": "  Think Python, chapters 1–3  "}, format="json")
+    assert renamed.status_code == 200
+    assert renamed.json()["title"] == "Think Python, chapters 1–3"
+    assert renamed.json()["filename"] == "python.pdf" and renamed.json()["status"] == "READY"
+    assert api_client.get(f"/api/v1/materials/{material.ref_id}").json()["title"] == "Think Python, chapters 1–3"
+    blank = api_client.patch(f"/api/v1/materials/{material.ref_id}/", {"title": " "}, format="json")
+    assert blank.status_code == 400 and blank.json()["error"]["code"] == "invalid"
+    for path in (f"/api/v1/materials/{material.ref_id}/", f"/api/v1/materials/{material.ref_id}"):
+        stolen = other_api_client.patch(path, {"title": "mine now"}, format="json")
+        assert stolen.status_code == 404 and stolen.json()["error"]["code"] == "not_found"
+    material.refresh_from_db()
+    assert material.title == "Think Python, chapters 1–3"

@@ -1,0 +1,53 @@
+"""The plans API as a mobile client uses it: create, rename, regenerate, field names, the second user."""
+
+import pytest
+
+from plans.models import Plan
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = [
+    "Chapter 1 Variables\n" + "A variable is a name that refers to a value. Assignment statements create variables. " * 8,
+    "Chapter 2 Functions\n" + "A function is a named sequence of statements. Calling a function runs its body. " * 8,
+]
+
+
+@pytest.fixture
+def book(user, ingest):
+    return ingest(user, make_pdf(PAGES), "python.pdf", title="Think Python excerpt")
+
+
+@pytest.fixture
+def plan_id(api_client, book, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        created = api_client.post(
+            "/api/v1/plans/", {"title": "Learn Python", "refIds": [book.ref_id], "minutesPerSession": 5}, format="json"
+        )
+    assert created.status_code == 202
+    return created.json()["id"]
+
+
+def test_create_and_regenerate_answer_with_the_plan_location(api_client, book, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        created = api_client.post("/api/v1/plans", {"title": "Learn Python", "refIds": [book.ref_id]}, format="json")
+    plan_id = created.json()["id"]
+    assert created.status_code == 202
+    assert created["Location"] == f"http://testserver/api/v1/plans/{plan_id}/"
+    assert api_client.get(created["Location"]).json()["status"] == Plan.Status.READY
+    with django_capture_on_commit_callbacks(execute=True):
+        again = api_client.post(f"/api/v1/plans/{plan_id}/regenerate/")
+    assert again.status_code == 202 and again["Location"] == created["Location"]
+
+
+def test_patch_renames_a_plan_and_only_its_owner_can(api_client, other_api_client, plan_id):
+    renamed = api_client.patch(f"/api/v1/plans/{plan_id}/", {"title": "Python, the first week"}, format="json")
+    assert renamed.status_code == 200
+    assert renamed.json()["title"] == "Python, the first week"
+    assert renamed.json()["sessions"], "the detail shape, sessions included"
+    assert api_client.get(f"/api/v1/plans/{plan_id}").json()["title"] == "Python, the first week"
+    assert api_client.patch(f"/api/v1/plans/{plan_id}/", {}, format="json").status_code == 400
+    for path in (f"/api/v1/plans/{plan_id}/", f"/api/v1/plans/{plan_id}"):
+        stolen = other_api_client.patch(path, {"title": "mine now"}, format="json")
+        assert stolen.status_code == 404 and stolen.json()["error"]["code"] == "not_found"
+    assert Plan.objects.unscoped().get(pk=plan_id).title == "Python, the first week"  # test inspection
