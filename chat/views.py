@@ -1,18 +1,66 @@
 from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_POST
+
+from knowledge.selectors import material_list
 
 from . import selectors
-from .services.conversations import conversation_create
+from .services.conversations import conversation_create, conversation_sources
+from .steps import step_sentences
+
+
+def _shown(*, user, message, titles: dict[str, str]) -> dict:
+    """A message as the page shows it: the learner's words for its steps; timings and confidence for staff only."""
+    return {
+        "message": message,
+        "steps": step_sentences(user=user, steps=message.steps, titles=titles) if message.role == "assistant" else [],
+        "debug": user.is_staff,
+    }
+
+
+def _sources(*, user, conversation) -> dict:
+    """What the conversation searches, what was removed, and the READY materials it could search instead."""
+    searched, removed = conversation_sources(conversation=conversation)
+    library = list(material_list(user=user, status="READY").only("ref_id", "title"))
+    titles = {material.ref_id: material.title for material in library}
+    return {
+        "all_materials": conversation.all_materials,
+        "searched": [
+            {"ref_id": ref_id, "title": titles.get(ref_id, conversation.material_titles.get(ref_id, ref_id))} for ref_id in searched
+        ],
+        "removed": [{"ref_id": ref_id, "title": conversation.material_titles.get(ref_id, ref_id)} for ref_id in removed],
+        "library": library,
+        "searched_ids": set(searched),
+        "session_scoped": bool(conversation.scope_ranges),
+    }
 
 
 @login_required
 def chat_page(request, conversation_id: int | None = None):
     conversations = selectors.conversation_list(user=request.user)[:50]
     conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id) if conversation_id else None
-    messages = list(selectors.message_list(user=request.user, conversation=conversation)) if conversation else []
-    context = {"conversations": conversations, "conversation": conversation, "chat_messages": messages, "nav": "chat"}
+    context = {"conversations": conversations, "conversation": conversation, "nav": "chat"}
+    if conversation:
+        titles = conversation.material_titles
+        messages = selectors.message_list(user=request.user, conversation=conversation)
+        context["chat_messages"] = [_shown(user=request.user, message=message, titles=titles) for message in messages]
+        context["sources"] = _sources(user=request.user, conversation=conversation)
     return render(request, "chat/chat.html", context)
+
+
+@login_required
+@require_GET
+def chat_message(request, conversation_id: int, message_id: int):
+    """One answer as the page shows it, with the conversation's title (set from the first question)."""
+    conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
+    message = selectors.message_list(user=request.user, conversation=conversation).filter(pk=message_id).first()
+    if message is None:
+        return JsonResponse({"error": {"code": "not_found", "message": "No such message."}}, status=404)
+    shown = _shown(user=request.user, message=message, titles=conversation.material_titles)
+    html = render_to_string("chat/_message.html", shown, request=request)
+    return JsonResponse({"html": html, "title": conversation.title})
 
 
 @login_required

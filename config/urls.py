@@ -28,14 +28,23 @@ pages = [
     path("signup/", account_views.signup, name="signup"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("library/", knowledge_views.library, name="library"),
+    path("library/rows", knowledge_views.library_rows, name="library-rows"),
     path("library/<str:ref_id>/", knowledge_views.material_detail, name="material-page"),
+    path("library/<str:ref_id>/pages/<int:number>.png", knowledge_views.material_page_image_view, name="material-page-image"),
     path("plans/", plan_views.plan_list, name="plan-list-page"),
     path("plans/new", plan_views.plan_create_view, name="plan-create-page"),
     path("plans/<int:plan_id>/", plan_views.plan_detail, name="plan-page"),
     path("plans/<int:plan_id>/sessions/<int:number>/", plan_views.session_detail, name="session-page"),
+    path("plans/<int:plan_id>/rename", plan_views.plan_rename_view, name="plan-rename-page"),
+    path("plans/<int:plan_id>/delete", plan_views.plan_delete_view, name="plan-delete-page"),
+    path("plans/<int:plan_id>/regenerate", plan_views.plan_regenerate_view, name="plan-regenerate-page"),
+    path("plans/<int:plan_id>/exam-date", plan_views.plan_exam_date_view, name="plan-exam-date-page"),
+    path("notes/", plan_views.notes_page, name="notes-page"),
+    path("library/<str:ref_id>/guide/", plan_views.study_guide_page, name="study-guide-page"),
     path("chat/", chat_views.chat_page, name="chat-page"),
     path("chat/new", chat_views.chat_start, name="chat-start"),
     path("chat/<int:conversation_id>/", chat_views.chat_page, name="chat-page"),
+    path("chat/<int:conversation_id>/messages/<int:message_id>/", chat_views.chat_message, name="chat-message"),
 ]
 
 urlpatterns = [

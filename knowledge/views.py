@@ -1,14 +1,58 @@
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.http import FileResponse, Http404
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
 from . import selectors
+from .failure_reasons import reason_patterns_translated
+from .services.page_images import PageImageUnavailable, material_has_page_images, material_page_image
+
+SEARCH_RESULTS = 10  # one screen of passages; the API gives up to 50
+SNIPPET_CHARS = 280  # about three lines in the results list
+QUOTE_WORDS = 12  # the start of a passage, highlighted on its page when a result is opened
+PAGE_IMAGE_MAX_AGE = 24 * 3600  # a page's picture never changes; private: only its owner's browser keeps it
+
+
+def _search_results(*, user, query: str) -> list[dict]:
+    """The best passages of the learner's materials for ``query`` (hybrid search), with where they are."""
+    results = []
+    for hit in selectors.chunk_search(user=user, query=query, mode="hybrid", k=SEARCH_RESULTS):
+        chunk = hit.chunk
+        own = " ".join(chunk.content[chunk.overlap_chars :].split())
+        first, last = chunk.own_pages
+        results.append(
+            {
+                "ref_id": chunk.material.ref_id,
+                "title": chunk.material.title,
+                "section": chunk.section_title,
+                "first": first,
+                "last": last,
+                "snippet": own[:SNIPPET_CHARS] + ("…" if len(own) > SNIPPET_CHARS else ""),
+                "quote": " ".join(own.split()[:QUOTE_WORDS]),
+            }
+        )
+    return results
 
 
 @login_required
 def library(request):
-    materials = selectors.material_list(user=request.user)
-    return render(request, "knowledge/library.html", {"materials": materials, "nav": "library"})
+    query = request.GET.get("q", "").strip()[:200]
+    context = {
+        "materials": selectors.material_list(user=request.user),
+        "query": query,
+        "results": _search_results(user=request.user, query=query) if query else None,
+        "reason_patterns": reason_patterns_translated(),
+        "nav": "library",
+    }
+    return render(request, "knowledge/library.html", context)
+
+
+@login_required
+@require_GET
+def library_rows(request):
+    """The library table's rows alone: what the page polls while materials are being processed."""
+    return render(request, "knowledge/_material_rows.html", {"materials": selectors.material_list(user=request.user)})
 
 
 @login_required
@@ -18,13 +62,33 @@ def material_detail(request, ref_id: str):
         number = max(1, int(request.GET.get("page", 1)))
     except ValueError:
         number = 1
+    number = min(number, max(1, material.page_count))
     pages = selectors.material_pages(user=request.user, ref_id=ref_id, first=number, last=number)
+    has_images = material_has_page_images(material) and material.page_count > 0
+    view = request.GET.get("view", "")
     context = {
         "material": material,
         "page": pages[0] if pages else None,
         "number": number,
         "pager": Paginator(range(material.page_count or 1), 1).get_page(number),
         "quote": request.GET.get("quote", ""),
+        "find": request.GET.get("find", ""),
+        "has_images": has_images,
+        "view": view if has_images and view in ("text", "image", "both") else ("both" if has_images else "text"),
         "nav": "library",
     }
     return render(request, "knowledge/material_detail.html", context)
+
+
+@login_required
+@require_GET
+def material_page_image_view(request, ref_id: str, number: int):
+    """The picture of one original page (PNG), drawn on first view; only its owner can see it."""
+    material = selectors.access_material(user=request.user, ref_id=ref_id)
+    try:
+        path = material_page_image(material=material, number=number)
+    except PageImageUnavailable as error:
+        raise Http404("This page has no picture.") from error
+    response = FileResponse(path.open("rb"), content_type="image/png")
+    response["Cache-Control"] = f"private, max-age={PAGE_IMAGE_MAX_AGE}"
+    return response

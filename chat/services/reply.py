@@ -125,15 +125,15 @@ _THANKS = re.compile(
 _NOT_A_WORD = re.compile(r"[^\w\s']+|_")
 
 _GREETING_REPLY_EN = (
-    "Hello! I'm your study tutor. Ask me about your materials and I'll answer only from them, citing the chunk and page. "
+    "Hello! I'm your study tutor. Ask me about your materials and I'll answer only from them, citing the page. "
     "You can also tell me things like your exam date, and I'll remember them."
 )
 _GREETING_REPLY_KO = (
-    "안녕하세요! 저는 올려 주신 학습 자료로만 답하는 튜터예요. 자료에 대해 물어보시면 근거가 된 청크와 쪽수를 밝혀 답해 드려요. "
+    "안녕하세요! 저는 올려 주신 학습 자료로만 답하는 튜터예요. 자료에 대해 물어보시면 근거가 된 쪽수를 밝혀 답해 드려요. "
     "시험 날짜처럼 알려 주신 내용은 기억해 둘게요."
 )
-_THANKS_REPLY_EN = "You're welcome! Ask me anything else about your materials; I answer only from them, citing the chunk and page."
-_THANKS_REPLY_KO = "천만에요! 자료에 대해 더 궁금한 것이 있으면 물어보세요. 자료에 있는 내용으로만, 청크와 쪽수를 밝혀 답해 드려요."
+_THANKS_REPLY_EN = "You're welcome! Ask me anything else about your materials; I answer only from them, citing the page."
+_THANKS_REPLY_KO = "천만에요! 자료에 대해 더 궁금한 것이 있으면 물어보세요. 자료에 있는 내용으로만, 쪽수를 밝혀 답해 드려요."
 _NOTED_EN = "Got it, I'll remember that {facts}. Ask me about your materials whenever you're ready."
 _NOTED_KO = "알겠어요. {facts} — 기억해 둘게요. 자료에 대해 궁금한 것을 물어보세요."
 
@@ -561,7 +561,7 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
     if outcome.removals:
         conversation.removals_announced = [*conversation.removals_announced, *outcome.removals]
     if not conversation.title:
-        conversation.title = question[:80]
+        conversation.title = title_from_question(question)
     conversation.updated_at = timezone.now()
     conversation.save(update_fields=["turn_count", "title", "updated_at", "removals_announced"])
     cap = chat_settings()["MESSAGE_CAP"]
@@ -575,6 +575,18 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
     memory = memory_load(conversation=conversation)
     memory_record_turn(conversation=conversation, memory=memory, turn=turn, question=question, answer=answer.text, refused=answer.refused)
     return reply
+
+
+TITLE_CHARS = 60  # a title fits two lines of the conversation list (about 30 characters a line at 210 px)
+
+
+def title_from_question(question: str) -> str:
+    """The first question as a conversation title, shortened between words (never inside one), with "…"."""
+    words = " ".join(question.split())
+    if len(words) <= TITLE_CHARS:
+        return words
+    cut = words[: TITLE_CHARS + 1].rsplit(" ", 1)[0].rstrip(" ,.;:!?")
+    return (cut or words[:TITLE_CHARS]) + "…"
 
 
 def chat_reply(*, conversation: Conversation, content: str, mode: str = "standard", llm=None) -> Message:

@@ -1,11 +1,12 @@
-// Shared helpers: CSRF-aware JSON fetch against the versioned API (session auth).
+// Shared helpers: CSRF-aware JSON fetch against the versioned API (session auth), highlighting, translated reasons.
 (function () {
   function csrfToken() {
     const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
     return match ? decodeURIComponent(match[1]) : "";
   }
   async function api(path, options = {}) {
-    const headers = Object.assign({ "X-CSRFToken": csrfToken() }, options.headers || {});
+    // The page's language, not the browser's: a learner who switched to Korean gets Korean errors.
+    const headers = Object.assign({ "X-CSRFToken": csrfToken(), "Accept-Language": document.documentElement.lang || "en" }, options.headers || {});
     if (options.json !== undefined) {
       headers["Content-Type"] = "application/json";
       options.body = JSON.stringify(options.json);
@@ -14,8 +15,9 @@
     if (response.status === 204) return null;
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
-      const error = new Error((body.error && body.error.message) || response.statusText);
+      const error = new Error((body.error && body.error.message) || body.detail || response.statusText);
       error.body = body;
+      error.code = body.error && body.error.code;
       throw error;
     }
     return body;
@@ -23,16 +25,40 @@
   function escapeHtml(text) {
     return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
   }
+  function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
   // Highlight `quote` inside `text` whitespace-insensitively; returns safe HTML.
   function highlight(text, quote) {
     const safe = escapeHtml(text);
     if (!quote) return safe;
-    const pattern = escapeHtml(quote).trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s*");
+    const pattern = escapeHtml(quote).trim().split(/\s+/).map(escapeRegExp).join("\\s*");
     try {
       return safe.replace(new RegExp(pattern), (m) => '<mark id="quote">' + m + "</mark>");
     } catch (e) {
       return safe;
     }
   }
-  window.Baeum = { api, csrfToken, escapeHtml, highlight };
+  // Mark every occurrence of `term` (case-insensitive, any run of spaces); returns safe HTML.
+  function highlightAll(text, term) {
+    const safe = escapeHtml(text);
+    const words = escapeHtml(term).trim().split(/\s+/).filter(Boolean);
+    if (!words.length) return safe;
+    try {
+      return safe.replace(new RegExp(words.map(escapeRegExp).join("\\s+"), "gi"), (m) => '<mark class="found">' + m + "</mark>");
+    } catch (e) {
+      return safe;
+    }
+  }
+  // Translate an English reason with the page's catalogue: [{pattern: "“%(name)s” is empty…", text: "…"}].
+  function translateReason(message, patterns) {
+    for (const { pattern, text } of patterns || []) {
+      const names = [];
+      const source = escapeRegExp(pattern).replace(/%\\\((\w+)\\\)s/g, (m, name) => { names.push(name); return "([\\s\\S]+?)"; });
+      const match = new RegExp("^" + source + "$").exec(String(message).trim());
+      if (match) return text.replace(/%\((\w+)\)s/g, (m, name) => match[names.indexOf(name) + 1] ?? m);
+    }
+    return message;
+  }
+  window.Baeum = { api, csrfToken, escapeHtml, highlight, highlightAll, translateReason };
 })();
