@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis
+from . import apis, apis_notes
 
 urlpatterns = [
     path("plans/", apis.PlanListCreateApi.as_view(), name="plan-list"),
@@ -8,4 +8,14 @@ urlpatterns = [
     path("plans/<int:plan_id>/regenerate", apis.PlanRegenerateApi.as_view(), name="plan-regenerate"),
     path("plans/<int:plan_id>/sessions/<int:number>/", apis.SessionDetailApi.as_view(), name="plan-session"),
     path("plans/<int:plan_id>/sessions/<int:number>/progress", apis.SessionProgressApi.as_view(), name="plan-session-progress"),
+    path("plans/<int:plan_id>/sessions/<int:number>/export.md", apis_notes.SessionExportApi.as_view(), name="plan-session-export"),
+    path("plans/<int:plan_id>/export.md", apis_notes.PlanExportApi.as_view(), name="plan-export"),
+    path("plans/<int:plan_id>/deck.apkg", apis_notes.DeckAnkiApi.as_view(), name="plan-deck-anki"),
+    path("plans/<int:plan_id>/deck.csv", apis_notes.DeckCsvApi.as_view(), name="plan-deck-csv"),
+    path("plans/<int:plan_id>/settings", apis_notes.PlanSettingsApi.as_view(), name="plan-settings"),
+    path("plans/<int:plan_id>/today", apis_notes.PlanTodayApi.as_view(), name="plan-today"),
+    path("notes/", apis_notes.NoteListCreateApi.as_view(), name="note-list"),
+    path("notes/export.md", apis_notes.NotesExportApi.as_view(), name="notes-export"),
+    path("notes/<int:note_id>/", apis_notes.NoteDetailApi.as_view(), name="note-detail"),
+    path("materials/<str:ref_id>/guide", apis_notes.StudyGuideApi.as_view(), name="material-guide"),
 ]

@@ -1,38 +1,88 @@
+import re
+from datetime import date
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from baeum.errors import NotFound
 from config.llm import configured_llm
 from knowledge import selectors as knowledge
 
-from . import selectors
-from .services.plans import PlanInputError, plan_create
+from . import selectors, selectors_guide
+from .services.plans import (
+    CHOSEN_RANGES,
+    PlanInputError,
+    plan_create,
+    plan_delete,
+    plan_exam_date_set,
+    plan_regenerate,
+    plan_rename,
+)
 
 
 @login_required
 def plan_list(request):
+    materials = knowledge.material_list(user=request.user, status="READY")
     context = {
         "plans": selectors.plan_list(user=request.user),
-        "materials": knowledge.material_list(user=request.user, status="READY"),
+        "materials": [_choice(request.user, material.ref_id, material.title, material.page_count) for material in materials],
         "nav": "plans",
     }
     return render(request, "plans/plan_list.html", context)
 
 
+def _choice(user, ref_id: str, title: str, page_count: int, chosen: list[dict] | None = None) -> dict:
+    """A material as the plan forms offer it: its chapters to tick (ticked when chosen) and the pages
+    chosen that are not a chapter, as typed ("12-30, 45")."""
+    ranges = [item["pages"] for item in chosen or [] if item["refId"] == ref_id]
+    chapters = [
+        {**chapter, "checked": chapter["pages"] in ranges} for chapter in selectors_guide.material_chapters(user=user, ref_id=ref_id)
+    ]
+    typed = [pages for pages in ranges if pages not in [chapter["pages"] for chapter in chapters]]
+    pages = ", ".join(f"{first}-{last}" if first != last else str(first) for first, last in typed)
+    return {"ref_id": ref_id, "title": title, "page_count": page_count, "chapters": chapters, "pages": pages, "chosen": bool(ranges)}
+
+
+_PAGES = re.compile(r"(\d+)\s*(?:[-–~]\s*(\d+))?")
+
+
+def _chosen_ranges(post, ref_ids: list[str]) -> list[dict]:
+    """The chapters ticked (``chapters_<refId>``: "first-last") and the pages typed (``pages_<refId>``:
+    "12-30, 45") of each chosen material; a material with neither is read whole."""
+    ranges = []
+    for ref_id in ref_ids:
+        spans = [value.split("-") for value in post.getlist(f"chapters_{ref_id}") if re.fullmatch(r"\d+-\d+", value)]
+        spans += [(first, last or first) for first, last in _PAGES.findall(post.get(f"pages_{ref_id}", ""))]
+        ranges += [{"refId": ref_id, "pages": [int(first), int(last)]} for first, last in spans]
+    return ranges
+
+
+def _exam_date(post) -> date | None:
+    value = post.get("exam_date", "").strip()
+    return date.fromisoformat(value) if value else None
+
+
+def _minutes(post) -> int:
+    return max(5, min(240, int(post.get("minutes") or 25)))
+
+
 @login_required
 @require_POST
 def plan_create_view(request):
+    ref_ids = request.POST.getlist("ref_ids")
     try:
-        minutes = int(request.POST.get("minutes") or 25)
         plan = plan_create(
             owner=request.user,
             title=request.POST.get("title", ""),
-            ref_ids=request.POST.getlist("ref_ids"),
-            minutes_per_session=max(5, min(240, minutes)),
+            ref_ids=ref_ids,
+            minutes_per_session=_minutes(request.POST),
+            ranges=_chosen_ranges(request.POST, ref_ids),
+            exam_date=_exam_date(request.POST),
         )
-    except (PlanInputError, ValueError) as error:
+    except (PlanInputError, NotFound, ValueError) as error:
         messages.error(request, str(error) if str(error) else _("Choose at least one material."))
         return redirect("plan-list-page")
     return redirect("plan-page", plan_id=plan.pk)
@@ -46,12 +96,96 @@ def plan_detail(request, plan_id: int):
         "plan": plan,
         "progress": selectors.plan_progress(plan, removed),
         "removed": list(removed.values()),
+        "removed_ref_ids": set(removed),
         "removed_sessions": {session.number for session in plan.sessions.all() if selectors.session_is_removed(session, removed)},
         "sessions": plan.sessions.all(),
         "modules": plan.modules.all(),
+        "today": selectors_guide.plan_today(user=request.user, plan=plan),
+        "choices": [
+            _choice(request.user, material.ref_id, material.title, material.page_count, plan.assumptions.get(CHOSEN_RANGES))
+            for material in plan.snapshot.all()
+            if material.ref_id not in removed
+        ],
+        "other_materials": [
+            material for material in knowledge.material_list(user=request.user, status="READY") if material.ref_id not in plan.ref_ids
+        ],
+        "card_count": selectors_guide.plan_card_count(user=request.user, plan=plan),
         "nav": "plans",
     }
     return render(request, "plans/plan_detail.html", context)
+
+
+@login_required
+@require_POST
+def plan_rename_view(request, plan_id: int):
+    plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+    title = request.POST.get("title", "").strip()
+    if title:
+        plan_rename(plan=plan, title=title)
+    else:
+        messages.error(request, _("A plan needs a title."))
+    return redirect("plan-page", plan_id=plan.pk)
+
+
+@login_required
+@require_POST
+def plan_delete_view(request, plan_id: int):
+    plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+    title = plan.title
+    plan_delete(plan=plan)
+    messages.success(request, _("Deleted the plan “%(title)s”.") % {"title": title})
+    return redirect("plan-list-page")
+
+
+@login_required
+@require_POST
+def plan_regenerate_view(request, plan_id: int):
+    plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+    ref_ids = request.POST.getlist("ref_ids")
+    try:
+        plan_regenerate(
+            plan=plan,
+            ref_ids=ref_ids,
+            ranges=_chosen_ranges(request.POST, ref_ids),
+            minutes_per_session=_minutes(request.POST),
+        )
+    except (PlanInputError, NotFound, ValueError) as error:
+        messages.error(request, str(error))
+    return redirect("plan-page", plan_id=plan.pk)
+
+
+@login_required
+@require_POST
+def plan_exam_date_view(request, plan_id: int):
+    plan = selectors.access_plan(user=request.user, plan_id=plan_id)
+    try:
+        exam_date = None if "clear" in request.POST else _exam_date(request.POST)
+    except ValueError:
+        messages.error(request, _("Give the exam date as a date."))
+        return redirect("plan-page", plan_id=plan.pk)
+    plan_exam_date_set(plan=plan, exam_date=exam_date)
+    return redirect("plan-page", plan_id=plan.pk)
+
+
+@login_required
+def notes_page(request):
+    try:
+        plan_id = int(request.GET["plan"]) if request.GET.get("plan") else None
+    except ValueError:
+        plan_id = None
+    context = {
+        "notes": selectors_guide.note_list(user=request.user, plan_id=plan_id),
+        "plans": selectors.plan_list(user=request.user),
+        "plan_id": plan_id,
+        "nav": "notes",
+    }
+    return render(request, "plans/notes.html", context)
+
+
+@login_required
+def study_guide_page(request, ref_id: str):
+    guide = selectors_guide.study_guide(user=request.user, ref_id=ref_id, llm=configured_llm())
+    return render(request, "plans/guide.html", {"guide": guide, "nav": "library"})
 
 
 @login_required

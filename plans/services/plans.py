@@ -8,6 +8,7 @@ from datetime import date, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from baeum import curriculum, study
 from baeum.errors import NotFound
@@ -51,7 +52,7 @@ def plan_create(
     (``[{"refId", "pages": [first, last]}]``) narrow materials to the chapters or pages chosen;
     ``exam_date`` spreads the sessions over the days before it."""
     if not ref_ids:
-        raise PlanInputError("Choose at least one material (refIds).")
+        raise PlanInputError(gettext("Choose at least one material (refIds)."))
     ref_ids = list(dict.fromkeys(ref_ids))
     materials = _ready_materials(owner=owner, ref_ids=ref_ids)
     with transaction.atomic():
@@ -97,10 +98,12 @@ def plan_regenerate(
     owner = plan.owner
     removed = removed_materials(user=owner, plan=plan)
     if ref_ids is None and removed and len(removed) == len(plan.ref_ids):
-        raise PlanInputError("Every material of this plan was removed from your library; create a new plan from your current materials.")
+        raise PlanInputError(
+            gettext("Every material of this plan was removed from your library; create a new plan from your current materials.")
+        )
     wanted = [ref_id for ref_id in (plan.ref_ids if ref_ids is None else dict.fromkeys(ref_ids)) if ref_id not in removed]
     if not wanted:
-        raise PlanInputError("Choose at least one material (refIds).")
+        raise PlanInputError(gettext("Choose at least one material (refIds)."))
     materials = _ready_materials(owner=owner, ref_ids=[ref_id for ref_id in wanted if ref_id not in plan.ref_ids])
     chosen = plan.assumptions.get(CHOSEN_RANGES, []) if ranges is None else ranges
     assumptions = {**plan.assumptions, CHOSEN_RANGES: _clean_ranges(chosen, wanted)}
@@ -130,7 +133,11 @@ def _ready_materials(*, owner, ref_ids: list[str]) -> dict[str, Material]:
     materials = {material.ref_id: material for material in knowledge.materials_in_scope(user=owner, ref_ids=ref_ids, ready_only=False)}
     for ref_id in ref_ids:
         if materials[ref_id].status != Material.Status.READY:
-            raise PlanInputError(f"Material {ref_id} is {materials[ref_id].status}, not READY; wait for it or leave it out.", ref_id=ref_id)
+            raise PlanInputError(
+                gettext("Material %(refId)s is %(status)s, not READY; wait for it or leave it out.")
+                % {"refId": ref_id, "status": materials[ref_id].status},
+                ref_id=ref_id,
+            )
     return {ref_id: materials[ref_id] for ref_id in ref_ids}
 
 
@@ -158,7 +165,10 @@ def _clean_ranges(ranges: list[dict] | None, ref_ids: list[str]) -> list[dict]:
     for item in ranges or []:
         first, last = sorted(int(page) for page in item["pages"])
         if item["refId"] not in ref_ids:
-            raise PlanInputError(f"Pages were chosen in {item['refId']}, which is not one of the plan's materials.", ref_id=item["refId"])
+            raise PlanInputError(
+                gettext("Pages were chosen in %(refId)s, which is not one of the plan's materials.") % {"refId": item["refId"]},
+                ref_id=item["refId"],
+            )
         if last < 1:
             continue
         cleaned.append({"refId": item["refId"], "pages": [max(1, first), last]})

@@ -1,0 +1,273 @@
+"""Downloads: a plan, a session or notes as Markdown (citations as page references), a plan's cards as an
+Anki package or CSV. The Markdown helpers here are shared: the chat app exports conversations with them."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import html
+import io
+import itertools
+import json
+import os
+import sqlite3
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+
+from django.utils.text import slugify
+
+from config.llm import configured_llm
+
+from ..models import Card, Module, Plan, StudySession
+from ..selectors import removed_materials, session_content, session_is_removed
+
+MARKDOWN = "text/markdown; charset=utf-8"
+CSV = "text/csv; charset=utf-8"
+ANKI = "application/apkg"  # what Anki's own site serves .apkg files as; no registered type exists
+
+
+@dataclass(frozen=True)
+class Export:
+    content: bytes
+    filename: str
+    content_type: str
+
+
+def export_filename(title: str, extension: str, *, fallback: str = "baeum") -> str:
+    """A file name from a title, Korean kept (``content_disposition_header`` encodes it for the browser)."""
+    return f"{slugify(title, allow_unicode=True)[:80] or fallback}.{extension}"
+
+
+def markdown_export(*, title: str, lines: list[str]) -> Export:
+    """One Markdown document: the lines joined, the title as its file name."""
+    text = "\n".join(lines).strip() + "\n"
+    return Export(content=text.encode(), filename=export_filename(title, "md"), content_type=MARKDOWN)
+
+
+def page_reference(title: str, page: int | None, page_end: int | None = None) -> str:
+    """``(Title, p. 12)``, or ``(Title, pp. 12–13)`` for a passage over a page break."""
+    if not page:
+        return f"({title})" if title else ""
+    pages = f"pp. {page}–{page_end}" if page_end and page_end > page else f"p. {page}"
+    return f"({title}, {pages})" if title else f"({pages})"
+
+
+def citation_reference(citation: dict, titles: dict[str, str] | None = None) -> str:
+    """The page reference of a citation (a note's, a card's, a key point's or a tutor answer's)."""
+    title = citation.get("title") or citation.get("materialTitle") or (titles or {}).get(citation.get("refId", ""), "")
+    return page_reference(title, citation.get("pageNumber"), citation.get("pageEnd"))
+
+
+def one_line(text: str) -> str:
+    """Text on one Markdown line (a list item or a table cell must not break the list)."""
+    return " ".join(str(text).split())
+
+
+def quote_block(text: str) -> list[str]:
+    return [f"> {line}" if line.strip() else ">" for line in str(text).strip().splitlines()]
+
+
+# --- Plans and sessions ---------------------------------------------------------------------------
+
+
+def _titles(plan: Plan) -> dict[str, str]:
+    return {material.ref_id: material.title for material in plan.snapshot.all()}
+
+
+def _session_pages(session: StudySession, titles: dict[str, str]) -> str:
+    return " ".join(page_reference(titles.get(item["refId"], ""), item["pages"][0], item["pages"][1]) for item in session.ranges)
+
+
+def _session_lines(*, user, plan: Plan, session: StudySession, titles: dict[str, str], removed: dict, questions: bool) -> list[str]:
+    lines = [f"## {session.number}. {one_line(session.title)}", ""]
+    meta = [f"~{session.estimated_minutes} min", _session_pages(session, titles), session.get_status_display()]
+    if session.scheduled_for:
+        meta.append(f"scheduled for {session.scheduled_for:%Y-%m-%d}")
+    lines += [" · ".join(part for part in meta if part), ""]
+    if session_is_removed(session, removed):
+        return [*lines, "*The material of this session was removed from the library.*", ""]
+    if session.objectives:
+        lines += ["### Objectives", "", *(f"- {one_line(objective)}" for objective in session.objectives), ""]
+    content = session_content(user=user, plan=plan, session=session, llm=configured_llm())
+    if content.key_points:
+        lines += ["### Key points", ""]
+        lines += [f"- {one_line(point['text'])} {citation_reference(point, titles)}" for point in content.key_points]
+        lines.append("")
+    if questions and content.questions:
+        lines += ["### Practice questions", ""]
+        for number, question in enumerate(content.questions, start=1):
+            lines.append(f"{number}. {one_line(question.get('question') or question.get('prompt', ''))}")
+            lines += [f"   - {one_line(choice)}" for choice in question.get("choices") or []]
+            reference = citation_reference(question.get("citation") or {}, titles)
+            lines.append(f"   - **Answer:** {one_line(question.get('answer', ''))} {reference}".rstrip())
+        lines.append("")
+    return lines
+
+
+def plan_markdown(*, user, plan: Plan) -> Export:
+    """The plan as Markdown: its materials, exam date, sessions with objectives and key points (cited)."""
+    titles, removed = _titles(plan), removed_materials(user=user, plan=plan)
+    lines = [f"# {one_line(plan.title)}", ""]
+    if plan.goal:
+        lines += [plan.goal.strip(), ""]
+    lines += ["**Materials:** " + "; ".join(f"{material.title} ({material.page_count} p.)" for material in plan.snapshot.all()), ""]
+    if plan.exam_date:
+        lines += [f"**Exam date:** {plan.exam_date:%Y-%m-%d}", ""]
+    for session in plan.sessions.all():
+        lines += _session_lines(user=user, plan=plan, session=session, titles=titles, removed=removed, questions=False)
+    optional = [module for module in plan.modules.all() if module.optional]
+    if optional:
+        lines += ["## Optional reading", ""]
+        lines += [f"- {one_line(module.title)} {_module_pages(module, titles)}" for module in optional]
+    return markdown_export(title=plan.title, lines=lines)
+
+
+def _module_pages(module: Module, titles: dict[str, str]) -> str:
+    return page_reference(titles.get(module.ref_id, ""), module.page_first, module.page_last)
+
+
+def session_markdown(*, user, plan: Plan, session: StudySession) -> Export:
+    """One session as Markdown: objectives, key points and practice questions with answers, each cited."""
+    lines = [f"# {one_line(plan.title)}", ""]
+    lines += _session_lines(
+        user=user, plan=plan, session=session, titles=_titles(plan), removed=removed_materials(user=user, plan=plan), questions=True
+    )
+    return markdown_export(title=f"{plan.title} {session.number} {session.title}", lines=lines)
+
+
+# --- Notes -----------------------------------------------------------------------------------------
+
+
+def notes_markdown(*, notes, title: str = "Notes") -> Export:
+    """Notes as Markdown, each with its comment, where it was saved from and its page references."""
+    lines = [f"# {one_line(title)}", ""]
+    for note in notes:
+        heading = [note.get_kind_display(), f"{note.created_at:%Y-%m-%d}"]
+        if note.plan_id:
+            heading.append(note.plan.title)
+        if note.source:
+            heading.append(note.source)
+        lines += [f"## {one_line(' · '.join(heading))}", "", *quote_block(note.text), ""]
+        references = [citation_reference(citation) for citation in note.citations]
+        if references:
+            lines += [" ".join(references), ""]
+        if note.comment:
+            lines += [note.comment.strip(), ""]
+    return markdown_export(title=title, lines=lines)
+
+
+# --- Decks -----------------------------------------------------------------------------------------
+
+
+def _cards(*, user, plan: Plan) -> list[Card]:
+    return list(Card.objects.for_user(user).filter(plan=plan).order_by("session_number", "created_at", "id"))
+
+
+def _front(card: Card) -> str:
+    choices = "\n".join(f"- {choice}" for choice in card.choices or [])
+    return f"{card.prompt}\n{choices}" if choices else card.prompt
+
+
+def _source(card: Card, titles: dict[str, str]) -> str:
+    return citation_reference(card.citation or {}, titles)
+
+
+def deck_csv(*, user, plan: Plan) -> Export:
+    """The plan's cards as CSV (front, back, source, quote, kind, session, due), UTF-8 with a BOM so
+    spreadsheet programs read Korean right; Anki imports it too."""
+    titles, out = _titles(plan), io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["front", "back", "source", "quote", "kind", "session", "due"])
+    for card in _cards(user=user, plan=plan):
+        writer.writerow(
+            [
+                _front(card),
+                card.answer,
+                _source(card, titles),
+                (card.citation or {}).get("quote", ""),
+                card.kind,
+                card.session_number or "",
+                card.due.date().isoformat(),
+            ]
+        )
+    return Export(content=("\ufeff" + out.getvalue()).encode(), filename=export_filename(plan.title, "csv"), content_type=CSV)
+
+
+def stable_id(*parts) -> int:
+    """An Anki id derived from ``parts``: importing the same plan's deck again updates it instead of
+    adding a copy. In [2^30, 2^31), the range genanki's documentation recommends."""
+    digest = hashlib.sha256(":".join(str(part) for part in parts).encode()).digest()
+    return (1 << 30) + int.from_bytes(digest[:4], "big") % (1 << 30)
+
+
+ANKI_CSS = ".card { font-family: sans-serif; font-size: 20px; text-align: left; } .source { color: #666; font-size: 14px; }"
+
+
+def _anki_model(plan: Plan):
+    import genanki
+
+    return genanki.Model(
+        stable_id("baeum-model", plan.pk),
+        "Baeum card",
+        fields=[{"name": "Front"}, {"name": "Back"}, {"name": "Source"}, {"name": "Quote"}],
+        templates=[
+            {
+                "name": "Card 1",
+                "qfmt": "{{Front}}",
+                "afmt": '{{FrontSide}}<hr id="answer">{{Back}}<p class="source">{{Source}}<br><i>{{Quote}}</i></p>',
+            }
+        ],
+        css=ANKI_CSS,
+    )
+
+
+def _html(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def deck_anki(*, user, plan: Plan) -> Export:
+    """The plan's cards as an Anki package: front, back, and the page reference with its quote."""
+    import genanki
+
+    titles, model = _titles(plan), _anki_model(plan)
+    deck = genanki.Deck(stable_id("baeum-deck", plan.pk), f"Baeum::{plan.title}")
+    for card in _cards(user=user, plan=plan):
+        tags = [f"baeum_{card.kind}"] + ([f"session_{card.session_number}"] if card.session_number else [])
+        deck.add_note(
+            genanki.Note(
+                model=model,
+                fields=[
+                    _html(_front(card)),
+                    _html(card.answer),
+                    _html(_source(card, titles)),
+                    _html((card.citation or {}).get("quote", "")),
+                ],
+                guid=genanki.guid_for("baeum", plan.pk, card.key),
+                tags=tags,
+            )
+        )
+    return Export(content=_package(genanki.Package(deck)), filename=export_filename(plan.title, "apkg"), content_type=ANKI)
+
+
+def _package(package) -> bytes:
+    """The .apkg bytes. ``Package.write_to_file`` would leave its SQLite file behind in /tmp at every
+    export; this writes the same archive (collection.anki2 and an empty media map) and removes it."""
+    timestamp = time.time()
+    handle, path = tempfile.mkstemp(suffix=".anki2")
+    os.close(handle)
+    try:
+        connection = sqlite3.connect(path)
+        try:
+            package.write_to_db(connection.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            connection.commit()
+        finally:
+            connection.close()
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            archive.write(path, "collection.anki2")
+            archive.writestr("media", json.dumps({}))
+        return out.getvalue()
+    finally:
+        os.unlink(path)

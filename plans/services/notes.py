@@ -1,0 +1,81 @@
+"""Notes: answers, key points and passages a learner keeps, each with its citations (page references)."""
+
+from __future__ import annotations
+
+from knowledge import selectors as knowledge
+
+from ..models import Note
+from ..selectors import access_plan
+
+MAX_CITATIONS = 20  # a tutor answer cites at most a handful of passages; more is a malformed request
+MAX_QUOTE_CHARS = 2000  # a quote is a sentence or two, never a page
+CITATION_FIELDS = ("refId", "title", "pageNumber", "pageEnd", "quote")
+
+
+def _clean_citations(*, owner, citations: list[dict] | None) -> list[dict]:
+    """Keep the citation fields notes use; name each material by its title in the owner's library when
+    the caller gave none (a material removed since keeps the title it was saved with)."""
+    cleaned = []
+    for citation in (citations or [])[:MAX_CITATIONS]:
+        item = {name: citation[name] for name in CITATION_FIELDS if citation.get(name) not in (None, "")}
+        if citation.get("materialTitle") and not item.get("title"):
+            item["title"] = citation["materialTitle"]  # the tutor's citations name their material this way
+        if not item.get("refId"):
+            continue
+        page = int(item.get("pageNumber") or 1)
+        item["pageNumber"] = page
+        item["pageEnd"] = max(page, int(item.get("pageEnd") or page))
+        item["quote"] = str(item.get("quote", ""))[:MAX_QUOTE_CHARS]
+        cleaned.append(item)
+    untitled = {item["refId"] for item in cleaned if not item.get("title")}
+    if untitled:
+        titles = dict(knowledge.materials_in_scope(user=owner, ready_only=False).filter(ref_id__in=untitled).values_list("ref_id", "title"))
+        for item in cleaned:
+            item.setdefault("title", titles.get(item["refId"], ""))
+    return cleaned
+
+
+def note_create(
+    *,
+    owner,
+    kind: str,
+    text: str,
+    comment: str = "",
+    citations: list[dict] | None = None,
+    plan_id: int | None = None,
+    source: str = "",
+) -> Note:
+    """Save a note for ``owner``; ``plan_id`` must be one of the owner's plans (else ``PlanNotFound``)."""
+    plan = access_plan(user=owner, plan_id=plan_id) if plan_id is not None else None
+    return Note.objects.create(
+        owner=owner,
+        plan=plan,
+        kind=kind,
+        text=text.strip(),
+        comment=comment.strip(),
+        citations=_clean_citations(owner=owner, citations=citations),
+        source=source.strip()[:300],
+    )
+
+
+UNCHANGED = object()  # "leave the note's plan as it is" (``None`` files it under no plan)
+
+
+def note_update(*, note: Note, text: str | None = None, comment: str | None = None, plan_id=UNCHANGED) -> Note:
+    """Change a note's text, comment or plan (``plan_id=None`` files it under no plan)."""
+    fields = []
+    if text is not None:
+        note.text, fields = text.strip(), [*fields, "text"]
+    if comment is not None:
+        note.comment, fields = comment.strip(), [*fields, "comment"]
+    if plan_id is not UNCHANGED:
+        note.plan = access_plan(user=note.owner, plan_id=plan_id) if plan_id is not None else None
+        fields.append("plan")
+    if fields:
+        note.save(update_fields=fields)
+    return note
+
+
+def note_delete(*, note: Note) -> None:
+    """Delete one note."""
+    note.delete()

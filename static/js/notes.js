@@ -1,0 +1,87 @@
+// Notes: any <button data-save-note='{"kind", "text", "citations", "planId", "source", "comment"}'> saves a
+// note (anywhere: sessions, tutor answers, the notes page) and then says "Saved"; on the notes page,
+// comments are edited and notes deleted in place. Uses Baeum.api (static/js/baeum.js).
+(function () {
+  const korean = (document.documentElement.lang || "").startsWith("ko");
+  const T = korean
+    ? { saved: "저장됨", saving: "저장 중…", failed: "저장하지 못했습니다", confirm: "이 노트를 삭제할까요?" }
+    : { saved: "Saved", saving: "Saving…", failed: "Not saved", confirm: "Delete this note?" };
+
+  async function saveNote(button) {
+    let note;
+    try {
+      note = JSON.parse(button.dataset.saveNote);
+    } catch (error) {
+      return;
+    }
+    const body = { kind: note.kind || "own", text: note.text || "", citations: note.citations || [], source: note.source || "" };
+    if (note.planId) body.planId = note.planId;
+    if (note.comment) body.comment = note.comment;
+    const label = button.textContent;
+    button.disabled = true;
+    button.textContent = T.saving;
+    try {
+      const saved = await Baeum.api("notes", { method: "POST", json: body });
+      button.textContent = T.saved;
+      button.dataset.noteId = saved.id;
+      button.setAttribute("aria-live", "polite");
+      button.dispatchEvent(new CustomEvent("baeum:note-saved", { bubbles: true, detail: saved }));
+    } catch (error) {
+      button.disabled = false;
+      button.textContent = label;
+      button.title = T.failed + ": " + error.message;
+    }
+  }
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-save-note]");
+    if (button && !button.disabled) {
+      event.preventDefault();
+      saveNote(button);
+    }
+  });
+
+  function say(form, text) {
+    const status = form.querySelector("[aria-live]");
+    if (status) status.textContent = text;
+  }
+
+  // The notes page.
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    const article = form.closest("[data-note-id]");
+    if (form.classList.contains("note-comment") && article) {
+      event.preventDefault();
+      say(form, T.saving);
+      try {
+        await Baeum.api("notes/" + article.dataset.noteId, { method: "PATCH", json: { comment: form.elements.comment.value } });
+        say(form, T.saved);
+      } catch (error) {
+        say(form, T.failed + ": " + error.message);
+      }
+    } else if (form.id === "note-new") {
+      event.preventDefault();
+      const body = { kind: "own", text: form.elements.text.value };
+      if (form.dataset.planId) body.planId = Number(form.dataset.planId);
+      say(form, T.saving);
+      try {
+        await Baeum.api("notes", { method: "POST", json: body });
+        location.reload();
+      } catch (error) {
+        say(form, T.failed + ": " + error.message);
+      }
+    }
+  });
+
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest(".note-delete");
+    const article = button && button.closest("[data-note-id]");
+    if (!article || !confirm(T.confirm)) return;
+    try {
+      await Baeum.api("notes/" + article.dataset.noteId, { method: "DELETE" });
+      article.remove();
+    } catch (error) {
+      say(button.form, T.failed + ": " + error.message);
+    }
+  });
+})();
