@@ -173,15 +173,13 @@ class MessageCreateApi(APIView):
         content = serializers.CharField(max_length=4000, trim_whitespace=True)
         mode = serializers.ChoiceField(choices=["standard", "agentic"], default="standard")
 
-    class ReplySerializer(serializers.Serializer):
-        id = serializers.IntegerField()
-        answer = serializers.CharField(source="content")
-        citations = CitationSerializer(many=True)
-        refused = serializers.BooleanField()
-        confidence = serializers.FloatField()
-        steps = serializers.ListField(child=serializers.DictField())
-        usage = serializers.DictField()
-        generator = serializers.CharField()
+    class ReplySerializer(MessageOutputSerializer):
+        """The tutor's message, in the same shape as the conversation's messages (plus ``answer``)."""
+
+        class Meta:
+            ref_name = "Reply"
+
+        answer = serializers.CharField(source="content", help_text="the same as content (kept for existing clients)")
 
     @extend_schema(
         operation_id="conversations_messages_create",

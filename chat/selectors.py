@@ -1,5 +1,7 @@
 """Reads of the chat app, scoped to the requesting user."""
 
+from django.utils.translation import gettext as _
+
 from baeum.errors import NotFound
 
 from .models import Conversation, Message
@@ -7,7 +9,7 @@ from .models import Conversation, Message
 
 class ConversationNotFound(NotFound):
     def __init__(self, conversation_id):
-        super().__init__(f"No conversation {conversation_id}.")
+        super().__init__(_("No conversation %(id)s.") % {"id": conversation_id})
 
 
 def conversation_list(*, user):

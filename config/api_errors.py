@@ -28,7 +28,7 @@ def _message_from(detail) -> str:
         for key, value in detail.items():
             text = _message_from(value)
             return text if key in ("detail", "non_field_errors") else f"{key}: {text}"
-        return "Invalid request."
+        return _("Invalid request.")
     if isinstance(detail, list):
         return _message_from(detail[0]) if detail else "Invalid request."
     return str(detail)
@@ -42,7 +42,7 @@ def exception_handler(exc, context):
             {
                 "error": {
                     "code": "unavailable",
-                    "message": "The database is unreachable right now. Nothing was changed; try again in a moment.",
+                    "message": _("The database is unreachable right now. Nothing was changed; try again in a moment."),
                     "details": {},
                 }
             },

@@ -1,6 +1,7 @@
 """DRF endpoints of the knowledge base: one class per operation, no business logic here."""
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -12,6 +13,7 @@ from config.api_errors import ApiError
 from config.pagination import paginate, paginated_schema
 
 from . import selectors
+from .failure_reasons import reason_translate
 from .models import Material
 from .services.materials import UploadRejected, material_create, material_delete, material_reingest, material_rename
 
@@ -20,10 +22,27 @@ def _material_location(request, material: Material) -> str:
     return request.build_absolute_uri(reverse("material-detail", kwargs={"ref_id": material.ref_id}))
 
 
-class ProgressSerializer(serializers.Serializer):
-    stage = serializers.CharField()
-    done = serializers.IntegerField()
-    total = serializers.IntegerField()
+class ProcessingSerializer(serializers.Serializer):
+    """Where a material's ingestion (or a plan's generation) is: one shape for both."""
+
+    class Meta:
+        ref_name = "Processing"
+
+    stage = serializers.CharField(
+        help_text="the status it is in (PENDING, EXTRACTING, OCR, CHUNKING, EMBEDDING, GENERATING, READY, FAILED)"
+    )
+    done = serializers.IntegerField(help_text="pages read, scanned pages recognised, passages embedded or materials planned so far")
+    total = serializers.IntegerField(help_text="out of this many (0 while unknown)")
+
+
+class FailureSerializer(serializers.Serializer):
+    """Why processing failed: a stable code to branch on, a reason in the language of Accept-Language."""
+
+    class Meta:
+        ref_name = "Failure"
+
+    code = serializers.CharField()
+    message = serializers.CharField()
 
 
 class EmbeddingUpgradeSerializer(serializers.Serializer):
@@ -34,11 +53,13 @@ class EmbeddingUpgradeSerializer(serializers.Serializer):
 
 class MaterialOutputSerializer(serializers.ModelSerializer):
     refId = serializers.CharField(source="ref_id")
-    progress = serializers.SerializerMethodField()
+    processing = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField(help_text="the same as processing (kept for existing clients)")
     pageCount = serializers.IntegerField(source="page_count")
     chunkCount = serializers.IntegerField(source="chunk_count")
-    error = serializers.SerializerMethodField()
-    errorCode = serializers.CharField(source="error_code")
+    failure = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField(help_text="failure.message, or null (kept for existing clients)")
+    errorCode = serializers.CharField(source="error_code", help_text='failure.code, or "" (kept for existing clients)')
     filename = serializers.CharField(source="original_filename")
     sizeBytes = serializers.IntegerField(source="size_bytes")
     embeddingModel = serializers.CharField(source="embedding_model")
@@ -52,9 +73,11 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
             "title",
             "type",
             "status",
+            "processing",
             "progress",
             "pageCount",
             "chunkCount",
+            "failure",
             "error",
             "errorCode",
             "filename",
@@ -64,9 +87,13 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
             "createdAt",
         ]
 
-    @extend_schema_field(ProgressSerializer)
-    def get_progress(self, material: Material) -> dict:
+    @extend_schema_field(ProcessingSerializer)
+    def get_processing(self, material: Material) -> dict:
         return {"stage": material.status, "done": material.progress_done, "total": material.progress_total}
+
+    @extend_schema_field(ProcessingSerializer)
+    def get_progress(self, material: Material) -> dict:
+        return self.get_processing(material)
 
     @extend_schema_field(EmbeddingUpgradeSerializer(allow_null=True))
     def get_embeddingUpgrade(self, material: Material) -> dict | None:
@@ -75,9 +102,18 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
             return None
         return {"model": material.pending_embedding_model, "done": material.reembed_done, "total": material.reembed_total}
 
+    @extend_schema_field(FailureSerializer(allow_null=True))
+    def get_failure(self, material: Material) -> dict | None:
+        if material.status != Material.Status.FAILED:
+            return None
+        message = reason_translate(message=material.error_message, code=material.error_code, filename=material.original_filename)
+        return {"code": material.error_code or "failed", "message": message}
+
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_error(self, material: Material) -> str | None:
-        return material.error_message or None
+        if not material.error_message:
+            return None
+        return reason_translate(message=material.error_message, code=material.error_code, filename=material.original_filename)
 
 
 class MaterialListCreateApi(APIView):
@@ -122,7 +158,7 @@ class MaterialListCreateApi(APIView):
                 type=data.validated_data.get("type", "material"),
             )
         except UploadRejected as error:
-            raise ApiError(str(error), code=error.code, status_code=error.status) from error
+            raise ApiError(reason_translate(message=str(error), code=error.code), code=error.code, status_code=error.status) from error
         return Response(
             {"refId": material.ref_id, "status": material.status},
             status=status.HTTP_202_ACCEPTED,
@@ -178,7 +214,8 @@ class ChunkOutputSerializer(serializers.Serializer):
     sectionTitle = serializers.CharField(source="section_title")
     overlapChars = serializers.IntegerField(source="overlap_chars")
     tokenCount = serializers.IntegerField(source="token_count")
-    content = serializers.CharField()
+    text = serializers.CharField(source="content", help_text="the passage's text")
+    content = serializers.CharField(help_text="the same as text (kept for existing clients)")
 
 
 class MaterialChunksApi(APIView):
@@ -202,7 +239,8 @@ class MaterialChunksApi(APIView):
 
 class MaterialPagesApi(APIView):
     class PageSerializer(serializers.Serializer):
-        number = serializers.IntegerField()
+        pageNumber = serializers.IntegerField(source="number", help_text="1-based, as printed in citations and search hits")
+        number = serializers.IntegerField(help_text="the same as pageNumber (kept for existing clients)")
         text = serializers.CharField()
         ocr = serializers.BooleanField(help_text="the text was recognised from a scanned image (OCR) and may contain errors")
 
@@ -216,7 +254,7 @@ class MaterialPagesApi(APIView):
             first = max(1, int(request.query_params.get("first", 1)))
             last = int(request.query_params.get("last", first + 9))
         except ValueError as error:
-            raise ApiError("first and last must be page numbers.", code="invalid") from error
+            raise ApiError(_("first and last must be page numbers."), code="invalid") from error
         pages = selectors.material_pages(user=request.user, ref_id=ref_id, first=first, last=min(last, first + 49))
         return Response(self.PageSerializer(pages, many=True).data)
 
@@ -230,7 +268,7 @@ class MaterialStatsApi(APIView):
     def get(self, request):
         ref_ids = [ref_id for ref_id in request.query_params.get("refIds", "").split(",") if ref_id.strip()]
         if not ref_ids:
-            raise ApiError("Give refIds as a comma-separated list.", code="invalid")
+            raise ApiError(_("Give refIds as a comma-separated list."), code="invalid")
         return Response({"stats": selectors.material_stats(user=request.user, ref_ids=[ref_id.strip() for ref_id in ref_ids])})
 
 
@@ -257,7 +295,8 @@ class SearchApi(APIView):
         score = serializers.FloatField()
         vectorScore = serializers.FloatField(source="vector_score", allow_null=True)
         lexicalScore = serializers.FloatField(source="lexical_score", allow_null=True)
-        content = serializers.CharField(source="chunk.content")
+        text = serializers.CharField(source="chunk.content", help_text="the passage's text")
+        content = serializers.CharField(source="chunk.content", help_text="the same as text (kept for existing clients)")
 
         def get_pageNumber(self, hit) -> int:  # noqa: N802 - the API's field name
             return hit.chunk.own_pages[0]

@@ -9,8 +9,10 @@ from rest_framework.views import APIView
 from config.api_errors import ApiError
 from config.llm import configured_llm
 from config.pagination import paginate, paginated_schema
+from knowledge.apis import FailureSerializer, ProcessingSerializer
 
 from . import selectors
+from .failure_reasons import plan_failure_code, plan_failure_reason
 from .models import StudySession
 from .services.plans import PlanInputError, plan_create, plan_delete, plan_regenerate, plan_rename, session_progress_record
 
@@ -76,16 +78,34 @@ class PlanSerializer(serializers.Serializer):
     minutesPerSession = serializers.IntegerField(source="minutes_per_session")
     language = serializers.CharField()
     status = serializers.CharField()
-    generation = serializers.SerializerMethodField()
-    error = serializers.CharField(source="error_message")
+    processing = serializers.SerializerMethodField()
+    generation = serializers.SerializerMethodField(help_text="the same as processing (kept for existing clients)")
+    failure = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField(help_text='failure.message, or "" (kept for existing clients)')
+    errorCode = serializers.SerializerMethodField(help_text='failure.code, or ""')
     materials = SnapshotSerializer(source="snapshot", many=True)
     progress = serializers.SerializerMethodField()
     assumptions = serializers.DictField()
     createdAt = serializers.DateTimeField(source="created_at")
 
-    @extend_schema_field(serializers.DictField())
-    def get_generation(self, plan) -> dict:
+    @extend_schema_field(ProcessingSerializer)
+    def get_processing(self, plan) -> dict:
         return {"stage": plan.status, "done": plan.progress_done, "total": plan.progress_total}
+
+    @extend_schema_field(ProcessingSerializer)
+    def get_generation(self, plan) -> dict:
+        return self.get_processing(plan)
+
+    @extend_schema_field(FailureSerializer(allow_null=True))
+    def get_failure(self, plan) -> dict | None:
+        code = plan_failure_code(plan)
+        return {"code": code, "message": plan_failure_reason(plan)} if code else None
+
+    def get_error(self, plan) -> str:
+        return plan_failure_reason(plan)
+
+    def get_errorCode(self, plan) -> str:  # noqa: N802 - the API's field name
+        return plan_failure_code(plan)
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, plan) -> dict:

@@ -6,6 +6,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext
+
 from baeum import study
 from baeum.chunking import looks_like_code
 from baeum.errors import NotFound
@@ -18,12 +20,12 @@ from .models import Plan, StudySession
 
 class PlanNotFound(NotFound):
     def __init__(self, plan_id):
-        super().__init__(f"No plan {plan_id}.")
+        super().__init__(gettext("No plan %(id)s.") % {"id": plan_id})
 
 
 class SessionNotFound(NotFound):
     def __init__(self, number):
-        super().__init__(f"No session {number} in this plan.")
+        super().__init__(gettext("No session %(number)s in this plan.") % {"number": number})
 
 
 def plan_list(*, user):

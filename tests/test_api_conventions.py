@@ -85,3 +85,52 @@ def test_session_authenticated_post_through_the_other_slash_form_still_needs_csr
     response = client.post("/api/v1/search/", {"query": "x"}, content_type="application/json")
     assert response.status_code == 403
     assert _error(response)["code"] == "permission_denied"
+
+
+def _is_korean(text: str) -> bool:
+    return any("\uac00" <= char <= "\ud7a3" for char in text)
+
+
+def test_errors_answer_in_the_language_of_accept_language_with_a_stable_code(api_client):
+    cases = [
+        ("get", "/api/v1/materials/mat_nothere/", {}, 404, "not_found"),
+        ("get", "/api/v1/plans/999999/", {}, 404, "not_found"),
+        ("get", "/api/v1/conversations/999999/", {}, 404, "not_found"),
+        ("get", "/api/v1/nothing", {}, 404, "not_found"),
+        ("put", "/api/v1/search", {}, 405, "method_not_allowed"),
+        ("post", "/api/v1/search", {}, 400, "invalid"),
+        ("get", "/api/v1/materials/stats", {}, 400, "invalid"),
+        ("post", "/api/v1/plans/", {"refIds": []}, 400, "invalid"),
+    ]
+    for method, path, body, status, code in cases:
+        english = getattr(api_client, method)(path, body, format="json")
+        korean = getattr(api_client, method)(path, body, format="json", HTTP_ACCEPT_LANGUAGE="ko-KR,ko;q=0.9,en;q=0.5")
+        assert english.status_code == korean.status_code == status, (method, path)
+        assert _error(english)["code"] == _error(korean)["code"] == code, (method, path)
+        assert not _is_korean(_error(english)["message"]), _error(english)["message"]
+        assert _is_korean(_error(korean)["message"]), (method, path, _error(korean)["message"])
+        assert korean["Content-Language"] == "ko"
+
+
+def test_a_plan_over_a_material_not_ready_is_refused_in_korean(api_client, user, django_capture_on_commit_callbacks):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from knowledge.services.materials import material_create
+
+    material = material_create(owner=user, upload=SimpleUploadedFile("notes.txt", b"Registers hold data."), enqueue=False)
+    refused = api_client.post("/api/v1/plans/", {"refIds": [material.ref_id]}, format="json", HTTP_ACCEPT_LANGUAGE="ko")
+    assert refused.status_code == 400
+    error = _error(refused)
+    assert error["code"] == "material_not_ready" and error["details"] == {"refId": material.ref_id}
+    assert _is_korean(error["message"]) and material.ref_id in error["message"]
+
+
+def test_unsupported_upload_is_refused_in_korean(api_client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = api_client.post(
+        "/api/v1/materials/", {"file": SimpleUploadedFile("photo.exe", b"MZ")}, format="multipart", HTTP_ACCEPT_LANGUAGE="ko"
+    )
+    assert response.status_code == 400
+    assert _error(response)["code"] == "unsupported_type"
+    assert "photo.exe" in _error(response)["message"] and _is_korean(_error(response)["message"]), _error(response)["message"]

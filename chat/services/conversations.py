@@ -1,3 +1,5 @@
+from django.utils.translation import gettext as _
+
 from knowledge.selectors import materials_in_scope
 
 from ..models import Conversation
@@ -36,7 +38,7 @@ def conversation_create(
         ready = set(materials.values_list("ref_id", flat=True))
         not_ready = [ref_id for ref_id in ref_ids if ref_id not in ready]
         if not_ready:
-            raise ValueError(f"Material {not_ready[0]} is not READY yet; wait for it or leave it out.")
+            raise ValueError(_("Material %(refId)s is not READY yet; wait for it or leave it out.") % {"refId": not_ready[0]})
     every = not ref_ids
     if every:
         ref_ids = list(materials_in_scope(user=owner).values_list("ref_id", flat=True))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.utils.translation import gettext as _
+
 from baeum.errors import NotFound
 
 from ..models import Chunk, Material, MaterialPage
@@ -16,7 +18,7 @@ class MaterialNotFound(NotFound):
     """No such material for this user: it does not exist or it is someone else's (never said which)."""
 
     def __init__(self, ref_id: str):
-        super().__init__(f"No material {ref_id!r} in your library.")
+        super().__init__(_("No material %(refId)s in your library.") % {"refId": repr(ref_id)})
         self.ref_id = ref_id
 
 

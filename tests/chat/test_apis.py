@@ -14,6 +14,7 @@ def test_conversation_flow_over_the_api(api_client, book):
     assert reply.status_code == 201
     body = reply.json()
     assert set(body) >= {"id", "answer", "citations", "refused", "confidence", "steps", "usage"}
+    assert body["content"] == body["answer"] and body["role"] == "assistant"  # the stored message's shape, answer kept
     assert body["refused"] is False and body["citations"][0]["refId"] == book.ref_id
     assert set(body["citations"][0]) == {"n", "refId", "materialTitle", "chunkIndex", "pageNumber", "pageEnd", "quote"}
     detail = api_client.get(f"/api/v1/conversations/{conversation_id}/").json()

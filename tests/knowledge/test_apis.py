@@ -93,7 +93,7 @@ def test_chunks_stats_and_search_endpoints(api_client, user, ingest, english_pdf
     results = api_client.post("/api/v1/search", {"query": "what is a recursive function", "k": 2}, format="json").json()
     assert len(results) == 2
     assert set(results[0]) == {
-        "refId", "materialTitle", "chunkIndex", "pageNumber", "pageEnd", "sectionTitle", "score", "vectorScore", "lexicalScore", "content"
+        "refId", "materialTitle", "chunkIndex", "pageNumber", "pageEnd", "sectionTitle", "score", "vectorScore", "lexicalScore", "text", "content"
     }  # fmt: skip
     assert results[0]["pageNumber"] == results[0]["pageEnd"] == 3
     assert results[0]["sectionTitle"] == "Chapter 3 Recursion"
@@ -188,3 +188,30 @@ def test_patch_renames_a_material_and_only_its_owner_can(api_client, other_api_c
         assert stolen.status_code == 404 and stolen.json()["error"]["code"] == "not_found"
     material.refresh_from_db()
     assert material.title == "Think Python, chapters 1–3"
+
+
+def test_consistent_field_names_sit_beside_the_ones_kept_for_existing_clients(api_client, user, ingest, english_pdf):
+    material = ingest(user, english_pdf, "python.pdf")
+    detail = api_client.get(f"/api/v1/materials/{material.ref_id}/").json()
+    assert detail["processing"] == detail["progress"] == {"stage": "READY", "done": material.chunk_count, "total": material.chunk_count}
+    assert detail["failure"] is None and detail["error"] is None and detail["errorCode"] == ""
+    pages = api_client.get(f"/api/v1/materials/{material.ref_id}/pages?first=2&last=3").json()
+    assert [page["pageNumber"] for page in pages] == [page["number"] for page in pages] == [2, 3]
+    hits = api_client.post("/api/v1/search", {"query": "recursion base case", "k": 2}, format="json").json()
+    assert hits and all(hit["text"] == hit["content"] and hit["pageNumber"] >= 1 for hit in hits)
+    chunks = api_client.get(f"/api/v1/materials/{material.ref_id}/chunks?start=0&end=1").json()
+    assert chunks and all(chunk["text"] == chunk["content"] for chunk in chunks)
+
+
+def test_a_failed_material_has_the_failure_shape_in_the_requested_language(api_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        ref_id = _upload(api_client, b"plain words", "slides.pdf").json()["refId"]
+    english = api_client.get(f"/api/v1/materials/{ref_id}/").json()
+    assert english["status"] == "FAILED"
+    assert english["failure"] == {"code": "content_mismatch", "message": english["error"]}
+    assert english["errorCode"] == "content_mismatch" and english["error"].startswith("“slides.pdf” is named .pdf")
+    korean = api_client.get(f"/api/v1/materials/{ref_id}/", HTTP_ACCEPT_LANGUAGE="ko").json()
+    assert korean["failure"]["code"] == "content_mismatch"  # the code stays stable
+    assert "slides.pdf" in korean["failure"]["message"] and korean["failure"]["message"] != english["error"]
+    assert any("\uac00" <= char <= "\ud7a3" for char in korean["failure"]["message"]), korean["failure"]["message"]
+    assert korean["error"] == korean["failure"]["message"]

@@ -51,3 +51,26 @@ def test_patch_renames_a_plan_and_only_its_owner_can(api_client, other_api_clien
         stolen = other_api_client.patch(path, {"title": "mine now"}, format="json")
         assert stolen.status_code == 404 and stolen.json()["error"]["code"] == "not_found"
     assert Plan.objects.unscoped().get(pk=plan_id).title == "Python, the first week"  # test inspection
+
+
+def test_plan_fields_match_the_material_fields(api_client, plan_id):
+    plan = api_client.get(f"/api/v1/plans/{plan_id}/").json()
+    assert plan["processing"] == plan["generation"]
+    assert set(plan["processing"]) == {"stage", "done", "total"} and plan["processing"]["stage"] == "READY"
+    assert plan["failure"] is None and plan["error"] == "" and plan["errorCode"] == ""
+
+
+def test_a_failed_plan_has_the_failure_shape_in_the_requested_language(api_client, user, book):
+    from knowledge.services.materials import material_delete
+    from plans.services.plans import plan_create, plan_generate
+
+    plan = plan_create(owner=user, title="Doomed", ref_ids=[book.ref_id], enqueue=False)
+    material_delete(material=book)
+    plan_generate(plan_id=plan.pk)
+    english = api_client.get(f"/api/v1/plans/{plan.pk}/").json()
+    assert english["status"] == "FAILED"
+    assert english["failure"] == {"code": "material_removed", "message": english["error"]}
+    assert english["errorCode"] == "material_removed" and book.ref_id in english["error"]
+    korean = api_client.get(f"/api/v1/plans/{plan.pk}/", HTTP_ACCEPT_LANGUAGE="ko").json()
+    assert korean["failure"]["code"] == "material_removed"
+    assert any("\uac00" <= char <= "\ud7a3" for char in korean["failure"]["message"]), korean["failure"]["message"]
