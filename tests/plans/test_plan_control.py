@@ -113,7 +113,7 @@ def test_regenerate_in_the_browser_with_chosen_chapters_and_pages(client, user, 
     assert settings["ranges"] == [{"refId": book.ref_id, "pages": [3, 4]}, {"refId": book.ref_id, "pages": [7, 8]}]
     assert [chapter["pages"] for chapter in settings["materials"][0]["chapters"]] == [[1, 2], [3, 4], [5, 6], [7, 8]]
     page = client.get(f"/plans/{plan.pk}/").content.decode()
-    assert f'value="3-4" checked' in page and 'value="7-8" checked' in page  # the form shows the choice
+    assert 'value="3-4" checked' in page and 'value="7-8" checked' in page  # the form shows the choice
     # Nothing chosen: the whole book again.
     with django_capture_on_commit_callbacks(execute=True):
         client.post(f"/plans/{plan.pk}/regenerate", {"ref_ids": [book.ref_id], "minutes": "5"})
@@ -195,7 +195,9 @@ def test_settings_api_regenerates_with_the_choice_and_refuses_what_is_not_yours(
 ):
     with django_capture_on_commit_callbacks(execute=True):
         response = api_client.patch(
-            f"/api/v1/plans/{plan.pk}/settings", {"ranges": [{"refId": book.ref_id, "pages": [6, 5]}], "minutesPerSession": 10}, format="json"
+            f"/api/v1/plans/{plan.pk}/settings",
+            {"ranges": [{"refId": book.ref_id, "pages": [6, 5]}], "minutesPerSession": 10},
+            format="json",
         )
     assert response.status_code == 202, response.content
     assert response.json()["ranges"] == [{"refId": book.ref_id, "pages": [5, 6]}]
