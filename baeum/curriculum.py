@@ -164,69 +164,109 @@ def _chapter_modules(
     return folded
 
 
-def build_sessions(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[ChunkInfo]], *, session_tokens: int) -> list[SessionSpec]:
-    """Cut long modules and merge short neighbours into sessions of about ``session_tokens``."""
-    sessions: list[SessionSpec] = []
-    pending: SessionSpec | None = None
+# Session sizing: a session within ±30 % of the learner's minutes costs little; outside it costs more than
+# any cut. Where a session may end: a chapter (module) start is free, a section start cheap, a page mid-section dear.
+LENGTH_TOLERANCE = 0.3
+_OUT_OF_RANGE_COST = 100.0
+_CUT_COST = {"module": 0.0, "section": 0.5, "subsection": 1.5, "text": 4.0}
+# A session never runs longer than this many times the budget (unless one chunk alone does).
+_MAX_SESSION_FACTOR = 2.5
 
-    def flush() -> None:
-        nonlocal pending
-        if pending is not None:
-            sessions.append(pending)
-            pending = None
 
+@dataclass(frozen=True)
+class _Unit:
+    chunk: ChunkInfo
+    module: ModuleSpec
+    cut: str  # what starts here: "material", "module", "section", "subsection", "text"
+
+
+def _units(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[ChunkInfo]]) -> list[list[_Unit]]:
+    """The study chunks in order, as runs a session cannot cross (one material, no optional reading between)."""
+    runs: list[list[_Unit]] = []
+    previous: ModuleSpec | None = None
     for module in modules:
         if module.optional:
-            continue  # front and back matter are optional reading, not a session
-        members = [chunk for chunk in chunks_by_ref[module.ref_id] if module.start <= chunk.index <= module.end]
-        if module.tokens <= 1.4 * session_tokens:
-            if pending is not None and (pending.tokens + module.tokens > session_tokens or pending.ranges[-1]["refId"] != module.ref_id):
-                flush()
-            if pending is None:
-                pending = SessionSpec(title=module.title)
-            pending.ranges.append(
-                {"refId": module.ref_id, "chunkRange": [module.start, module.end], "pages": [module.page_first, module.page_last]}
-            )
-            pending.tokens += module.tokens
-            pending.module_titles.append(module.title)
-            if pending.tokens >= 0.6 * session_tokens:
-                flush()
+            previous = None  # front and back matter are optional reading, not a session
             continue
-        flush()
-        parts = max(2, round(module.tokens / session_tokens))
-        cumulative = np.cumsum([chunk.tokens for chunk in members])
-        cuts: list[int] = []
-        for part in range(1, parts):
-            ideal = part * module.tokens / parts
-            candidates = [i for i in range(1, len(members)) if abs(cumulative[i - 1] - ideal) <= 0.3 * module.tokens / parts]
-            if not candidates:
-                continue
-            preferred = [i for i in candidates if members[i].section_level >= 2] or candidates
-            cuts.append(min(preferred, key=lambda i: abs(cumulative[i - 1] - ideal)))
-        bounds = [0, *sorted(set(cuts)), len(members)]
-        count = len(bounds) - 1
-        for number in range(count):
-            piece = members[bounds[number] : bounds[number + 1]]
-            if not piece:
-                continue
-            heading = piece[0].section_title if piece[0].section_level >= 2 else ""
-            title = f"{module.title} — {heading}" if heading and heading != module.title else f"{module.title} ({number + 1}/{count})"
-            sessions.append(
-                SessionSpec(
-                    title=title,
-                    ranges=[
-                        {
-                            "refId": module.ref_id,
-                            "chunkRange": [piece[0].index, piece[-1].index],
-                            "pages": [piece[0].page_start, piece[-1].page_end],
-                        }
-                    ],
-                    tokens=sum(chunk.tokens for chunk in piece),
-                    module_titles=[module.title],
-                )
-            )
-    flush()
-    for session in sessions:
-        if len(session.module_titles) > 1:
-            session.title = " · ".join(session.module_titles[:3]) + (" …" if len(session.module_titles) > 3 else "")
+        members = [chunk for chunk in chunks_by_ref[module.ref_id] if module.start <= chunk.index <= module.end]
+        if previous is None or previous.ref_id != module.ref_id or previous.end + 1 != module.start:
+            runs.append([])
+        for position, chunk in enumerate(members):
+            cut = "module" if position == 0 else "section" if chunk.section_level == 2 else "subsection" if chunk.section_level >= 3 else "text"
+            runs[-1].append(_Unit(chunk, module, cut))
+        previous = module
+    return [run for run in runs if run]
+
+
+def _segment_cost(tokens: int, budget: int) -> float:
+    deviation = abs(tokens - budget) / budget
+    inside = 4 * min(deviation, LENGTH_TOLERANCE) ** 2
+    return inside + _OUT_OF_RANGE_COST * max(0.0, deviation - LENGTH_TOLERANCE)
+
+
+def _segment(run: list[_Unit], budget: int) -> list[tuple[int, int]]:
+    """Cut a run into sessions (start, end-exclusive) minimising length deviation plus the cost of each cut."""
+    count = len(run)
+    prefix = [0]
+    for unit in run:
+        prefix.append(prefix[-1] + unit.chunk.tokens)
+    best = [0.0] + [math.inf] * count
+    back = [0] * (count + 1)
+    for end in range(1, count + 1):
+        for start in range(end - 1, -1, -1):
+            tokens = prefix[end] - prefix[start]
+            if tokens > _MAX_SESSION_FACTOR * budget and end - start > 1:
+                break
+            cost = best[start] + _segment_cost(tokens, budget) + (_CUT_COST.get(run[start].cut, 0.0) if start else 0.0)
+            if cost < best[end]:
+                best[end], back[end] = cost, start
+    cuts, end = [], count
+    while end > 0:
+        cuts.append((back[end], end))
+        end = back[end]
+    return cuts[::-1]
+
+
+def _session_of(units: list[_Unit], parts_of: dict[int, int], part: dict[int, int]) -> SessionSpec:
+    session = SessionSpec(title="", tokens=sum(unit.chunk.tokens for unit in units))
+    for unit in units:
+        if session.ranges and session.ranges[-1]["_module"] is unit.module:
+            session.ranges[-1]["chunkRange"][1] = unit.chunk.index
+            session.ranges[-1]["pages"][1] = unit.chunk.page_end
+            continue
+        session.ranges.append(
+            {"refId": unit.module.ref_id, "chunkRange": [unit.chunk.index, unit.chunk.index], "pages": [unit.chunk.page_start, unit.chunk.page_end], "_module": unit.module}
+        )
+        session.module_titles.append(unit.module.title)
+    first = units[0]
+    module = first.module
+    if len(session.module_titles) > 1:
+        session.title = " · ".join(session.module_titles[:3]) + (" …" if len(session.module_titles) > 3 else "")
+    elif parts_of[id(module)] == 1:
+        session.title = module.title
+    else:
+        heading = first.chunk.section_title if first.chunk.section_level >= 2 and first.cut != "module" else ""
+        number = part[id(module)]
+        session.title = f"{module.title} — {heading}" if heading and heading != module.title else f"{module.title} ({number}/{parts_of[id(module)]})"
+    for item in session.ranges:
+        del item["_module"]
+    return session
+
+
+def build_sessions(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[ChunkInfo]], *, session_tokens: int) -> list[SessionSpec]:
+    """Cut the study modules into sessions of ``session_tokens`` ± 30 % wherever the material allows,
+    ending sessions at chapter starts first, then at section starts, mid-section only when they must.
+    A session never crosses from one material into another; front and back matter get no session."""
+    sessions: list[SessionSpec] = []
+    for run in _units(modules, chunks_by_ref):
+        pieces = [run[start:end] for start, end in _segment(run, session_tokens)]
+        parts_of: dict[int, int] = {}
+        for piece in pieces:
+            for module in {id(unit.module): unit.module for unit in piece}.values():
+                parts_of[id(module)] = parts_of.get(id(module), 0) + 1
+        part: dict[int, int] = {}
+        for piece in pieces:
+            module = piece[0].module
+            part[id(module)] = part.get(id(module), 0) + 1
+            sessions.append(_session_of(piece, parts_of, part))
     return sessions

@@ -84,6 +84,8 @@ def _english_term(words: str) -> tuple[str, str] | None:
 def _english_definitions(sentence: str) -> list[tuple[str, tuple[str, ...]]]:
     found = []
     for naming in _NAMING.finditer(sentence):
+        if re.search(r"\bwhat\s+(?:\w+\s+){0,3}$", sentence[: naming.start()], re.IGNORECASE):
+            continue  # "what the value was called back home": asks a name, gives none
         after = sentence[naming.end() :]
         words = _TERM_WORDS.match(after)
         cut = _english_term(words.group(0)) if words else None
@@ -190,7 +192,8 @@ def find_definitions(text: str) -> list[Definition]:
     offset = 0
     for line in text.splitlines(keepends=True):
         glossary = _GLOSSARY_LINE.match(line.rstrip("\n"))
-        if glossary and len(glossary.group("term").split()) <= TERM_MAX_WORDS:
+        # A glossary names concepts in lower case ("variable: A name …"); "Prose: The literal meaning …" is a list.
+        if glossary and len(glossary.group("term").split()) <= TERM_MAX_WORDS and (glossary.group("term")[:1].islower() or glossary.group("term").isupper()):
             alias = (glossary.group("alias").strip(),) if glossary.group("alias") else ()
             found.append((offset, offset + len(line.rstrip()), glossary.group("term").strip(), alias, _clean(line)))
         offset += len(line)

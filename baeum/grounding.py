@@ -224,7 +224,7 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     for rank, passage in enumerate(passages[:CROSSLINGUAL_PASSAGES]):
         spans = sentence_spans(passage.text)
         for position, (start, end) in enumerate(spans):
-            sentence = _without_leading_heading(passage.text[start:end])
+            sentence = without_leading_heading(passage.text[start:end])
             terms = frozenset(content_terms(sentence))
             if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or _LIST_LEAD_IN.search(sentence):
                 continue
@@ -394,11 +394,18 @@ def is_readable_sentence(sentence: str, *, opens_passage: bool = False) -> bool:
     return not (opens_passage and sentence[:1].islower())
 
 
-def _without_leading_heading(sentence: str) -> str:
+_GLUED_HEADING = re.compile(r"^(?P<heading>[A-Z][\w’'-]*(?:\s+[a-z][\w’'-]*){0,3})\s+(?:The|A|An|This|These|In|We|It)\s")
+_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|can|will|would|does|do|did|may|must|should)\b")
+
+
+def without_leading_heading(sentence: str) -> str:
     """Drop a title line glued to its sentence by a single line break ("Chapter 1 Registers\\nA register is …")."""
     first, separator, rest = sentence.partition("\n")
     if separator and rest.strip() and is_heading(first):
         return rest.strip()
+    glued = _GLUED_HEADING.match(sentence)  # the line break lost: "Signed magnitude The first method is …"
+    if glued and not _VERB.search(glued.group("heading")):
+        return sentence[glued.end("heading") :].strip()
     return sentence
 
 
@@ -419,7 +426,7 @@ def _passage_candidates(query: Counter, term: str, rank: int, passage: Passage) 
     candidates = []
     spans = sentence_spans(passage.text)
     for position, (start, end) in enumerate(spans):
-        sentence = _without_leading_heading(passage.text[start:end])
+        sentence = without_leading_heading(passage.text[start:end])
         terms = frozenset(content_terms(sentence))
         if not terms or not is_readable_sentence(sentence, opens_passage=position == 0):
             continue

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from django.utils.translation import gettext
 
-from baeum import study
+from baeum import quiz, study
 from baeum.chunking import looks_like_code
+from baeum.definitions import find_definitions
 from baeum.errors import NotFound
-from baeum.grounding import content_terms
+from baeum.grounding import content_terms, is_readable_sentence, without_leading_heading
 from baeum.text import is_hangul_heavy, sentence_spans
 from knowledge import selectors as knowledge
 
@@ -88,9 +90,13 @@ def plan_progress(plan: Plan, removed: dict[str, str] | None = None) -> dict:
 
 
 def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5) -> list[str]:
-    """Return the terms most characteristic of the ranges against the whole plan (TF-IDF), as they
-    appear in the text. Used for offline titles and objectives: nothing is invented."""
-    text = "\n".join(chunk.content for chunk in _range_chunks(user, ranges))
+    """Return the terms the ranges define ("A stack is …", "… is called a nibble"), in order; where they
+    define none, the terms most characteristic of them against the whole plan (TF-IDF), as they appear
+    in the text. Used for offline objectives: nothing is invented."""
+    text = "\n".join(chunk.content for chunk in _range_chunks(user, ranges) if not chunk.matter)
+    defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
+    if defined:
+        return defined[:limit]
     return [term for term, _ in _weighted_terms(user, plan, text)[:limit]]
 
 
@@ -122,6 +128,15 @@ def _page_parts(chunk, offset: int) -> list[dict]:
     return parts
 
 
+# Text that reads as a sentence but is not one a learner should be quizzed on: a table or figure caption
+# inside it ("… Table 3.5: Uses of boolean operations"), a footnote glued on ("… remove the parame2 It is
+# legal …"), or an opening in lower case (the tail of a code line: "lea eax, [ebp - 8] Now EAX holds …").
+_NOT_A_SENTENCE = re.compile(
+    r"\b(?:Table|Figure|Fig\.|Listing)\s+\d+(?:\.\d+)*\.?\s*:|(?:^|\s)(?:표|그림)\s*\d+(?:\.\d+)*\s*[:.]"
+    r"|[a-z]{2,}\d{1,2}\s+[A-Z][a-z]|^[a-z]|__\w+__|\b\w+\([\w\s,'\"]*\)|(?:아래와|다음과)\s*같다\s+\S"
+)
+
+
 def _is_prose(sentence: str) -> bool:
     """Skip code, tables and formulas: key points and questions come from sentences of words."""
     visible = [char for char in sentence if not char.isspace()]
@@ -138,8 +153,11 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
     return sorted(((term, weight) for term, weight in weights.items() if term in lowered), key=lambda item: -item[1])
 
 
+# How much more a sentence that defines a term counts as a key point than its terms alone say.
+DEFINITION_BOOST = 1.5
+
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 2
+SESSION_CONTENT_VERSION = 3
 
 
 @dataclass
@@ -180,7 +198,7 @@ def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> Ses
 
 
 def _session_content(
-    *, user, plan: Plan, session: StudySession, max_key_points: int = 5, max_questions: int = 5, llm=None
+    *, user, plan: Plan, session: StudySession, max_key_points: int = 5, max_questions: int = 6, llm=None
 ) -> SessionContent:
     """Return the session's text (overlap removed, in chunk order, with page numbers), its key points
     (the most central sentences) and practice questions, each cited: short-answer questions written
@@ -197,53 +215,44 @@ def _session_content(
         offset = chunk.overlap_chars if previous_in_range and chunk.overlap_chars else 0
         text = chunk.content[offset:]
         content.parts += _page_parts(chunk, offset)
-        sentences += [
-            (text[start:end], chunk, offset + start)
-            for start, end in sentence_spans(text)
-            if 25 <= end - start <= 400 and _is_prose(text[start:end])
-        ]
+        for start, end in sentence_spans(text):
+            sentence = text[start:end]
+            body = without_leading_heading(sentence)  # "Signed magnitude\nThe first method is …"
+            start += sentence.find(body)
+            if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and not _NOT_A_SENTENCE.search(body):
+                sentences.append((body, chunk, offset + start))
     weights = dict(_weighted_terms(user, plan, "\n".join(part["text"] for part in content.parts))[:40])
-    scored = []
-    for position, (sentence, chunk, offset) in enumerate(sentences):
+    candidates, defined = [], {}
+    for position, (sentence, _, _) in enumerate(sentences):
         terms = set(content_terms(sentence))
+        definitions = find_definitions(sentence)
         score = sum(weights.get(term, 0.0) for term in terms) / math.sqrt(max(4, len(terms)))
-        scored.append((score, position, sentence, (chunk, offset)))
-    best = sorted(scored, key=lambda item: -item[0])[:max_key_points]
-    for _, _, sentence, where in sorted(best, key=lambda item: item[1]):
-        content.key_points.append({"text": sentence, **_quoted(sentence, where)})
+        if definitions:
+            defined[position] = definitions
+            score *= DEFINITION_BOOST  # what the text defines is what a learner must know
+        candidates.append(quiz.Candidate(sentence, score, position))
+    best = sorted(candidates, key=lambda candidate: -candidate.score)[:max_key_points]
+    for candidate in sorted(best, key=lambda candidate: candidate.position):
+        sentence, chunk, offset = sentences[candidate.position]
+        content.key_points.append({"text": sentence, **_quoted(sentence, (chunk, offset))})
     if llm is not None and best:
-        sources = [(sentence, where) for _, _, sentence, where in sorted(scored, key=lambda item: -item[0])[: max_questions * 2]]
+        sources = [sentences[candidate.position] for candidate in sorted(candidates, key=lambda candidate: -candidate.score)[: max_questions * 2]]
         written = study.short_answer_questions(
             llm,
-            sentences=[sentence for sentence, _ in sources],
+            sentences=[sentence for sentence, _, _ in sources],
             language="ko" if is_hangul_heavy(sources[0][0]) else "en",
             limit=max_questions,
         )
         if written:
             for item in written:
-                sentence, where = sources[item["source"]]
-                content.questions.append(
-                    {"question": item["question"], "answer": item["answer"], "citation": {**_quoted(sentence, where), "quote": sentence}}
-                )
+                sentence, chunk, offset = sources[item["source"]]
+                question = quiz.Question(quiz.SHORT_ANSWER, item["question"], item["answer"], 0)
+                content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
             return content
-    used_terms: set[str] = set()
-    for _, _, sentence, where in sorted(scored, key=lambda item: -item[0]):
-        if len(content.questions) >= max_questions:
-            break
-        lowered = sentence.casefold()
-        candidates = [
-            term
-            for term in sorted(content_terms(sentence), key=lambda term: -weights.get(term, 0.0))
-            if weights.get(term) and term not in used_terms and term in lowered
-        ]
-        if not candidates:
-            continue
-        term = candidates[0]
-        start = lowered.find(term)
-        answer = sentence[start : start + len(term)]
-        blanked = sentence[:start] + "_____" + sentence[start + len(term) :]
-        used_terms.add(term)
-        content.questions.append({"question": blanked, "answer": answer, "citation": {**_quoted(sentence, where), "quote": sentence}})
+    headings = list(dict.fromkeys(chunk.section_title for _, chunk, _ in sentences if chunk.section_title))
+    for question in quiz.build_questions(candidates, definitions=defined, headings=headings, limit=max_questions):
+        sentence, chunk, offset = sentences[question.source]
+        content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
     return content
 
 

@@ -36,7 +36,8 @@ def plan(user, book, django_capture_on_commit_callbacks):
     from plans.services.plans import plan_create
 
     with django_capture_on_commit_callbacks(execute=True):
-        created = plan_create(owner=user, title="Learn Python", ref_ids=[book.ref_id], minutes_per_session=5)
+        # Two minutes (400 tokens): a session per chapter of this small book (each ~330 tokens).
+        created = plan_create(owner=user, title="Learn Python", ref_ids=[book.ref_id], minutes_per_session=2)
     created.refresh_from_db()
     return created
 
@@ -74,11 +75,12 @@ def test_session_content_reads_once_with_pages_key_points_and_cited_questions(ap
     first_page, last_page = body["ranges"][0]["pages"][0], body["ranges"][-1]["pages"][1]
     assert {part["pageNumber"] for part in body["parts"]} <= set(range(first_page, last_page + 1))
     assert 1 <= len(body["keyPoints"]) <= 5
-    assert 3 <= len(body["questions"]) <= 5
+    assert 1 <= len(body["questions"]) <= 6
+    assert {"definition", "short_answer"} & {question["kind"] for question in body["questions"]}  # "A variable is a name …"
     from knowledge.models import Chunk
 
     for question in body["questions"]:
-        assert "_____" in question["question"] and question["answer"]
+        assert question["id"] and question["question"] and question["answer"]
         citation = question["citation"]
         chunk = Chunk.objects.get(material=book, chunk_index=citation["chunkIndex"])
         assert citation["quote"] in chunk.content and citation["pageNumber"] == chunk.page_number
@@ -222,7 +224,8 @@ def test_with_an_llm_questions_are_short_answer_and_checked(user, plan):
 
     cache.clear()  # the content is cached per session and question writer
     fallback = selectors.session_content(user=user, plan=plan, session=session, llm=ScriptedLLM("I cannot help"))
-    assert all("_____" in question["question"] for question in fallback.questions)  # back to cloze questions
+    assert fallback.questions
+    assert "What does a variable refer to?" not in [question["question"] for question in fallback.questions]  # back to offline questions
 
 
 def test_session_content_is_prepared_at_generation_and_never_served_for_a_deleted_material(user, plan, book):

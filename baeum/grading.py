@@ -1,0 +1,127 @@
+"""Offline grading of a learner's typed or picked answer (no Django imports).
+
+An answer is compared as a learner means it, not as typed: case, punctuation, spacing (Korean spacing
+is free: "스택 포인터" = "스택포인터"), articles, trailing Korean particles ("비트를" = "비트") and
+number formats with units ("8 bits" = "8bit" = "8 비트") do not matter; the aliases the text itself
+gives ("least significant bit (lsb)") are accepted. Definitions are graded by the share of the
+defining sentence's content terms the answer contains.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .grounding import content_terms
+
+CORRECT, PARTIAL, WRONG = "correct", "partial", "wrong"
+# Definition answers: the share of the definition's terms an answer names to be right, or half right.
+DEFINITION_CORRECT_SHARE = 0.5
+DEFINITION_PARTIAL_SHARE = 0.25
+# What a verdict means for spaced repetition (FSRS ratings: Again 1, Hard 2, Good 3, Easy 4).
+RATING_FOR = {CORRECT: 3, PARTIAL: 2, WRONG: 1}
+
+_TRUE = frozenset("true t yes y o ○ 참 맞다 맞음 맞아 맞아요 네 예 그렇다".split())
+_FALSE = frozenset("false f no n x × 거짓 틀리다 틀림 틀려 아니다 아니요 아니오 아님".split())
+_PARTICLE = re.compile(r"(?<=[가-힣])(?:이라고|라고|입니다|이다|에서|으로|이란|란|은|는|이|가|을|를|의|에|와|과|로|도|만|요)$")
+_ARTICLE = re.compile(r"\b(?:the|a|an)\b")
+_NUMBER_WITH_UNIT = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z가-힣%]+)?")
+_UNIT_PLURAL = re.compile(r"(?<=[a-z]{2})s$")
+_NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "sixteen": "16", "thirty-two": "32", "sixty-four": "64",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Grade:
+    verdict: str  # correct / partial / wrong
+    score: float  # 0..1
+    expected: str
+
+    @property
+    def rating(self) -> int:
+        return RATING_FOR[self.verdict]
+
+
+def normalise(text: str) -> str:
+    """The answer as compared: NFKC, case-folded, without punctuation, articles, particles or spaces."""
+    text = unicodedata.normalize("NFKC", text).casefold().strip()
+    text = " ".join(_NUMBER_WORDS.get(word, word) for word in text.split())
+    text = re.sub(r"[^\w\s.%-]|(?<!\d)\.|\.(?!\d)|_", " ", text)
+    text = _ARTICLE.sub(" ", text)
+    words = [_PARTICLE.sub("", word) or word for word in text.split()]
+    return "".join(words).replace("-", "")
+
+
+def _numbers(text: str) -> list[tuple[str, str]]:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = " ".join(_NUMBER_WORDS.get(word, word) for word in text.split())
+    found = []
+    for number, unit in _NUMBER_WITH_UNIT.findall(text.replace(",", "")):
+        unit = _PARTICLE.sub("", unit or "")
+        found.append((number.rstrip("0").rstrip(".") if "." in number else number, _UNIT_PLURAL.sub("", unit)))
+    return found
+
+
+def _same_number(response: str, expected: str) -> bool:
+    """"8 bits" = "8bit" = "8 비트" = "eight bits"; a bare "8" matches "8 bits" too."""
+    wanted, given = _numbers(expected), _numbers(response)
+    if len(wanted) != 1 or len(given) != 1:
+        return False
+    (number, unit), (given_number, given_unit) = wanted[0], given[0]
+    return number == given_number and (not given_unit or not unit or given_unit == unit or given_unit[:1] == unit[:1])
+
+
+def grade_term(response: str, expected: str, accepted: list[str] | tuple[str, ...] = ()) -> Grade:
+    """A short answer naming a term, a number or a phrase (cloze, short answer, multiple choice)."""
+    given = normalise(response)
+    if not given:
+        return Grade(WRONG, 0.0, expected)
+    for candidate in (expected, *accepted):
+        if given == normalise(candidate):
+            return Grade(CORRECT, 1.0, expected)
+    if _same_number(response, expected):
+        return Grade(CORRECT, 1.0, expected)
+    target = normalise(expected)
+    # One typo in a longer word ("nibbel" for "nibble") is still the word.
+    if len(target) >= 5 and _edit_distance_at_most_one(given, target):
+        return Grade(PARTIAL, 0.5, expected)
+    return Grade(WRONG, 0.0, expected)
+
+
+def _edit_distance_at_most_one(first: str, second: str) -> bool:
+    if abs(len(first) - len(second)) > 1:
+        return False
+    if len(first) == len(second):
+        differences = [i for i, (a, b) in enumerate(zip(first, second, strict=True)) if a != b]
+        return len(differences) <= 1 or (
+            len(differences) == 2 and differences[1] == differences[0] + 1 and first[differences[0]] == second[differences[1]]
+        )
+    shorter, longer = sorted((first, second), key=len)
+    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
+
+
+def grade_true_false(response: str, expected: bool) -> Grade:
+    word = unicodedata.normalize("NFKC", response).casefold().strip(" .!?")
+    said = True if word in _TRUE else False if word in _FALSE else None
+    label = "true" if expected else "false"
+    return Grade(CORRECT if said is expected else WRONG, 1.0 if said is expected else 0.0, label)
+
+
+def grade_definition(response: str, definition: str, term: str) -> Grade:
+    """"What is a nibble?" — right when the answer names enough of what the definition says (the
+    term itself does not count: "a nibble is a nibble" explains nothing)."""
+    own = set(content_terms(term))
+    wanted = [item for item in dict.fromkeys(content_terms(definition)) if item not in own]
+    if not wanted:
+        return grade_term(response, definition)
+    given = set(content_terms(response)) - own
+    squeezed = normalise(response)
+    found = [item for item in wanted if item in given or (len(item) > 1 and normalise(item) in squeezed)]
+    share = len(found) / len(wanted)
+    if _same_number(response, definition):
+        share = max(share, DEFINITION_CORRECT_SHARE)
+    verdict = CORRECT if share >= DEFINITION_CORRECT_SHARE else PARTIAL if share >= DEFINITION_PARTIAL_SHARE else WRONG
+    return Grade(verdict, round(share, 2), definition)

@@ -1,0 +1,158 @@
+"""Measure what a study plan asks of a learner, on real books.
+
+    python manage.py eval_study ../shared/samples/text/thinkpython2.pdf ../shared/samples/text/pcasm-book-english.pdf \
+        ../shared/samples/text/pcasm-book-korean.pdf [--minutes 25] [--json] [--show 5]
+
+Each book is ingested for a throwaway user through the real pipeline and a plan is generated offline.
+Reported per book:
+
+- ``front_matter_starts``: sessions whose first page is front matter (title, contents, preface): goal 0;
+- ``cloze_domain``: share of cloze / choice answers that are domain terms — in the book's own back-of-book
+  index (parsed from its back-matter pages: used to measure, never to generate), a heading, or a term the
+  book defines (goal ≥ 0.90); ``cloze_in_index`` alone for reference;
+- ``objectives_grounded``: share of objectives that contain a heading phrase or a defined term;
+- ``quotes_on_page``: share of key points and questions whose quote is on its cited page (goal 1.0);
+- ``minutes_within_30pct``: share of sessions within ±30 % of the chosen minutes, with the min and max.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from baeum.definitions import find_definitions
+from baeum.grading import normalise
+from baeum.quiz import CHOICE, CLOZE, heading_terms
+from knowledge.management.commands._evaluation import throwaway_documents
+from knowledge.models import Chunk, MaterialPage
+from plans import selectors
+from plans.models import Plan
+from plans.services.plans import plan_create, plan_generate
+
+# An index line: "calling convention, 61–68, 73" or "호출 규약 . . . . 61–68" (term, then page numbers).
+_INDEX_LINE = re.compile(r"^\s*(?P<term>[^\d\s.,][^.…]*?)\s*(?:[.…\s]{3,}|,\s*)(?P<pages>\d[\d,–\-\s]*)\s*$")
+
+
+def index_terms(pages: list[str]) -> set[str]:
+    """Normalised terms of a back-of-book index (its sub-entries too)."""
+    terms = set()
+    for text in pages:
+        lines = text.splitlines()
+        if sum(bool(_INDEX_LINE.match(line)) for line in lines) < max(5, len(lines) // 3):
+            continue  # not an index page
+        for line in lines:
+            match = _INDEX_LINE.match(line)
+            if match:
+                term = match.group("term").strip(" ,")
+                terms.add(normalise(term))
+                terms.update(normalise(part) for part in term.split(",") if part.strip())
+    terms.discard("")
+    return terms
+
+
+def _quote_on_page(quote: str, page_text: str) -> bool:
+    squeeze = lambda text: re.sub(r"\s+", "", text)  # noqa: E731 - page text and chunk text differ in spacing only
+    return squeeze(quote)[:200] in squeeze(page_text)
+
+
+class Command(BaseCommand):
+    help = "Measure plans on real books: front matter, domain-term cloze answers, grounded objectives, quotes on their page, session lengths."
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", type=Path)
+        parser.add_argument("--minutes", type=int, default=25)
+        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--show", type=int, default=0, help="print this many questions of each kind per book")
+
+    def handle(self, *args, **options):
+        missing = [str(path) for path in options["paths"] if not path.exists()]
+        if missing:
+            raise CommandError(f"No such file: {', '.join(missing)}")
+        results = []
+        with throwaway_documents(options["paths"], stream=self.stderr) as (user, materials):
+            for name, material in materials.items():
+                results.append(self._measure(user, name, material, options))
+        if options["json"]:
+            self.stdout.write(json.dumps({"books": results}, ensure_ascii=False, indent=2))
+            return
+        for result in results:
+            self.stdout.write(
+                f"{result['book']}: sessions={result['sessions']} front_matter_starts={result['front_matter_starts']} "
+                f"questions={result['questions']} kinds={result['kinds']} cloze_domain={result['cloze_domain']} "
+                f"cloze_in_index={result['cloze_in_index']} objectives_grounded={result['objectives_grounded']} "
+                f"quotes_on_page={result['quotes_on_page']} minutes_within_30pct={result['minutes_within_30pct']} "
+                f"minutes={result['minutes_range']}"
+            )
+
+    def _measure(self, user, name: str, material, options) -> dict:
+        minutes = options["minutes"]
+        plan = plan_create(owner=user, title=name, ref_ids=[material.ref_id], minutes_per_session=minutes, enqueue=False)
+        plan_generate(plan_id=plan.pk)
+        plan = Plan.objects.for_user(user).get(pk=plan.pk)
+        pages = {page.number: page for page in MaterialPage.objects.for_user(user).filter(material=material)}
+        index = index_terms([page.text for page in pages.values() if page.matter == "back"])
+        chunks = Chunk.objects.for_user(user).filter(material=material)
+        headings = {normalise(term) for title in chunks.values_list("section_title", flat=True).distinct() for term in heading_terms(title)}
+        headings |= {normalise(title) for title in chunks.values_list("section_title", flat=True).distinct()}
+        defined = set()
+        for definition in find_definitions("\n".join(page.text for page in pages.values())):
+            defined |= {normalise(definition.term), *(normalise(alias) for alias in definition.aliases)}
+        sessions = list(plan.sessions.all())
+        front = sum(1 for session in sessions if pages.get(session.ranges[0]["pages"][0]) and pages[session.ranges[0]["pages"][0]].matter == "front")
+        kinds: dict[str, int] = {}
+        cloze_answers, quotes, shown = [], [], {}
+        objectives = []
+        for session in sessions:
+            content = selectors.session_content(user=user, plan=plan, session=session)
+            for question in content.questions:
+                kinds[question["kind"]] = kinds.get(question["kind"], 0) + 1
+                if question["kind"] in (CLOZE, CHOICE):
+                    cloze_answers.append(question["answer"])
+                citation = question["citation"]
+                quotes.append(_quote_on_page(citation["quote"], pages[citation["pageNumber"]].text if citation["pageNumber"] in pages else ""))
+                if len(shown.setdefault(question["kind"], [])) < options["show"]:
+                    shown[question["kind"]].append(f"  [{question['kind']}] {question['question']} → {question['answer']} (p.{citation['pageNumber']})")
+            quotes += [_quote_on_page(point["text"], pages[point["pageNumber"]].text) for point in content.key_points if point["pageNumber"] in pages]
+            objectives += session.objectives
+        terms_all = index | headings | defined
+        in_domain = [self._known(answer, terms_all) for answer in cloze_answers]
+        in_index = [self._known(answer, index) for answer in cloze_answers]
+        grounded = [any(self._known_inside(objective, terms) for terms in (headings, defined)) for objective in objectives]
+        lengths = [session.estimated_minutes for session in sessions]
+        for objective, ok in list(zip(objectives, grounded, strict=True)):
+            if not ok and options["show"]:
+                self.stderr.write(f"  [objective without a heading or defined term] {objective}")
+        for lines in shown.values():
+            for line in lines:
+                self.stderr.write(line)
+        return {
+            "book": name,
+            "sessions": len(sessions),
+            "front_matter_starts": front,
+            "questions": sum(kinds.values()),
+            "kinds": kinds,
+            "index_terms": len(index),
+            "cloze_domain": _share(in_domain),
+            "cloze_in_index": _share(in_index),
+            "objectives_grounded": _share(grounded),
+            "quotes_on_page": _share(quotes),
+            "minutes_within_30pct": _share([abs(length - minutes) <= 0.3 * minutes for length in lengths]),
+            "minutes_range": [min(lengths, default=0), max(lengths, default=0)],
+        }
+
+    @staticmethod
+    def _known(answer: str, terms: set[str]) -> bool:
+        key = normalise(answer)
+        return bool(key) and (key in terms or any(key == term or (len(key) >= 4 and key in term.split()) for term in terms))
+
+    @staticmethod
+    def _known_inside(text: str, terms: set[str]) -> bool:
+        squeezed = normalise(text)
+        return any(len(term) >= 3 and term in squeezed for term in terms)
+
+
+def _share(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 3) if flags else None
