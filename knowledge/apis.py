@@ -1,8 +1,10 @@
 """DRF endpoints of the knowledge base: one class per operation, no business logic here."""
 
+from django.http import FileResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -216,6 +218,52 @@ class ChunkOutputSerializer(serializers.Serializer):
     tokenCount = serializers.IntegerField(source="token_count")
     text = serializers.CharField(source="content", help_text="the passage's text")
     content = serializers.CharField(help_text="the same as text (kept for existing clients)")
+
+
+# What the original is, by extension: a client can open it in the right app. Text files are sent
+# as they were uploaded (UTF-8, UTF-16 or CP949), so no charset is claimed.
+ORIGINAL_CONTENT_TYPES = {
+    ".pdf": "application/pdf",
+    ".txt": "text/plain",
+    ".text": "text/plain",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ".hwpx": "application/hwp+zip",
+}
+
+
+class MaterialFileApi(APIView):
+    """Download the original file of a material, as it was uploaded."""
+
+    @extend_schema(
+        operation_id="materials_file",
+        description=(
+            "The file as it was uploaded, with its own content type and `Content-Disposition: attachment` "
+            "naming the original file name (UTF-8 names in `filename*`). Only the owner can download it."
+        ),
+        responses={
+            (200, content_type): OpenApiResponse(OpenApiTypes.BINARY, description="the original file")
+            for content_type in dict.fromkeys([*ORIGINAL_CONTENT_TYPES.values(), "application/octet-stream"])
+        },
+    )
+    def get(self, request, ref_id: str):
+        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        try:
+            handle = material.file.open("rb")
+        except (FileNotFoundError, ValueError) as error:
+            raise ApiError(
+                _("The stored file of “%(name)s” is missing. Upload it again.") % {"name": material.original_filename},
+                code="file_missing",
+                status_code=404,
+            ) from error
+        content_type = ORIGINAL_CONTENT_TYPES.get(material.extension, "application/octet-stream")
+        return FileResponse(handle, as_attachment=True, filename=material.original_filename, content_type=content_type)
+
+    def perform_content_negotiation(self, request, force=False):
+        # A download answers whatever the client accepts (Accept: application/pdf included); errors stay JSON.
+        return super().perform_content_negotiation(request, force=True)
 
 
 class MaterialChunksApi(APIView):

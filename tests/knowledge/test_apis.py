@@ -215,3 +215,36 @@ def test_a_failed_material_has_the_failure_shape_in_the_requested_language(api_c
     assert "slides.pdf" in korean["failure"]["message"] and korean["failure"]["message"] != english["error"]
     assert any("\uac00" <= char <= "\ud7a3" for char in korean["failure"]["message"]), korean["failure"]["message"]
     assert korean["error"] == korean["failure"]["message"]
+
+
+def test_original_file_downloads_for_its_owner_only(api_client, other_api_client, anonymous_client, user, ingest, english_pdf):
+    material = ingest(user, english_pdf, "python notes.pdf")
+    for path in (f"/api/v1/materials/{material.ref_id}/file", f"/api/v1/materials/{material.ref_id}/file/"):
+        response = api_client.get(path, HTTP_ACCEPT="application/pdf")
+        assert response.status_code == 200
+        assert response["Content-Type"] == "application/pdf"
+        assert response["Content-Disposition"] == 'attachment; filename="python notes.pdf"'
+        assert b"".join(response.streaming_content) == english_pdf
+    for client, status, code in ((other_api_client, 404, "not_found"), (anonymous_client, 401, "not_authenticated")):
+        refused = client.get(f"/api/v1/materials/{material.ref_id}/file", HTTP_ACCEPT="application/pdf")
+        assert refused.status_code == status
+        assert refused["Content-Type"] == "application/json" and refused.json()["error"]["code"] == code
+
+
+def test_original_file_keeps_a_korean_name_and_a_text_type(api_client, user, ingest):
+    data = "레지스터는 CPU 안의 빠른 저장 공간이다.".encode("cp949")
+    material = ingest(user, data, "어셈블리 노트.txt")
+    response = api_client.get(f"/api/v1/materials/{material.ref_id}/file")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain"
+    assert response["Content-Disposition"].startswith("attachment; filename*=utf-8''")
+    assert "%EC%96%B4%EC%85%88%EB%B8%94%EB%A6%AC" in response["Content-Disposition"]  # 어셈블리, percent-encoded
+    assert b"".join(response.streaming_content) == data  # the bytes as uploaded, not re-encoded
+
+
+def test_original_file_missing_from_storage_is_a_clear_404(api_client, user, ingest, english_pdf):
+    material = ingest(user, english_pdf, "python.pdf")
+    material.file.storage.delete(material.file.name)
+    response = api_client.get(f"/api/v1/materials/{material.ref_id}/file")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "file_missing" and "python.pdf" in response.json()["error"]["message"]
