@@ -1,0 +1,91 @@
+"""The page viewer: the original page as a picture (PDFium, owner only, kept on disk), jump to page, find, OCR note."""
+
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from knowledge.models import Material, MaterialPage
+from knowledge.services.materials import material_delete
+from knowledge.services.page_images import PAGE_IMAGE_DIRECTORY
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = [
+    "Chapter 1 Registers\nA register is a very fast storage location inside the CPU.",
+    "Chapter 2 Interrupts\nAn interrupt stops the normal flow of a program. An interrupt handler processes it.",
+    "Chapter 3 Stacks\nThe stack grows downwards in memory.",
+]
+
+
+@pytest.fixture
+def book(user, ingest):
+    return ingest(user, make_pdf(PAGES), "assembly.pdf")
+
+
+def test_the_original_page_is_drawn_once_kept_beside_the_original_and_shown_beside_the_text(client, user, book):
+    client.force_login(user)
+    html = client.get(f"/library/{book.ref_id}/?page=2").content.decode()
+    assert f'<img src="/library/{book.ref_id}/pages/2.png"' in html and 'id="page-text"' in html  # both, side by side
+    assert "Original page" in html
+
+    response = client.get(f"/library/{book.ref_id}/pages/2.png")
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert response["Cache-Control"].startswith("private")
+    picture = Image.open(io.BytesIO(b"".join(response.streaming_content)))
+    assert picture.mode == "RGB" and picture.width > 800  # sharp enough for the viewer's column
+    assert picture.getextrema() != ((255, 255), (255, 255), (255, 255))  # the page's text is drawn, not a blank
+
+    cached = Path(book.file.path).parent / PAGE_IMAGE_DIRECTORY / "page-0002.png"
+    assert cached.exists()
+    stamp = cached.stat().st_mtime_ns
+    assert client.get(f"/library/{book.ref_id}/pages/2.png").status_code == 200
+    assert cached.stat().st_mtime_ns == stamp  # served from disk, not drawn again
+
+
+def test_only_the_owner_sees_a_page_picture_and_only_pages_that_exist(client, user, other_user, book, ingest):
+    client.force_login(other_user)
+    assert client.get(f"/library/{book.ref_id}/pages/1.png").status_code == 404
+    assert not (Path(book.file.path).parent / PAGE_IMAGE_DIRECTORY).exists()  # nothing drawn for a stranger
+    client.force_login(user)
+    assert client.get(f"/library/{book.ref_id}/pages/4.png").status_code == 404
+    assert client.get(f"/library/{book.ref_id}/pages/0.png").status_code == 404
+    notes = ingest(user, b"Plain notes about registers.", "notes.txt")
+    assert client.get(f"/library/{notes.ref_id}/pages/1.png").status_code == 404  # text files have no page pictures
+    html = client.get(f"/library/{notes.ref_id}/").content.decode()
+    assert "<img" not in html.split("<main")[1].split("</main>")[0].replace('<img src="/static/img/favicon.svg"', "")
+    assert "Original page" not in html
+
+
+def test_view_switch_and_jump_to_page(client, user, book):
+    client.force_login(user)
+    text_only = client.get(f"/library/{book.ref_id}/?page=3&view=text").content.decode()
+    assert "/pages/3.png" not in text_only and "The stack grows downwards" in text_only
+    image_only = client.get(f"/library/{book.ref_id}/?page=3&view=image").content.decode()
+    assert "/pages/3.png" in image_only and 'id="page-text"' not in image_only
+    assert 'name="page"' in image_only and 'max="3"' in image_only  # the jump box
+    beyond = client.get(f"/library/{book.ref_id}/?page=99").content.decode()
+    assert "Page 3 of 3" in beyond  # a page past the end shows the last one
+    korean = client.get(f"/library/{book.ref_id}/?page=2", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "원본 페이지" in korean and "페이지에서 찾기" in korean
+
+
+def test_a_page_read_by_ocr_says_so(client, user, book):
+    MaterialPage.objects.filter(material=book, number=2).update(ocr=True)
+    client.force_login(user)
+    assert "text recognition (OCR)" in client.get(f"/library/{book.ref_id}/?page=2").content.decode()
+    assert "text recognition (OCR)" not in client.get(f"/library/{book.ref_id}/?page=1").content.decode()
+    korean = client.get(f"/library/{book.ref_id}/?page=2", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "문자 인식(OCR)" in korean
+
+
+def test_deleting_a_material_removes_its_page_pictures(client, user, book, django_capture_on_commit_callbacks):
+    client.force_login(user)
+    client.get(f"/library/{book.ref_id}/pages/1.png")
+    directory = Path(book.file.path).parent / PAGE_IMAGE_DIRECTORY
+    assert directory.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        material_delete(material=Material.objects.for_user(user).get(pk=book.pk))
+    assert not directory.exists()
