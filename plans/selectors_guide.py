@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from baeum.chunking import heading_level
 from baeum.definitions import find_definitions
 from baeum.errors import NotFound
 from knowledge import selectors as knowledge
@@ -66,16 +67,6 @@ def plan_today(*, user, plan: Plan, today: date | None = None) -> dict:
 # --- A material's structure ------------------------------------------------------------------------
 
 
-def material_headings(*, user, ref_id: str) -> list[dict]:
-    """The material's headings in order, front and back matter left out:
-    ``[{"title", "level", "pageNumber", "chunkIndex"}]`` (a heading opens the chunk it is on)."""
-    return [
-        {"title": row["section_title"], "level": row["section_level"], "pageNumber": row["page_number"], "chunkIndex": row["chunk_index"]}
-        for row in knowledge.chunk_outline(user=user, ref_id=ref_id)
-        if row["section_level"] and row["section_title"] and not row["matter"]
-    ]
-
-
 def material_chapters(*, user, ref_id: str) -> list[dict]:
     """The chapters a learner can choose from, ``[{"title", "pages": [first, last]}]``: the top-level
     headings (chapters, or sections when there are fewer than two chapters) of the body, each up to the
@@ -97,9 +88,9 @@ def material_chapters(*, user, ref_id: str) -> list[dict]:
 
 # --- Study guide -----------------------------------------------------------------------------------
 
-# Part of the glossary's cache key: a deploy that changes what the glossary holds never reads older entries.
-GLOSSARY_VERSION = 1
-GLOSSARY_CACHE_SECONDS = 7 * 24 * 3600  # keyed by the material's ingestion time: a re-read material misses
+# Part of the cache key of a material's headings and glossary: a deploy that changes them never reads older entries.
+READING_VERSION = 1
+READING_CACHE_SECONDS = 7 * 24 * 3600  # keyed by the material's ingestion time: a re-read material misses
 
 
 @dataclass
@@ -117,17 +108,21 @@ def study_guide(*, user, ref_id: str, llm=None) -> StudyGuide:
     sessions that read it (the newest ready plan with this material), and a glossary of the terms it
     defines, each with the page of its defining sentence."""
     material = knowledge.access_material(user=user, ref_id=ref_id)
-    guide = StudyGuide(ref_id=material.ref_id, title=material.title, page_count=material.page_count)
-    guide.sections = [{**heading, "keyPoints": []} for heading in material_headings(user=user, ref_id=ref_id)]
+    reading = material_reading(user=user, material=material)
+    guide = StudyGuide(ref_id=material.ref_id, title=material.title, page_count=material.page_count, glossary=reading["glossary"])
+    guide.sections = [{**heading, "keyPoints": []} for heading in reading["headings"]]
     plan, points = _key_points(user=user, ref_id=ref_id, llm=llm)
     guide.plan_id = plan.pk if plan else None
     unplaced = {"title": "", "level": 0, "pageNumber": 0, "chunkIndex": -1, "keyPoints": []}
     for point in points:
-        section = next((section for section in reversed(guide.sections) if section["chunkIndex"] <= point["chunkIndex"]), unplaced)
+        # Under the last heading before it (a heading later on the same page of the same chunk is not told apart).
+        where = (point["chunkIndex"], point["pageNumber"])
+        section = next(
+            (section for section in reversed(guide.sections) if (section["chunkIndex"], section["pageNumber"]) <= where), unplaced
+        )
         section["keyPoints"].append(point)
     if unplaced["keyPoints"]:
         guide.sections.insert(0, unplaced)  # key points before the first heading (a material without headings)
-    guide.glossary = glossary(user=user, material=material)
     return guide
 
 
@@ -150,45 +145,62 @@ def _key_points(*, user, ref_id: str, llm=None) -> tuple[Plan | None, list[dict]
     return plan, sorted(points, key=lambda point: point["chunkIndex"])
 
 
-def glossary(*, user, material) -> list[dict]:
-    """The terms the material defines (``baeum.definitions``), one entry per term (its first
-    definition), alphabetical, each with the page of its defining sentence. Cached per ingestion."""
+def material_reading(*, user, material) -> dict:
+    """One pass over the material's body (front and back matter left out): ``{"headings": [{"title",
+    "level", "pageNumber", "chunkIndex"}], "glossary": [...]}``. Headings are read from the text's lines
+    as the chunker recognises them (a sub-heading may sit inside a chunk); the glossary holds the terms
+    the material defines (``baeum.definitions``), one entry per term (its first definition), alphabetical,
+    each with the page of its defining sentence. Cached per ingestion."""
     from django.core.cache import cache
 
-    key = f"plans:glossary:{GLOSSARY_VERSION}:{material.pk}:{material.ready_at.timestamp() if material.ready_at else 0}"
+    key = f"plans:reading:{READING_VERSION}:{material.pk}:{material.ready_at.timestamp() if material.ready_at else 0}"
     try:
         cached = cache.get(key)
     except Exception:  # noqa: BLE001 - Redis unavailable: compute it
         cached = None
-    if isinstance(cached, list):
+    if isinstance(cached, dict) and cached.keys() == {"headings", "glossary"}:
         return cached
-    entries: dict[str, dict] = {}
-    for window in range(0, material.chunk_count, knowledge.MAX_RANGE):
-        for chunk in knowledge.chunk_range(user=user, ref_id=material.ref_id, start=window, end=window + knowledge.MAX_RANGE - 1):
-            if chunk.matter:
-                continue  # title pages, contents, index: their "X is Y" lines are not the book's definitions
-            offset = chunk.overlap_chars
-            for definition in find_definitions(chunk.content[offset:]):
-                name = definition.term.casefold()
-                if name in entries:
-                    continue
-                first, last = chunk.pages_between(offset + definition.start, offset + definition.end)
-                entries[name] = {
-                    "term": definition.term,
-                    "aliases": list(definition.aliases),
-                    "definition": definition.sentence,
-                    "pageNumber": first,
-                    "pageEnd": last,
-                    "chunkIndex": chunk.chunk_index,
-                }
-    terms = sorted(entries.values(), key=lambda entry: entry["term"].casefold())
+    headings: list[dict] = []
+    terms: dict[str, dict] = {}
+    for chunk in _body_chunks(user=user, material=material):
+        offset = chunk.overlap_chars  # the overlap was read at the end of the previous chunk
+        for start, line in _lines(chunk.content, offset):
+            level = heading_level(line.strip())
+            if level:
+                page = chunk.pages_between(start, start + len(line))[0]
+                headings.append({"title": line.strip(), "level": level, "pageNumber": page, "chunkIndex": chunk.chunk_index})
+        if chunk.section_level and chunk.content[offset:].startswith(chunk.section_title):
+            offset += len(chunk.section_title)  # the heading line would be read as the first sentence's start
+        for definition in find_definitions(chunk.content[offset:]):
+            name = definition.term.casefold()
+            if name in terms:
+                continue
+            first, last = chunk.pages_between(offset + definition.start, offset + definition.end)
+            terms[name] = {
+                "term": definition.term,
+                "aliases": list(definition.aliases),
+                "definition": definition.sentence,
+                "pageNumber": first,
+                "pageEnd": last,
+            }
+    reading = {"headings": headings, "glossary": sorted(terms.values(), key=lambda entry: entry["term"].casefold())}
     try:
-        cache.set(key, terms, GLOSSARY_CACHE_SECONDS)
+        cache.set(key, reading, READING_CACHE_SECONDS)
     except Exception:  # noqa: BLE001, S110 - a cache write failure only costs the next view time
         pass
-    return terms
+    return reading
 
 
-def plan_card_count(*, user, plan: Plan) -> int:
-    """How many review cards the plan has (what its deck downloads hold)."""
-    return Card.objects.for_user(user).filter(plan=plan).count()
+def _body_chunks(*, user, material):
+    for window in range(0, material.chunk_count, knowledge.MAX_RANGE):
+        for chunk in knowledge.chunk_range(user=user, ref_id=material.ref_id, start=window, end=window + knowledge.MAX_RANGE - 1):
+            if not chunk.matter:  # title pages, contents, index: their "X is Y" lines are not the book's definitions
+                yield chunk
+
+
+def _lines(text: str, offset: int):
+    """(offset, line) of each line of ``text`` from ``offset``."""
+    position = offset
+    for line in text[offset:].split("\n"):
+        yield position, line
+        position += len(line) + 1
