@@ -4,7 +4,8 @@ import json
 
 from django.http import StreamingHttpResponse
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import renderers, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,6 +22,21 @@ from .services.conversations import (
     conversation_sources_update,
 )
 from .services.reply import chat_reply, chat_reply_stream
+
+STREAM_FORMAT = """Server-sent events (`text/event-stream`), each `event: <name>` then `data: <JSON>` and a blank line, in this order:
+
+- `token`, repeated: `data` is a JSON string, the next piece of the answer (a word and the space after it); joined, the pieces are the answer's `content`.
+- `citations`, once: `data` is the list of citations, as in the JSON answer (`n`, `refId`, `materialTitle`, `chunkIndex`, `pageNumber`, `pageEnd`, `quote`).
+- `done`, last: `data` is the saved message, the same object as the 201 JSON answer.
+
+The answer is checked against its sources before the first token, so what streams is what is saved. Errors found before the stream starts (400, 401, 404, 429) are ordinary JSON error answers."""
+STREAM_EXAMPLE = (
+    'event: token\ndata: "The "\n\n'
+    'event: token\ndata: "stack [1]."\n\n'
+    'event: citations\ndata: [{"n": 1, "refId": "mat_k2x9c4q7b1zd", "materialTitle": "PC Assembly", "chunkIndex": 7, '
+    '"pageNumber": 3, "pageEnd": 3, "quote": "The stack is a last-in first-out structure."}]\n\n'
+    'event: done\ndata: {"id": 42, "turn": 1, "role": "assistant", "content": "The stack [1].", "answer": "The stack [1].", …}\n\n'
+)
 
 
 class EventStreamRenderer(renderers.BaseRenderer):
@@ -105,10 +121,16 @@ class ConversationListCreateApi(APIView):
 
     @extend_schema(operation_id="conversations_list", responses=paginated_schema(ConversationOutputSerializer, "PaginatedConversations"))
     def get(self, request):
+        """List your tutor conversations, most recently active first (paginated)."""
         return paginate(request, self, selectors.conversation_list(user=request.user), ConversationOutputSerializer)
 
     @extend_schema(operation_id="conversations_create", request=InputSerializer, responses={201: ConversationOutputSerializer})
     def post(self, request):
+        """Start a conversation over some materials, a plan, a plan's session, or all your materials.
+
+        Answers 201 with a `Location` header. Without refIds it searches your whole library, materials
+        added later included.
+        """
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -129,6 +151,7 @@ class ConversationListCreateApi(APIView):
 class ConversationDetailApi(APIView):
     @extend_schema(operation_id="conversations_retrieve", responses=ConversationDetailSerializer)
     def get(self, request, conversation_id: int):
+        """Read a conversation with its messages, sources, summary and entities."""
         conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
         return Response(ConversationDetailSerializer(conversation, context={"user": request.user}).data)
 
@@ -144,6 +167,7 @@ class ConversationDetailApi(APIView):
 
     @extend_schema(operation_id="conversations_partial_update", request=UpdateSerializer, responses=ConversationDetailSerializer)
     def patch(self, request, conversation_id: int):
+        """Rename a conversation, or change the materials it searches."""
         conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
         data = self.UpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -158,6 +182,7 @@ class ConversationDetailApi(APIView):
 
     @extend_schema(operation_id="conversations_destroy", responses={204: None})
     def delete(self, request, conversation_id: int):
+        """Delete a conversation with its messages and memory."""
         conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
         conversation_delete(conversation=conversation)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -184,9 +209,22 @@ class MessageCreateApi(APIView):
     @extend_schema(
         operation_id="conversations_messages_create",
         request=InputSerializer,
-        responses={201: ReplySerializer, 200: OpenApiResponse(description="text/event-stream: token*, citations, done")},
+        responses={
+            (201, "application/json"): ReplySerializer,
+            (200, "text/event-stream"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description=STREAM_FORMAT,
+                examples=[OpenApiExample("stream", value=STREAM_EXAMPLE, media_type="text/event-stream", status_codes=["200"])],
+            ),
+        },
     )
     def post(self, request, conversation_id: int):
+        """Ask the tutor; the answer cites the pages it quotes, or says it cannot answer from your materials.
+
+        By default the answer comes whole, as JSON (201). Send `Accept: text/event-stream` to receive it
+        as server-sent events instead (200), word by word; the stream format is described with the 200
+        response. Either way the turn is saved in the conversation.
+        """
         conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -7,8 +7,13 @@ generic error: the status is then "degraded" while everything answers again.
 
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
 from django_redis import get_redis_connection
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from baeum import runtime
 
@@ -51,15 +56,45 @@ def _worker() -> str | None:
     return None if available else "worker: no Celery worker answered"
 
 
-def healthz(request):
-    checks = {"database": _database(), "redis": _redis()}
-    checks["worker"] = _worker() if checks["redis"] is None else "worker: unreachable without Redis"
-    down = [problem for problem in checks.values() if problem]
-    crash = _database_crash()
-    status = "down" if down else "degraded" if crash else "ok"
-    body = {"status": status, "checks": {name: problem or "ok" for name, problem in checks.items()}}
-    if crash:
-        body["databaseCrash"] = crash
-    if down:
-        body["down"] = down
-    return JsonResponse(body, status=200 if not down else 503)
+class HealthSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["ok", "degraded", "down"])
+    checks = serializers.DictField(child=serializers.CharField(), help_text='database, redis, worker: "ok" or what is wrong')
+    down = serializers.ListField(child=serializers.CharField(), required=False, help_text="what is down (503 only)")
+    databaseCrash = serializers.CharField(required=False, help_text="a database process that died by a signal in the last ten minutes")
+
+
+class HealthApi(APIView):
+    """Report whether the database, Redis and a Celery worker answer.
+
+    200 when all answer (`status` "ok", or "degraded" while a recent database crash is named), 503
+    naming what is down. No sign-in; touches no user data, and answers when the database is down.
+    """
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes: list = []
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(
+        operation_id="healthz",
+        tags=["health"],
+        responses={
+            200: OpenApiResponse(HealthSerializer, description="everything answers"),
+            503: OpenApiResponse(HealthSerializer, description="something is down: `down` names it"),
+        },
+    )
+    def get(self, request):
+        checks = {"database": _database(), "redis": _redis()}
+        checks["worker"] = _worker() if checks["redis"] is None else "worker: unreachable without Redis"
+        down = [problem for problem in checks.values() if problem]
+        crash = _database_crash()
+        status = "down" if down else "degraded" if crash else "ok"
+        body = {"status": status, "checks": {name: problem or "ok" for name, problem in checks.items()}}
+        if crash:
+            body["databaseCrash"] = crash
+        if down:
+            body["down"] = down
+        return Response(body, status=200 if not down else 503)
+
+
+healthz = HealthApi.as_view()

@@ -145,11 +145,18 @@ class MaterialListCreateApi(APIView):
         responses=paginated_schema(MaterialOutputSerializer, "PaginatedMaterials"),
     )
     def get(self, request):
+        """List your materials, newest first (paginated; filter by status)."""
         materials = selectors.material_list(user=request.user, status=request.query_params.get("status") or None)
         return paginate(request, self, materials, MaterialOutputSerializer)
 
     @extend_schema(operation_id="materials_create", request={"multipart/form-data": InputSerializer}, responses={202: CreatedSerializer})
     def post(self, request):
+        """Upload a file to study from; ingestion runs in the background.
+
+        Answers 202 with the new `refId` and a `Location` header; poll that material (every 2 s) until its
+        status is READY or FAILED. Oversized files are refused with 413, unsupported types and PDFs over the
+        page limit with 400, before any work.
+        """
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -171,6 +178,7 @@ class MaterialListCreateApi(APIView):
 class MaterialDetailApi(APIView):
     @extend_schema(operation_id="materials_retrieve", responses=MaterialOutputSerializer)
     def get(self, request, ref_id: str):
+        """Read one material: status, processing progress, counts, and why it failed."""
         material = selectors.access_material(user=request.user, ref_id=ref_id)
         return Response(MaterialOutputSerializer(material).data)
 
@@ -182,6 +190,7 @@ class MaterialDetailApi(APIView):
 
     @extend_schema(operation_id="materials_partial_update", request=UpdateSerializer, responses=MaterialOutputSerializer)
     def patch(self, request, ref_id: str):
+        """Rename a material (its stored file keeps its name)."""
         material = selectors.access_material(user=request.user, ref_id=ref_id)
         data = self.UpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -190,6 +199,10 @@ class MaterialDetailApi(APIView):
 
     @extend_schema(operation_id="materials_destroy", responses={204: None})
     def delete(self, request, ref_id: str):
+        """Delete a material with its pages, passages, vectors and stored file.
+
+        Plans and conversations that used it stay, and say that it was removed.
+        """
         material = selectors.access_material(user=request.user, ref_id=ref_id)
         material_delete(material=material)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -198,6 +211,10 @@ class MaterialDetailApi(APIView):
 class MaterialReingestApi(APIView):
     @extend_schema(operation_id="materials_reingest", request=None, responses={202: MaterialOutputSerializer})
     def post(self, request, ref_id: str):
+        """Run ingestion again from the kept original (after a failure, or to apply new settings).
+
+        Answers 202 with the material and a `Location` header to poll.
+        """
         material = selectors.access_material(user=request.user, ref_id=ref_id)
         material = material_reingest(material=material)
         return Response(
@@ -239,16 +256,17 @@ class MaterialFileApi(APIView):
 
     @extend_schema(
         operation_id="materials_file",
-        description=(
-            "The file as it was uploaded, with its own content type and `Content-Disposition: attachment` "
-            "naming the original file name (UTF-8 names in `filename*`). Only the owner can download it."
-        ),
         responses={
             (200, content_type): OpenApiResponse(OpenApiTypes.BINARY, description="the original file")
             for content_type in dict.fromkeys([*ORIGINAL_CONTENT_TYPES.values(), "application/octet-stream"])
         },
     )
     def get(self, request, ref_id: str):
+        """Download the original file, as it was uploaded.
+
+        Its own content type and `Content-Disposition: attachment` naming the original file name (UTF-8
+        names in `filename*`). Only the owner can download it; 404 `file_missing` if the stored file is gone.
+        """
         material = selectors.access_material(user=request.user, ref_id=ref_id)
         try:
             handle = material.file.open("rb")
@@ -277,6 +295,7 @@ class MaterialChunksApi(APIView):
         responses=ChunkOutputSerializer(many=True),
     )
     def get(self, request, ref_id: str):
+        """Read a material's passages (chunks) between two indexes, in order (at most 500)."""
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         start = query.validated_data["start"]
@@ -298,6 +317,7 @@ class MaterialPagesApi(APIView):
         responses=PageSerializer(many=True),
     )
     def get(self, request, ref_id: str):
+        """Read a material's pages between `first` and `last` (at most 50), for a page viewer."""
         try:
             first = max(1, int(request.query_params.get("first", 1)))
             last = int(request.query_params.get("last", first + 9))
@@ -314,6 +334,7 @@ class MaterialStatsApi(APIView):
         responses=inline_serializer("MaterialStats", {"stats": serializers.DictField(child=serializers.DictField())}),
     )
     def get(self, request):
+        """Count passages and pages of several materials at once (unknown or others' refIds are left out)."""
         ref_ids = [ref_id for ref_id in request.query_params.get("refIds", "").split(",") if ref_id.strip()]
         if not ref_ids:
             raise ApiError(_("Give refIds as a comma-separated list."), code="invalid")
@@ -354,6 +375,10 @@ class SearchApi(APIView):
 
     @extend_schema(operation_id="search", request=InputSerializer, responses=HitSerializer(many=True))
     def post(self, request):
+        """Search your materials: hybrid (default), semantic or lexical, limited to refIds or a type.
+
+        Each hit names its material, the pages of its own text (`pageNumber`, `pageEnd`) and its scores.
+        """
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data

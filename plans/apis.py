@@ -15,6 +15,7 @@ from . import selectors
 from .failure_reasons import plan_failure_code, plan_failure_reason
 from .models import StudySession
 from .services.plans import PlanInputError, plan_create, plan_delete, plan_regenerate, plan_rename, session_progress_record
+from .services.review import cards_from_key_points
 
 
 def _plan_location(request, plan) -> str:
@@ -142,11 +143,17 @@ class PlanListCreateApi(APIView):
 
     @extend_schema(operation_id="plans_list", responses=paginated_schema(PlanSerializer, "PaginatedPlans"))
     def get(self, request):
+        """List your study plans, newest first (paginated), with study progress."""
         library = selectors.library_ref_ids(user=request.user)
         return paginate(request, self, selectors.plan_list(user=request.user), PlanSerializer, context={"library": library})
 
     @extend_schema(operation_id="plans_create", request=InputSerializer, responses={202: PlanSerializer})
     def post(self, request):
+        """Create a study plan from READY materials; it is generated in the background.
+
+        Answers 202 with the plan and a `Location` header; poll it until its status is READY or FAILED.
+        400 `material_not_ready` names a material that is not READY yet.
+        """
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
@@ -168,6 +175,7 @@ class PlanListCreateApi(APIView):
 class PlanDetailApi(APIView):
     @extend_schema(operation_id="plans_retrieve", responses=PlanDetailSerializer)
     def get(self, request, plan_id: int):
+        """Read a plan with its modules, sessions and progress."""
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         return Response(PlanDetailSerializer(plan, context={"library": selectors.library_ref_ids(user=request.user)}).data)
 
@@ -179,6 +187,7 @@ class PlanDetailApi(APIView):
 
     @extend_schema(operation_id="plans_partial_update", request=UpdateSerializer, responses=PlanDetailSerializer)
     def patch(self, request, plan_id: int):
+        """Rename a plan."""
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         data = self.UpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -188,6 +197,7 @@ class PlanDetailApi(APIView):
 
     @extend_schema(operation_id="plans_destroy", responses={204: None})
     def delete(self, request, plan_id: int):
+        """Delete a plan with its sessions and progress (its materials stay)."""
         plan_delete(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -195,6 +205,11 @@ class PlanDetailApi(APIView):
 class PlanRegenerateApi(APIView):
     @extend_schema(operation_id="plans_regenerate", request=None, responses={202: PlanSerializer})
     def post(self, request, plan_id: int):
+        """Build the plan again from its materials still in the library.
+
+        Completed sessions whose ranges are unchanged keep their progress. Answers 202 with a `Location`
+        header; 409 `materials_removed` when every material of the plan was deleted.
+        """
         try:
             plan = plan_regenerate(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
         except PlanInputError as error:
@@ -223,6 +238,7 @@ class SessionDetailSerializer(SessionSummarySerializer):
 class SessionDetailApi(APIView):
     @extend_schema(operation_id="plans_sessions_retrieve", responses=SessionDetailSerializer)
     def get(self, request, plan_id: int, number: int):
+        """Read one study session: objectives, its text page by page, key points and practice questions."""
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         session = selectors.access_session(user=request.user, plan=plan, number=number)
         content = selectors.session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
@@ -248,10 +264,13 @@ class SessionProgressApi(APIView):
 
     @extend_schema(operation_id="plans_sessions_progress", request=InputSerializer, responses={200: ProgressSerializer})
     def post(self, request, plan_id: int, number: int):
+        """Mark a session started or completed (with practice answers); answers the plan's progress."""
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         session = selectors.access_session(user=request.user, plan=plan, number=number)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         session_progress_record(session=session, status=data.validated_data["status"], answers=data.validated_data.get("answers"))
+        if data.validated_data["status"] == StudySession.Status.COMPLETED:
+            cards_from_key_points(user=request.user, plan=plan, session=session)  # what was learnt comes back for review
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         return Response(selectors.plan_progress(plan, selectors.removed_materials(user=request.user, plan=plan)))

@@ -20,6 +20,71 @@ def test_schema_generates_without_warnings(tmp_path):
     assert "/api/v1/search" in (tmp_path / "schema.yaml").read_text()
 
 
+@pytest.fixture
+def schema():
+    from drf_spectacular.generators import SchemaGenerator
+
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+OWN_OPERATIONS = {  # path: methods, for the knowledge, plans and chat endpoints a mobile client starts from
+    "/api/v1/materials/": ["get", "post"],
+    "/api/v1/materials/{ref_id}/": ["get", "patch", "delete"],
+    "/api/v1/materials/{ref_id}/reingest": ["post"],
+    "/api/v1/materials/{ref_id}/file": ["get"],
+    "/api/v1/materials/{ref_id}/chunks": ["get"],
+    "/api/v1/materials/{ref_id}/pages": ["get"],
+    "/api/v1/materials/stats": ["get"],
+    "/api/v1/search": ["post"],
+    "/api/v1/plans/": ["get", "post"],
+    "/api/v1/plans/{plan_id}/": ["get", "patch", "delete"],
+    "/api/v1/plans/{plan_id}/regenerate": ["post"],
+    "/api/v1/plans/{plan_id}/sessions/{number}/": ["get"],
+    "/api/v1/plans/{plan_id}/sessions/{number}/progress": ["post"],
+    "/api/v1/conversations/": ["get", "post"],
+    "/api/v1/conversations/{conversation_id}/": ["get", "patch", "delete"],
+    "/api/v1/conversations/{conversation_id}/messages": ["post"],
+}
+
+
+def _error_schema(response: dict) -> str:
+    return response["content"]["application/json"]["schema"]["$ref"]
+
+
+def test_every_operation_has_a_summary_a_description_and_its_error_responses(schema):
+    assert set(schema["components"]["schemas"]["Error"]["properties"]) == {"error"}
+    for path, methods in OWN_OPERATIONS.items():
+        for method in methods:
+            operation = schema["paths"][path][method]
+            name = f"{method.upper()} {path}"
+            assert operation.get("summary") and operation.get("description"), name
+            responses = operation["responses"]
+            expected = {"401", "403", "429"} | ({"404"} if "{" in path else set()) | ({"400"} if method in ("post", "patch") else set())
+            assert expected <= set(responses), (name, sorted(responses))
+            for status in expected:
+                assert _error_schema(responses[status]) == "#/components/schemas/Error", (name, status)
+                assert responses[status]["description"], (name, status)
+    upload = schema["paths"]["/api/v1/materials/"]["post"]["responses"]
+    assert _error_schema(upload["413"]) == "#/components/schemas/Error"
+    assert upload["413"]["content"]["application/json"]["examples"]["FileTooLarge"]["value"]["error"]["code"] == "file_too_large"
+
+
+def test_the_event_stream_health_and_file_download_are_documented(schema):
+    message = schema["paths"]["/api/v1/conversations/{conversation_id}/messages"]["post"]
+    stream = message["responses"]["200"]
+    assert "text/event-stream" in stream["content"]
+    for event in ("`token`", "`citations`", "`done`"):
+        assert event in stream["description"]
+    assert "Accept: text/event-stream" in message["description"]
+    assert "application/json" in message["responses"]["201"]["content"]
+    health = schema["paths"]["/healthz"]["get"]
+    assert {"200", "503"} <= set(health["responses"]) and health["security"] == [{}]
+    download = schema["paths"]["/api/v1/materials/{ref_id}/file"]["get"]["responses"]["200"]["content"]
+    assert {"application/pdf", "text/plain", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"} <= set(download)
+    assert download["application/pdf"]["schema"] == {"type": "string", "format": "binary"}
+    assert "/api/v1/materials/stats/" not in schema["paths"]  # one path per endpoint, though both slash forms answer
+
+
 def test_schemathesis_finds_no_server_errors_or_schema_violations(live_server, user, ingest, tmp_path):
     from chat.services.conversations import conversation_create
 
