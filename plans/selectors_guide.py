@@ -204,3 +204,8 @@ def _lines(text: str, offset: int):
     for line in text[offset:].split("\n"):
         yield position, line
         position += len(line) + 1
+
+
+def plan_card_count(*, user, plan: Plan) -> int:
+    """How many review cards the plan has (what its deck downloads hold)."""
+    return Card.objects.for_user(user).filter(plan=plan).count()
