@@ -34,6 +34,13 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 
 
+# The same unit in Korean and English ("8 비트" = "8 bits").
+_UNITS = {
+    "비트": "bit", "바이트": "byte", "초": "second", "분": "minute", "시간": "hour", "일": "day", "년": "year",
+    "미터": "meter", "킬로그램": "kilogram", "퍼센트": "%", "percent": "%", "개": "", "번": "",
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Grade:
     verdict: str  # correct / partial / wrong
@@ -51,8 +58,18 @@ def normalise(text: str) -> str:
     text = " ".join(_NUMBER_WORDS.get(word, word) for word in text.split())
     text = re.sub(r"[^\w\s.%-]|(?<!\d)\.|\.(?!\d)|_", " ", text)
     text = _ARTICLE.sub(" ", text)
-    words = [_PARTICLE.sub("", word) or word for word in text.split()]
+    words = [_without_particles(word) for word in text.split()]
     return "".join(words).replace("-", "")
+
+
+def _without_particles(word: str) -> str:
+    """"니블이요" → "니블": up to two endings come off (a particle, then a polite 요 or copula)."""
+    for _ in range(2):
+        stripped = _PARTICLE.sub("", word)
+        if not stripped or stripped == word:
+            break
+        word = stripped
+    return word
 
 
 def _numbers(text: str) -> list[tuple[str, str]]:
@@ -71,6 +88,7 @@ def _same_number(response: str, expected: str) -> bool:
     if len(wanted) != 1 or len(given) != 1:
         return False
     (number, unit), (given_number, given_unit) = wanted[0], given[0]
+    unit, given_unit = _UNITS.get(unit, unit), _UNITS.get(given_unit, given_unit)
     return number == given_number and (not given_unit or not unit or given_unit == unit or given_unit[:1] == unit[:1])
 
 
@@ -86,7 +104,7 @@ def grade_term(response: str, expected: str, accepted: list[str] | tuple[str, ..
         return Grade(CORRECT, 1.0, expected)
     target = normalise(expected)
     # One typo in a longer word ("nibbel" for "nibble") is still the word.
-    if len(target) >= 5 and _edit_distance_at_most_one(given, target):
+    if len(target) >= 5 and not any(character.isdigit() for character in target + given) and _edit_distance_at_most_one(given, target):
         return Grade(PARTIAL, 0.5, expected)
     return Grade(WRONG, 0.0, expected)
 

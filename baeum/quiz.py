@@ -76,7 +76,7 @@ class Question:
 
     @property
     def id(self) -> str:
-        return _digest(f"{self.kind}|{self.prompt}|{self.answer}")[:12]
+        return digest(f"{self.kind}|{self.prompt}|{self.answer}")[:12]
 
     def as_dict(self) -> dict:
         return {
@@ -90,7 +90,7 @@ class Question:
         }
 
 
-def _digest(text: str) -> str:
+def digest(text: str) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
@@ -144,7 +144,7 @@ def _naming_question(definition: Definition, sentence: str) -> Question | None:
     if _ANAPHORIC_SUBJECT.search(subject) or len(subject.split()) > 12 or _BROKEN_SUBJECT.search(subject) or _VAGUE_SUBJECT.match(subject):
         return None
     first = subject.split()[0]
-    if first[:1].isupper() and first[1:].islower():  # "Error interrupts" → "error interrupts" (not "CPU", "Linux C")
+    if first in ("A", "An", "The") or first[:1].isupper() and first[1:].islower():  # "Error interrupts" → "error interrupts" (not "CPU", "Linux C")
         subject = subject[0].lower() + subject[1:]
     prompt = f"What {naming.group('verb').lower()} {subject} called?"
     return Question(SHORT_ANSWER, prompt, definition.term, 0, list(definition.aliases), term=definition.term)
@@ -169,7 +169,7 @@ def _definition_question(definition: Definition, sentence: str) -> Question | No
     return Question(DEFINITION, prompt, sentence, 0, term=definition.term)
 
 
-def _cloze(sentence: str, term: str, aliases: list[str]) -> Question | None:
+def cloze_question(sentence: str, term: str, aliases: list[str]) -> Question | None:
     found = _term_at(sentence, term)
     if not found or len(sentence) - len(found.group(0)) < 20:
         return None
@@ -235,20 +235,20 @@ def build_questions(
             for other in terms
             if other.casefold() != term.casefold() and _same_script(other, term) and not _term_at(candidate.text, other)
         ]
-        cloze = _cloze(candidate.text, term, aliases.get(term.casefold(), []))
+        cloze = cloze_question(candidate.text, term, aliases.get(term.casefold(), []))
         if cloze is None:
             continue
-        kind = [CLOZE, CHOICE, TRUE_FALSE][int(_digest(candidate.text)[:8], 16) % 3]
+        kind = [CLOZE, CHOICE, TRUE_FALSE][int(digest(candidate.text)[:8], 16) % 3]
         if kind == CHOICE and len(siblings) >= MIN_DISTRACTORS:
-            distractors = sorted(siblings, key=lambda other: _digest(other + candidate.text))[: MAX_CHOICES - 1]
+            distractors = sorted(siblings, key=lambda other: digest(other + candidate.text))[: MAX_CHOICES - 1]
             cloze.kind = CHOICE
-            cloze.choices = sorted([cloze.answer, *distractors], key=lambda choice: _digest(choice + candidate.text))
+            cloze.choices = sorted([cloze.answer, *distractors], key=lambda choice: digest(choice + candidate.text))
         elif kind == TRUE_FALSE and siblings:
-            swap = int(_digest(candidate.text)[8:16], 16) % 2 == 1
+            swap = int(digest(candidate.text)[8:16], 16) % 2 == 1
             statement = candidate.text
             if swap:
                 found = _term_at(candidate.text, term)
-                other = sorted(siblings, key=lambda item: _digest(item + candidate.text))[0]
+                other = sorted(siblings, key=lambda item: digest(item + candidate.text))[0]
                 statement = candidate.text[: found.start()] + other + candidate.text[found.end() :]
             cloze = Question(TRUE_FALSE, statement, "false" if swap else "true", 0, term=term)
         add(cloze, candidate)

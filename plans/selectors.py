@@ -17,7 +17,7 @@ from baeum.grounding import content_terms, is_readable_sentence, without_leading
 from baeum.text import is_hangul_heavy, sentence_spans
 from knowledge import selectors as knowledge
 
-from .models import Plan, StudySession
+from .models import Card, Plan, Review, StudySession
 
 
 class PlanNotFound(NotFound):
@@ -264,3 +264,69 @@ def _quoted(sentence: str, where: tuple) -> dict:
 def session_scope(*, session: StudySession) -> list[dict]:
     """The ranges a session's conversation may retrieve from."""
     return [{"refId": item["refId"], "start": item["chunkRange"][0], "end": item["chunkRange"][1]} for item in session.ranges]
+
+
+# --- Review (spaced repetition) -----------------------------------------------------------------
+
+
+class CardNotFound(NotFound):
+    def __init__(self, card_id):
+        super().__init__(f"No card {card_id}.")
+
+
+def access_card(*, user, card_id) -> Card:
+    try:
+        card_id = int(card_id)
+    except (TypeError, ValueError):
+        raise CardNotFound(card_id) from None
+    card = Card.objects.for_user(user).filter(pk=card_id).select_related("plan").first()
+    if card is None:
+        raise CardNotFound(card_id)
+    return card
+
+
+def due_cards(*, user, now=None, plan_id: int | None = None, limit: int = 50):
+    """The user's cards due by ``now`` (across plans, or one plan's), most overdue first."""
+    from django.utils import timezone
+
+    cards = Card.objects.for_user(user).filter(due__lte=now or timezone.now()).select_related("plan")
+    if plan_id is not None:
+        cards = cards.filter(plan_id=plan_id)
+    return list(cards.order_by("due", "id")[:limit])
+
+
+# Retention is read over the reviews of this many days (cards seen before only: a first answer is learning).
+RETENTION_DAYS = 30
+
+
+def review_stats(*, user, now=None) -> dict:
+    """``{dueToday, cards, reviewedToday, streakDays, retention}``: what is due by the end of today, how
+    many days in a row (up to today, or yesterday when nothing is reviewed yet today) had a review, and
+    the share of repeat reviews in the last 30 days not rated Again."""
+    from datetime import datetime, time, timedelta
+
+    from django.utils import timezone
+
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    end_of_today = timezone.make_aware(datetime.combine(today + timedelta(days=1), time.min))
+    cards = Card.objects.for_user(user)
+    reviews = Review.objects.for_user(user)
+    days = {timezone.localdate(moment) for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=400)).values_list("reviewed_at", flat=True)}
+    streak, day = 0, today if today in days else today - timedelta(days=1)
+    while day in days:
+        streak, day = streak + 1, day - timedelta(days=1)
+    recent = list(reviews.filter(reviewed_at__gte=now - timedelta(days=RETENTION_DAYS)).order_by("reviewed_at").values_list("card_id", "rating"))
+    seen_before = set(reviews.filter(reviewed_at__lt=now - timedelta(days=RETENTION_DAYS)).values_list("card_id", flat=True).distinct())
+    repeats = []
+    for card_id, rating in recent:
+        if card_id in seen_before:
+            repeats.append(rating > 1)
+        seen_before.add(card_id)
+    return {
+        "dueToday": cards.filter(due__lt=end_of_today).count(),
+        "cards": cards.count(),
+        "reviewedToday": sum(1 for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=2)).values_list("reviewed_at", flat=True) if timezone.localdate(moment) == today),
+        "streakDays": streak,
+        "retention": round(sum(repeats) / len(repeats), 3) if repeats else None,
+    }

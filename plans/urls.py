@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, apis_notes
+from . import apis, apis_notes, apis_study
 
 urlpatterns = [
     path("plans/", apis.PlanListCreateApi.as_view(), name="plan-list"),
@@ -14,6 +14,15 @@ urlpatterns = [
     path("plans/<int:plan_id>/deck.csv", apis_notes.DeckCsvApi.as_view(), name="plan-deck-csv"),
     path("plans/<int:plan_id>/settings", apis_notes.PlanSettingsApi.as_view(), name="plan-settings"),
     path("plans/<int:plan_id>/today", apis_notes.PlanTodayApi.as_view(), name="plan-today"),
+    path(
+        "plans/<int:plan_id>/sessions/<int:number>/questions/<str:question_id>/answer",
+        apis_study.QuestionAnswerApi.as_view(),
+        name="plan-session-question-answer",
+    ),
+    path("plans/<int:plan_id>/sessions/<int:number>/cards", apis_study.SessionCardsApi.as_view(), name="plan-session-cards"),
+    path("review/", apis_study.ReviewApi.as_view(), name="review"),
+    path("review/cards/<int:card_id>/answer", apis_study.CardAnswerApi.as_view(), name="review-card-answer"),
+    path("review/cards/<int:card_id>/rate", apis_study.CardRateApi.as_view(), name="review-card-rate"),
     path("notes/", apis_notes.NoteListCreateApi.as_view(), name="note-list"),
     path("notes/export.md", apis_notes.NotesExportApi.as_view(), name="notes-export"),
     path("notes/<int:note_id>/", apis_notes.NoteDetailApi.as_view(), name="note-detail"),

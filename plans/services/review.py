@@ -1,0 +1,140 @@
+"""Writes of the study loop: answering a session's questions, turning them and key points into cards,
+and reviewing cards on the FSRS schedule (the ``fsrs`` package: due dates move as the ratings say)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+from fsrs import Card as FsrsCard
+from fsrs import Rating, Scheduler
+
+from baeum import grading, quiz
+from baeum.errors import NotFound
+from baeum.quiz import BLANK
+
+from ..models import Card, Plan, Review, StudySession
+from ..selectors import SessionContent, session_content
+
+# One scheduler for every card: FSRS's default parameters, aiming at 90 % recall when a card is due.
+SCHEDULER = Scheduler(enable_fuzzing=False)
+RATINGS = {1: Rating.Again, 2: Rating.Hard, 3: Rating.Good, 4: Rating.Easy}
+
+
+class QuestionNotFound(NotFound):
+    def __init__(self, question_id):
+        super().__init__(f"No question {question_id} in this session.")
+
+
+def grade(*, kind: str, response: str, answer: str, accepted: list[str], term: str = "", choices: list[str] | None = None) -> grading.Grade:
+    """Grade ``response`` the way the question's kind asks (offline; see ``baeum.grading``)."""
+    if kind == quiz.TRUE_FALSE:
+        return grading.grade_true_false(response, answer == "true")
+    if kind == quiz.CHOICE and choices and response.strip().isdigit() and 1 <= int(response) <= len(choices):
+        response = choices[int(response) - 1]  # the choice's number
+    if kind in (quiz.DEFINITION, Card.Kind.KEY_POINT):
+        return grading.grade_definition(response, answer, term)
+    return grading.grade_term(response, answer, accepted)
+
+
+def _find_question(content: SessionContent, question_id: str) -> dict:
+    for question in content.questions:
+        if question.get("id") == question_id:
+            return question
+    raise QuestionNotFound(question_id)
+
+
+def _new_schedule(now: datetime) -> dict:
+    return FsrsCard(due=now).to_dict()
+
+
+@transaction.atomic
+def answer_question(*, user, plan: Plan, session: StudySession, question_id: str, response: str, now: datetime | None = None) -> tuple[grading.Grade, Card, dict]:
+    """Grade the learner's answer to one of the session's questions, keep it with the session, and
+    schedule the question as a card (first answer: a new card; again: a review). Returns the grade,
+    the card and the question (with its citation)."""
+    now = now or timezone.now()
+    question = _find_question(session_content(user=user, plan=plan, session=session), question_id)
+    result = grade(
+        kind=question["kind"],
+        response=response,
+        answer=question["answer"],
+        accepted=question.get("accepted", []),
+        term=question.get("term", ""),
+        choices=question.get("choices"),
+    )
+    card, _ = Card.objects.for_user(user).get_or_create(
+        owner=user,
+        plan=plan,
+        key=question_id,
+        defaults={
+            "session_number": session.number,
+            "kind": question["kind"],
+            "prompt": question["question"],
+            "answer": question["answer"],
+            "choices": question.get("choices", []),
+            "accepted": question.get("accepted", []),
+            "citation": question["citation"],
+            "scheduling": _new_schedule(now),
+            "due": now,
+        },
+    )
+    review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
+    answers = dict(session.answers or {})
+    answers[question_id] = {"response": response[:500], "verdict": result.verdict}
+    StudySession.objects.for_user(user).filter(pk=session.pk).update(answers=answers)
+    return result, card, question
+
+
+def review_card(*, card: Card, rating: int, response: str = "", correct: bool | None = None, now: datetime | None = None) -> Card:
+    """Rate a card (Again 1, Hard 2, Good 3, Easy 4) and move its due date as FSRS says."""
+    if rating not in RATINGS:
+        raise ValueError("A rating is 1 (again), 2 (hard), 3 (good) or 4 (easy).")
+    now = now or timezone.now()
+    scheduled, _ = SCHEDULER.review_card(FsrsCard.from_dict(card.scheduling or _new_schedule(now)), RATINGS[rating], review_datetime=now)
+    card.scheduling = scheduled.to_dict()
+    card.due = scheduled.due
+    card.save(update_fields=["scheduling", "due"])
+    Review.objects.create(owner=card.owner, card=card, rating=rating, response=response[:2000], correct=correct, reviewed_at=now)
+    return card
+
+
+def answer_card(*, card: Card, response: str, now: datetime | None = None) -> tuple[grading.Grade, Card]:
+    """Grade a typed or picked answer to a due card and review it with the rating the grade means."""
+    result = grade(kind=card.kind, response=response, answer=card.answer, accepted=card.accepted, term="", choices=card.choices)
+    return result, review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
+
+
+def cards_from_key_points(*, user, plan: Plan, session: StudySession, now: datetime | None = None) -> list[Card]:
+    """A completed session's key points become cards to recall (the key term blanked where there is
+    one, else the whole point to recall and rate). Idempotent: a key point is one card."""
+    now = now or timezone.now()
+    content = session_content(user=user, plan=plan, session=session)
+    terms = {question.get("term", "") for question in content.questions if question.get("term")}
+    cards = []
+    for point in content.key_points:
+        prompt = point["text"]
+        answer = point["text"]
+        for term in sorted(terms, key=len, reverse=True):
+            blanked = quiz.cloze_question(point["text"], term, [])
+            if blanked is not None:
+                prompt, answer = blanked.prompt, blanked.answer
+                break
+        key = quiz.digest(f"key_point|{point['text']}")[:12]
+        card, _ = Card.objects.for_user(user).get_or_create(
+            owner=user,
+            plan=plan,
+            key=key,
+            defaults={
+                "session_number": session.number,
+                "kind": Card.Kind.KEY_POINT if BLANK not in prompt else Card.Kind.CLOZE,
+                "prompt": prompt,
+                "answer": answer,
+                "citation": {key: point[key] for key in ("refId", "chunkIndex", "pageNumber", "pageEnd") if key in point} | {"quote": point["text"]},
+                "scheduling": _new_schedule(now),
+                "due": now,
+            },
+        )
+        cards.append(card)
+    return cards

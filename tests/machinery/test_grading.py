@@ -1,0 +1,53 @@
+"""Offline grading: what a learner means counts, not how it is typed."""
+
+import pytest
+
+from baeum.grading import CORRECT, PARTIAL, WRONG, grade_definition, grade_term, grade_true_false
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("nibble", "nibble"),
+        ("The Nibble.", "nibble"),
+        ("스택포인터", "스택 포인터"),  # Korean spacing is free
+        ("스택 포인터를", "스택 포인터"),  # a trailing particle is not part of the answer
+        ("비트입니다", "비트"),
+        ("8 bits", "8bit"),
+        ("eight bits", "8 bits"),
+        ("8", "8 bits"),  # the number alone
+        ("8 비트", "8 bits"),  # the unit in the other language
+        ("1.5 GHz", "1.5GHz"),
+        ("1,000", "1000"),
+        ("least-significant bit", "least significant bit"),
+    ],
+)
+def test_spacing_particles_case_and_number_formats_do_not_matter(response, expected):
+    assert grade_term(response, expected).verdict == CORRECT
+
+
+def test_aliases_the_text_gives_are_accepted_and_other_words_are_not():
+    assert grade_term("lsb", "least significant bit", ["lsb"]).verdict == CORRECT
+    assert grade_term("msb", "least significant bit", ["lsb"]).verdict == WRONG
+    assert grade_term("9 bits", "8 bits").verdict == WRONG
+    assert grade_term("", "nibble").verdict == WRONG
+
+
+def test_one_typo_in_a_long_word_is_half_right():
+    assert grade_term("nibbel", "nibble").verdict == PARTIAL
+    assert grade_term("byte", "bit").verdict == WRONG
+
+
+@pytest.mark.parametrize(("response", "expected", "verdict"), [("true", True, CORRECT), ("참", True, CORRECT), ("O", True, CORRECT), ("거짓", False, CORRECT), ("F", False, CORRECT), ("yes", False, WRONG), ("maybe", True, WRONG)])
+def test_true_or_false_in_either_language(response, expected, verdict):
+    assert grade_true_false(response, expected).verdict == verdict
+
+
+def test_a_definition_is_graded_on_what_it_says_not_on_repeating_the_term():
+    definition = "A nibble is a 4-bit number, half of a byte."
+    assert grade_definition("a 4 bit number", definition, "nibble").verdict == CORRECT
+    assert grade_definition("half a byte", definition, "nibble").verdict in (CORRECT, PARTIAL)
+    assert grade_definition("a nibble is a nibble", definition, "nibble").verdict == WRONG
+    korean = "스택 프레임은 인자, 리턴 정보, 지역 변수를 포함한 스택의 영역을 말한다."
+    assert grade_definition("인자와 리턴 정보와 지역 변수를 담는 스택 영역", korean, "스택 프레임").verdict == CORRECT
+    assert grade_definition("모르겠어요", korean, "스택 프레임").verdict == WRONG

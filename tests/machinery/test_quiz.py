@@ -1,0 +1,51 @@
+"""Practice questions come from what the text defines or names in its headings, never common words."""
+
+from baeum.definitions import find_definitions
+from baeum.quiz import CHOICE, CLOZE, DEFINITION, SHORT_ANSWER, TRUE_FALSE, Candidate, build_questions, heading_terms
+
+
+def _questions(sentences, headings=(), limit=6):
+    candidates = [Candidate(text, 1.0 + position / 10, position) for position, text in enumerate(sentences)]
+    definitions = {position: found for position, text in enumerate(sentences) if (found := find_definitions(text))}
+    return build_questions(candidates, definitions=definitions, headings=list(headings), limit=limit)
+
+
+def test_heading_terms_keep_concepts_and_drop_numbers_and_generic_words():
+    assert heading_terms("4.4 The CALL and RET Instructions") == ["CALL", "RET"]
+    assert heading_terms("Recursion") == ["Recursion"]
+    assert heading_terms("1.3 Big and Little Endian") == ["Little Endian"]  # "Big" alone names nothing
+    assert heading_terms("Exercises") == []
+
+
+def test_naming_sentences_become_short_answers_and_opening_definitions_what_is_questions():
+    questions = _questions(["A 4-bit number is called a nibble.", "A stack is a Last-In First-Out list of data in memory."])
+    by_kind = {question.kind: question for question in questions}
+    assert by_kind[SHORT_ANSWER].prompt == "What is a 4-bit number called?" and by_kind[SHORT_ANSWER].answer == "nibble"
+    assert by_kind[DEFINITION].prompt == "What is a stack?" and by_kind[DEFINITION].answer.startswith("A stack is")
+
+
+def test_korean_naming_sentence_becomes_a_korean_question_with_the_alias_accepted():
+    (question,) = _questions(["처음의 16 비트 값을 실렉터 (selector) 라고 부른다."])
+    assert question.kind == SHORT_ANSWER
+    assert question.prompt == "처음의 16 비트 값을 무엇이라고 부르나요?"
+    assert question.answer == "실렉터" and question.accepted == ["selector"]
+
+
+def test_other_sentences_ask_only_about_domain_terms_and_each_question_has_a_stable_id():
+    sentences = [
+        "The CALL instruction makes an unconditional jump to a subprogram and pushes the next address.",
+        "At the end of the code is a RET instruction that pops off the return address and jumps back.",
+        "The stack frame holds the parameters, the return address and the local variables of a call.",
+        "This makes the code simpler than the previous methods and easier to read for everyone.",
+    ]
+    questions = _questions(sentences, headings=["4.4 The CALL and RET Instructions", "4.5 Stack Frame"])
+    assert questions and {question.kind for question in questions} <= {CLOZE, CHOICE, TRUE_FALSE}
+    assert all(question.term in {"CALL", "RET", "Stack Frame"} for question in questions)
+    assert all(question.source != 3 for question in questions)  # no domain term in it: no question
+    again = _questions(sentences, headings=["4.4 The CALL and RET Instructions", "4.5 Stack Frame"])
+    assert [question.id for question in questions] == [question.id for question in again]
+    for question in questions:
+        if question.kind == CHOICE:
+            assert question.answer in question.choices and len(question.choices) >= 3
+        if question.kind == TRUE_FALSE:
+            assert question.answer in ("true", "false")

@@ -1,0 +1,149 @@
+"""The study loop: a session's questions are answered and graded, kept as FSRS cards, and come back for review."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from plans.models import Card, Review
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = [
+    "Chapter 1 Numbers\nA single binary digit is called a bit. A 4-bit number is called a nibble. "
+    "The basic unit of memory consists of 8 bits and is called a byte. Each hex digit corresponds to a nibble, "
+    "so a byte is written with two hex digits. Binary numbers are read from the least significant bit.",
+    "Chapter 2 Stacks\nA stack is a Last-In First-Out list kept in memory. The stack pointer register holds the address "
+    "of the top of the stack. The PUSH instruction stores a value on the stack and the POP instruction removes it.",
+]
+KOREAN_PAGES = [
+    "제 1 장 수\n이진수에서 각 자리 숫자를 비트 (bit)라고 부른다. 4 비트 수를 니블 (nibble) 이라고 부른다. "
+    "메모리의 기본 단위는 8 비트로 이루어지며 바이트 라고 부른다. 각 16 진수 자리는 니블 하나에 대응된다.",
+]
+
+
+@pytest.fixture
+def plan(user, ingest):
+    from plans.services.plans import plan_create, plan_generate
+
+    book = ingest(user, make_pdf(PAGES), "numbers.pdf", title="Numbers")
+    created = plan_create(owner=user, title="Numbers", ref_ids=[book.ref_id], minutes_per_session=2, enqueue=False)
+    plan_generate(plan_id=created.pk)
+    created.refresh_from_db()
+    return created
+
+
+def _questions(api_client, plan, number=1):
+    return api_client.get(f"/api/v1/plans/{plan.pk}/sessions/{number}/").json()["questions"]
+
+
+def _answer(client, plan, question, response, number=1):
+    return client.post(f"/api/v1/plans/{plan.pk}/sessions/{number}/questions/{question['id']}/answer", {"response": response}, format="json")
+
+
+def test_a_typed_answer_is_graded_kept_with_the_session_and_becomes_a_card(api_client, plan):
+    questions = _questions(api_client, plan)
+    named = next(question for question in questions if question["kind"] == "short_answer" and question["answer"] == "nibble")
+    assert named["question"] == "What is a 4-bit number called?"
+    assert named["citation"]["pageNumber"] == 1 and "nibble" in named["citation"]["quote"]
+    right = _answer(api_client, plan, named, "  The Nibble ")
+    assert right.status_code == 200, right.content
+    body = right.json()
+    assert body["verdict"] == "correct" and body["rating"] == 3 and body["expected"] == "nibble"
+    assert body["card"]["citation"]["pageNumber"] == 1
+    card = Card.objects.get(pk=body["card"]["id"])
+    assert card.due > timezone.now() + timedelta(minutes=5)  # Good on a new card: not due again at once
+    wrong = _answer(api_client, plan, named, "byte").json()
+    assert wrong["verdict"] == "wrong" and wrong["card"]["id"] == card.pk  # the same question is one card
+    assert Review.objects.filter(card=card).count() == 2
+    session = api_client.get(f"/api/v1/plans/{plan.pk}/sessions/1/").json()
+    assert session["answers"][named["id"]] == {"response": "byte", "verdict": "wrong"}
+
+
+def test_every_question_kind_can_be_answered_right(api_client, plan):
+    kinds = set()
+    for number in plan.sessions.values_list("number", flat=True):
+        for question in _questions(api_client, plan, number):
+            response = {"true_false": question["answer"], "definition": question["answer"]}.get(question["kind"], question["answer"])
+            body = _answer(api_client, plan, question, response, number).json()
+            assert body["verdict"] == "correct", (question, body)
+            kinds.add(question["kind"])
+    assert {"short_answer", "definition"} <= kinds
+
+
+def test_fsrs_moves_due_dates_as_the_ratings_say(user, plan):
+    from plans.services.review import review_card
+
+    now = timezone.now()
+    easy = Card.objects.create(owner=user, plan=plan, key="a", kind="cloze", prompt="p", answer="a", citation={}, due=now)
+    again = Card.objects.create(owner=user, plan=plan, key="b", kind="cloze", prompt="p", answer="a", citation={}, due=now)
+    review_card(card=easy, rating=4, now=now)
+    review_card(card=again, rating=1, now=now)
+    assert easy.due - now >= timedelta(days=1)
+    assert again.due - now <= timedelta(minutes=10)
+    first_interval = easy.due - now
+    later = easy.due
+    review_card(card=easy, rating=3, now=later)
+    assert easy.due - later > first_interval  # remembered again: the next interval grows
+    with pytest.raises(ValueError, match="rating"):
+        review_card(card=easy, rating=5)
+
+
+def test_review_shows_due_cards_takes_ratings_and_reports_streak_and_retention(api_client, user, plan):
+    questions = _questions(api_client, plan)
+    for question in questions[:2]:
+        _answer(api_client, plan, question, "I do not know")  # wrong: due again within minutes
+    completed = api_client.post(f"/api/v1/plans/{plan.pk}/sessions/1/progress", {"status": "completed"}, format="json")
+    assert completed.status_code == 200
+    key_points = Card.objects.filter(owner=user, session_number=1).exclude(key__in=[question["id"] for question in questions])
+    assert key_points.exists()  # a completed session's key points come back for review
+    review = api_client.get("/api/v1/review/").json()
+    assert review["stats"]["reviewedToday"] == 2 and review["stats"]["streakDays"] == 1
+    assert review["stats"]["dueToday"] >= len(review["cards"]) >= key_points.count()
+    card = review["cards"][0]
+    assert "answer" not in card  # the answer is shown after answering
+    rated = api_client.post(f"/api/v1/review/cards/{card['id']}/rate", {"rating": 3}, format="json")
+    assert rated.status_code == 200 and rated.json()["answer"]
+    assert card["id"] not in [item["id"] for item in api_client.get("/api/v1/review/").json()["cards"]]
+    typed = next(item for item in review["cards"][1:] if item["kind"] != "key_point")
+    graded = api_client.post(f"/api/v1/review/cards/{typed['id']}/answer", {"response": "nothing"}, format="json").json()
+    assert graded["verdict"] == "wrong" and graded["rating"] == 1
+
+
+def test_streak_counts_consecutive_days_and_retention_only_repeat_reviews(user, plan):
+    from plans import selectors
+    from plans.services.review import review_card
+
+    now = timezone.now()
+    card = Card.objects.create(owner=user, plan=plan, key="c", kind="cloze", prompt="p", answer="a", citation={}, due=now)
+    for days_ago, rating in [(3, 3), (2, 1), (1, 3)]:
+        review_card(card=card, rating=rating, now=now - timedelta(days=days_ago))
+    stats = selectors.review_stats(user=user, now=now)
+    assert stats["streakDays"] == 3  # nothing yet today: the streak still counts up to yesterday
+    assert stats["retention"] == 0.5  # of the two repeat reviews one was Again
+
+
+def test_korean_answers_with_particles_and_spacing_are_right(user, api_client, ingest):
+    from plans.services.plans import plan_create, plan_generate
+
+    book = ingest(user, make_pdf(KOREAN_PAGES), "수.pdf", title="수")
+    plan = plan_create(owner=user, title="수", ref_ids=[book.ref_id], minutes_per_session=2, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    questions = _questions(api_client, plan)
+    nibble = next(question for question in questions if question["answer"] == "니블")
+    assert nibble["question"].endswith("무엇이라고 부르나요?") and nibble["accepted"] == ["nibble"]
+    assert _answer(api_client, plan, nibble, "니블이요").json()["verdict"] == "correct"
+    assert _answer(api_client, plan, nibble, "nibble").json()["verdict"] == "correct"
+
+
+def test_another_user_reaches_no_question_card_or_review(api_client, other_api_client, plan):
+    question = _questions(api_client, plan)[0]
+    card_id = _answer(api_client, plan, question, question["answer"]).json()["card"]["id"]
+    assert _answer(other_api_client, plan, question, "x").status_code == 404
+    assert other_api_client.post(f"/api/v1/plans/{plan.pk}/sessions/1/cards").status_code == 404
+    assert other_api_client.post(f"/api/v1/review/cards/{card_id}/rate", {"rating": 3}, format="json").status_code == 404
+    assert other_api_client.post(f"/api/v1/review/cards/{card_id}/answer", {"response": "x"}, format="json").status_code == 404
+    assert other_api_client.get("/api/v1/review/").json()["cards"] == []
+    assert other_api_client.get(f"/api/v1/review/?planId={plan.pk}").status_code == 404
+    assert _answer(api_client, plan, {"id": "nosuchquestion"}, "x").status_code == 404
