@@ -34,6 +34,8 @@ OWNED_MODELS = [
     ("knowledge", "ChunkTerm"),
     ("plans", "Plan"),
     ("plans", "StudySession"),
+    ("plans", "Note"),
+    ("plans", "Card"),
     ("chat", "Conversation"),
     ("chat", "Message"),
 ]
@@ -68,6 +70,7 @@ def _snapshot():
 def owner_data(user, ingest, django_capture_on_commit_callbacks):
     from chat.services.conversations import conversation_create
     from chat.services.reply import chat_reply
+    from plans.services.notes import note_create
     from plans.services.plans import plan_create
 
     material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU. " * 5] * 2), "regs.pdf")
@@ -75,7 +78,8 @@ def owner_data(user, ingest, django_capture_on_commit_callbacks):
         plan = plan_create(owner=user, title="Regs", ref_ids=[material.ref_id], minutes_per_session=5)
     conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
     chat_reply(conversation=conversation, content="What is a register?")
-    return {"ref_id": material.ref_id, "plan_id": plan.pk, "number": 1, "conversation_id": conversation.pk}
+    note = note_create(owner=user, kind="own", text="A register note", plan_id=plan.pk)
+    return {"ref_id": material.ref_id, "plan_id": plan.pk, "number": 1, "conversation_id": conversation.pk, "note_id": note.pk}
 
 
 def test_every_route_is_covered_by_the_matrix(owner_data):
@@ -109,8 +113,10 @@ def test_second_user_gets_404_and_changes_nothing_on_every_object_route(client, 
 
 def test_second_user_lists_and_searches_see_nothing(client, other_user, owner_data):
     client.force_login(other_user)
-    for path in ["/api/v1/materials/", "/api/v1/plans/", "/api/v1/conversations/"]:
+    for path in ["/api/v1/materials/", "/api/v1/plans/", "/api/v1/conversations/", "/api/v1/notes/"]:
         assert client.get(path).json()["count"] == 0
+    assert "A register note" not in client.get("/api/v1/notes/export.md").content.decode()
+    assert "A register note" not in client.get("/notes/").content.decode()
     assert client.post("/api/v1/search", {"query": "register"}, content_type="application/json").json() == []
     assert client.get(f"/api/v1/materials/stats?refIds={owner_data['ref_id']}").json() == {"stats": {}}
     assert client.post("/api/v1/conversations/", {"planId": owner_data["plan_id"]}, content_type="application/json").status_code == 404
