@@ -63,6 +63,6 @@ def step_sentences(*, user, steps: list[dict], titles: dict[str, str]) -> list[s
                 text = gettext("Read the passages around the best one.")
         else:
             text = gettext("Looked through your materials.")
-        judgement = _judgement(step)
+        judgement = _judgement(step) if tool in SEARCH_TOOLS else ""  # reading around a good hit always ends in an answer
         sentences.append(f"{text} {judgement}".strip())
     return sentences

@@ -585,7 +585,8 @@ def title_from_question(question: str) -> str:
     words = " ".join(question.split())
     if len(words) <= TITLE_CHARS:
         return words
-    cut = words[: TITLE_CHARS + 1].rsplit(" ", 1)[0].rstrip(" ,.;:!?")
+    window = words[: TITLE_CHARS + 1]
+    cut = (window.rsplit(" ", 1)[0] if " " in window else window[:TITLE_CHARS]).rstrip(" ,.;:!?")
     return (cut or words[:TITLE_CHARS]) + "…"
 
 

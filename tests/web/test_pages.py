@@ -104,3 +104,36 @@ def test_sign_up_refuses_an_address_the_api_would_refuse(client):
     assert response.status_code == 400
     assert "valid email" in response.content.decode()
     assert not User.objects.filter(email="not-an-email").exists()
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "not-an-email",
+        "a@b",
+        "learner@localhost",
+        "two@@example.com",
+        "spaces in@example.com",
+        "trailing.dot.@example.com",
+        "learner@example.com",
+        "  Padded.Learner@Example.COM  ",
+        "학습자@예시.한국",
+        "o'brien+tag@example.co.kr",
+    ],
+)
+def test_sign_up_page_accepts_exactly_the_addresses_the_api_accepts(client, anonymous_client, address):
+    """The browser form and POST /api/v1/auth/register agree on every address: same acceptance, same stored email."""
+    from accounts.models import User
+
+    api = anonymous_client.post("/api/v1/auth/register", {"email": address, "password": "a-long-pass-phrase"}, format="json")
+    api_accepted = api.status_code == 201
+    api_email = api.json().get("email") if api_accepted else None
+    User.objects.all().delete()
+
+    page = client.post("/signup/", {"email": address, "password": "a-long-pass-phrase"})
+    page_accepted = page.status_code == 302
+    assert page_accepted == api_accepted, (address, api.status_code, page.status_code)
+    if page_accepted:
+        assert User.objects.get().email == api_email
+    else:
+        assert User.objects.count() == 0 and page.status_code == 400

@@ -1,0 +1,112 @@
+"""The tutor page: steps in words kept after reload, internals for staff only, titles, sources, the answer fragment."""
+
+import re
+
+import pytest
+
+from chat.models import Conversation
+from chat.services.reply import TITLE_CHARS, title_from_question
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = [
+    "Chapter 1 Registers\nA register is a very fast storage location inside the CPU. The EAX register is the accumulator.",
+    "Chapter 2 Interrupts\nAn interrupt stops the normal flow of a program so that an event can be handled. "
+    "An interrupt handler is the routine that processes the interrupt.",
+    "Chapter 3 Stacks\nThe stack is a region of memory that grows downwards. PUSH stores a value on the stack.",
+]
+
+
+@pytest.fixture
+def book(user, ingest):
+    return ingest(user, make_pdf(PAGES), "assembly.pdf")
+
+
+def _ask(api_client, conversation_id: int, content: str, mode: str = "standard") -> dict:
+    response = api_client.post(f"/api/v1/conversations/{conversation_id}/messages", {"content": content, "mode": mode}, format="json")
+    assert response.status_code == 201
+    return response.json()
+
+
+def test_agentic_steps_are_sentences_kept_with_the_answer_and_internals_are_hidden(client, user, api_client, book):
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    reply = _ask(api_client, conversation_id, "What is an interrupt handler?", mode="agentic")
+    assert reply["steps"] and reply["steps"][0]["tool"] in ("search_all", "search_by_metadata")
+
+    client.force_login(user)
+    page = client.get(f"/chat/{conversation_id}/").content.decode()  # a reload: the steps come from the stored message
+    assert "Searched your materials for “what is an interrupt handler”: 3 passages found. Enough to answer." in page
+    assert "How the tutor looked" in page
+    visible = re.sub(r"<[^>]+>", " ", page.split("<script>")[0])  # the text a learner reads (no attributes, no script)
+    for internal in ("search_all", "get_section", "chunkIndex", "refId", book.ref_id, "confidence", " ms ", "totalMs", "chunk"):
+        assert internal not in visible, internal
+    if any(step["tool"] == "get_section" for step in reply["steps"]):
+        assert "Read pages 1–3 of “assembly” around the best passage." in page
+
+    korean = client.get(f"/chat/{conversation_id}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "자료에서 “what is an interrupt handler”을(를) 찾아 구절 3개를 찾았습니다." in korean and "튜터가 찾아본 과정" in korean
+
+
+def test_staff_see_confidence_timings_and_raw_steps_behind_a_toggle(client, user, api_client, book):
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    _ask(api_client, conversation_id, "What is an interrupt handler?", mode="agentic")
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    client.force_login(user)
+    page = client.get(f"/chat/{conversation_id}/").content.decode()
+    assert 'id="show-debug"' in page and 'class="debug"' in page
+    assert "confidence" in page and " ms · " in page and "search_all" in page
+
+
+def test_the_title_comes_from_the_first_question_cut_between_words(client, user, api_client, book):
+    question = "Could you explain in detail how an interrupt handler processes an interrupt raised by the keyboard device?"
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    message_id = _ask(api_client, conversation_id, question)["id"]
+    title = Conversation.objects.for_user(user).get(pk=conversation_id).title
+    assert title == title_from_question(question) and title.endswith("…") and len(title) <= TITLE_CHARS + 1
+    assert question.startswith(title[:-1]) and question[len(title) - 1] == " "  # cut at a space, never inside a word
+
+    client.force_login(user)
+    fragment = client.get(f"/chat/{conversation_id}/messages/{message_id}/")  # what the page fetches when an answer is done
+    assert fragment.status_code == 200
+    body = fragment.json()
+    assert body["title"] == title
+    assert body["html"].lstrip().startswith('<div class="msg assistant') and f'data-id="{message_id}"' in body["html"]
+    assert title in client.get("/chat/").content.decode()  # in the conversation list
+
+
+def test_titles_short_and_korean_questions():
+    assert title_from_question("  What is   a register? ") == "What is a register?"
+    korean = "인터럽트 핸들러가 키보드에서 들어온 인터럽트를 어떻게 처리하는지 자세히 설명해 주시겠어요 그리고 예시도 함께 보여 주세요"
+    title = title_from_question(korean)
+    assert title.endswith("…") and korean.startswith(title[:-1]) and korean[len(title) - 1] == " "
+    unbroken = "a" * 100
+    assert title_from_question(unbroken) == "a" * TITLE_CHARS + "…"
+
+
+def test_sources_are_listed_beside_the_conversation_and_can_be_changed(client, user, api_client, book, ingest):
+    notes = ingest(user, b"# Notes\n\nThe accumulator EAX holds arithmetic results.", "notes.md")
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    client.force_login(user)
+    page = client.get(f"/chat/{conversation_id}/").content.decode()
+    listed = page.split('id="sources"')[1].split("</ul>")[0]
+    assert f'href="/library/{book.ref_id}/"' in listed and notes.ref_id not in listed
+    assert f'value="{notes.ref_id}"' in page  # offered in the "Change sources" form
+
+    response = api_client.patch(f"/api/v1/conversations/{conversation_id}/", {"refIds": [notes.ref_id]}, format="json")  # what Save does
+    assert response.status_code == 200
+    listed = client.get(f"/chat/{conversation_id}/").content.decode().split('id="sources"')[1].split("</ul>")[0]
+    assert notes.ref_id in listed and book.ref_id not in listed
+
+    api_client.patch(f"/api/v1/conversations/{conversation_id}/", {"allMaterials": True}, format="json")
+    page = client.get(f"/chat/{conversation_id}/").content.decode()
+    assert "All your ready materials, also those you upload later." in page
+
+
+def test_another_users_conversation_and_messages_are_404(client, other_user, api_client, book):
+    conversation_id = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    message_id = _ask(api_client, conversation_id, "What is a register?")["id"]
+    client.force_login(other_user)
+    assert client.get(f"/chat/{conversation_id}/").status_code == 404
+    assert client.get(f"/chat/{conversation_id}/messages/{message_id}/").status_code == 404
