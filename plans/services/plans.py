@@ -408,4 +408,4 @@ def plan_schedule(*, plan: Plan, today: date | None = None) -> None:
     days = max(1, (plan.exam_date - today).days)
     for position, session in enumerate(pending):
         session.scheduled_for = today + timedelta(days=position * days // len(pending))
-    StudySession.objects.bulk_update(pending, ["scheduled_for"])
+    StudySession.objects.for_user(plan.owner).bulk_update(pending, ["scheduled_for"])
