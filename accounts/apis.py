@@ -1,6 +1,9 @@
-from django.contrib.auth import authenticate
+import tempfile
+
+from django.contrib.auth import authenticate, update_session_auth_hash
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import extend_schema
+from django.http import FileResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
@@ -9,17 +12,29 @@ from rest_framework.views import APIView
 
 from config.api_errors import ApiError
 
-from .services import AccountError, user_register, user_token_issue, user_token_revoke
+from . import services
+from .services import AccountError
+
+
+def _weak_password(error: DjangoValidationError) -> ApiError:
+    return ApiError(" ".join(error.messages), code="weak_password", details={"password": error.messages})
 
 
 class CredentialsSerializer(serializers.Serializer):
     email = serializers.EmailField()
     password = serializers.CharField(write_only=True, style={"input_type": "password"})
+    device = serializers.CharField(required=False, max_length=100, allow_blank=True, help_text="A name for this token's device")
 
 
 class TokenOutputSerializer(serializers.Serializer):
-    token = serializers.CharField()
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`; shown once")
     email = serializers.EmailField()
+    id = serializers.UUIDField(help_text="The token's id in /auth/tokens/")
+    expiry = serializers.DateTimeField(allow_null=True)
+
+
+def _token_body(user, issued: services.IssuedToken) -> dict:
+    return {"token": issued.key, "email": user.email, "id": str(issued.token.public_id), "expiry": issued.token.expiry}
 
 
 class _AuthApi(APIView):
@@ -35,15 +50,19 @@ class RegisterApi(_AuthApi):
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            user, token = user_register(**data.validated_data)
+            user = services.user_register(email=data.validated_data["email"], password=data.validated_data["password"])
         except AccountError as error:
-            raise ApiError(str(error), code=error.code) from error
+            # The same answer as any refused address: whether an account exists is not said here.
+            raise ApiError(str(services.REGISTRATION_REFUSED), code="registration_refused") from error
         except DjangoValidationError as error:
-            raise ApiError(" ".join(error.messages), code="weak_password", details={"password": error.messages}) from error
-        return Response({"token": token, "email": user.email}, status=status.HTTP_201_CREATED)
+            raise _weak_password(error) from error
+        issued = services.user_token_issue(user=user, name=data.validated_data.get("device", ""))
+        return Response(_token_body(user, issued), status=status.HTTP_201_CREATED)
 
 
 class TokenApi(_AuthApi):
+    """Sign in: issue a new device token (the endpoint existing API clients already use)."""
+
     @extend_schema(request=CredentialsSerializer, responses={200: TokenOutputSerializer}, operation_id="auth_token")
     def post(self, request):
         data = CredentialsSerializer(data=request.data)
@@ -51,13 +70,147 @@ class TokenApi(_AuthApi):
         user = authenticate(request, email=data.validated_data["email"].lower(), password=data.validated_data["password"])
         if user is None:
             raise ApiError("Email or password is wrong.", code="invalid_credentials", status_code=400)
-        return Response({"token": user_token_issue(user=user), "email": user.email})
+        issued = services.user_token_issue(user=user, name=data.validated_data.get("device", ""))
+        return Response(_token_body(user, issued))
 
 
 class TokenRevokeApi(APIView):
+    """Revoke the token this request is made with (this device only)."""
+
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=None, responses={204: None}, operation_id="auth_token_revoke")
     def post(self, request):
-        user_token_revoke(user=request.user)
+        services.user_token_revoke(user=request.user, current=request.auth)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenListApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.UUIDField(source="public_id")
+        name = serializers.CharField()
+        created = serializers.DateTimeField()
+        expiry = serializers.DateTimeField(allow_null=True)
+        lastUsedAt = serializers.DateTimeField(source="last_used_at", allow_null=True)
+        current = serializers.SerializerMethodField()
+
+        def get_current(self, token) -> bool:
+            return getattr(self.context["request"].auth, "pk", None) == token.pk
+
+    @extend_schema(responses={200: OutputSerializer(many=True)}, operation_id="auth_tokens_list")
+    def get(self, request):
+        tokens = services.user_token_list(user=request.user)
+        return Response(self.OutputSerializer(tokens, many=True, context={"request": request}).data)
+
+
+class TokenDeleteApi(APIView):
+    @extend_schema(responses={204: None, 404: OpenApiResponse(description="No such token of yours")}, operation_id="auth_tokens_revoke")
+    def delete(self, request, token_id):
+        if not services.user_token_revoke(user=request.user, public_id=token_id):
+            raise ApiError("No such token.", code="not_found", status_code=404)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        email = serializers.EmailField()
+        name = serializers.CharField(source="first_name")
+        dateJoined = serializers.DateTimeField(source="date_joined")
+
+    class UpdateSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=150, allow_blank=True)
+
+    class DeleteSerializer(serializers.Serializer):
+        password = serializers.CharField(write_only=True, help_text="The account's password, to confirm")
+
+    @extend_schema(responses={200: OutputSerializer}, operation_id="me_read")
+    def get(self, request):
+        return Response(self.OutputSerializer(request.user).data)
+
+    @extend_schema(request=UpdateSerializer, responses={200: OutputSerializer}, operation_id="me_update")
+    def patch(self, request):
+        data = self.UpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.user_update(user=request.user, name=data.validated_data["name"])
+        return Response(self.OutputSerializer(user).data)
+
+    @extend_schema(request=DeleteSerializer, responses={204: None}, operation_id="me_delete")
+    def delete(self, request):
+        data = self.DeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.user_delete(user=request.user, password=data.validated_data["password"])
+        except AccountError as error:
+            raise ApiError(str(error), code=error.code) from error
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeExportApi(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "export"
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(description="originals + JSON")}, operation_id="me_export")
+    def get(self, request):
+        archive = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it once sent
+        services.user_export(user=request.user, into=archive)
+        archive.seek(0)
+        return FileResponse(archive, as_attachment=True, filename="baeum-export.zip", content_type="application/zip")
+
+
+class PasswordChangeApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        oldPassword = serializers.CharField(write_only=True)
+        newPassword = serializers.CharField(write_only=True)
+
+    @extend_schema(request=InputSerializer, responses={204: None}, operation_id="me_password_change")
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.user_password_change(
+                user=request.user,
+                old_password=data.validated_data["oldPassword"],
+                new_password=data.validated_data["newPassword"],
+                keep_token=request.auth,
+            )
+        except AccountError as error:
+            raise ApiError(str(error), code=error.code) from error
+        except DjangoValidationError as error:
+            raise _weak_password(error) from error
+        if request.auth is None:
+            update_session_auth_hash(request._request, request.user)  # the browser stays signed in
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordResetApi(_AuthApi):
+    class InputSerializer(serializers.Serializer):
+        email = serializers.EmailField()
+
+    @extend_schema(request=InputSerializer, responses={202: None}, operation_id="auth_password_reset")
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.user_password_reset_request(email=data.validated_data["email"], request=request._request)
+        # The same answer whether or not the address has an account.
+        return Response({"detail": "If this address has an account, a reset link is on its way."}, status=status.HTTP_202_ACCEPTED)
+
+
+class PasswordResetConfirmApi(_AuthApi):
+    class InputSerializer(serializers.Serializer):
+        uid = serializers.CharField()
+        token = serializers.CharField()
+        newPassword = serializers.CharField(write_only=True)
+
+    @extend_schema(request=InputSerializer, responses={204: None}, operation_id="auth_password_reset_confirm")
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.user_password_reset_confirm(
+                uid=data.validated_data["uid"], token=data.validated_data["token"], new_password=data.validated_data["newPassword"]
+            )
+        except AccountError as error:
+            raise ApiError(str(error), code=error.code) from error
+        except DjangoValidationError as error:
+            raise _weak_password(error) from error
         return Response(status=status.HTTP_204_NO_CONTENT)

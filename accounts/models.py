@@ -1,5 +1,8 @@
+import uuid
+
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
+from knox.models import AbstractAuthToken
 
 
 class EmailUserManager(UserManager):
@@ -26,3 +29,15 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.email
+
+
+class DeviceToken(AbstractAuthToken):
+    """A named API token for one device (django-rest-knox): only its hash is stored, it expires, and the
+    learner lists and revokes each one alone (revoking one device logs out no other)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=100, default="API token")
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]

@@ -1,17 +1,35 @@
-"""Row-level security: defence in depth under the ORM's ``for_user`` scoping.
+"""Row-level security: the database wall under the ORM's ``for_user`` scoping, closed unless opened.
 
-Each user-owned table gets a policy that lets a session see and write only rows whose ``owner_id``
-equals the session setting ``baeum.rls_user``. The web middleware sets it for every request (the
-signed-in user's id, or 0 for anonymous), so even a query that forgets ``for_user()`` returns nothing
-of anyone else's. When the setting is empty -- Celery tasks, management commands, migrations, and the
-staff-only admin -- the policy lets the query through; that code reaches rows by id and scopes by owner
-itself. FORCE applies the policy to the table's owner too; superusers always bypass it, so the
-application connects as an ordinary role (see ``baeum.runtime``).
+Each user-owned table has a policy that lets a session see and write only rows whose ``owner_id``
+equals the session setting ``baeum.rls_user``. Unset or empty, the setting matches no row: a fresh
+session, a worker or a command that forgot to say whose work it does sees nothing and writes nothing.
+FORCE applies the policy to the tables' owner too; superusers always bypass it, so the application
+connects as an ordinary role (see ``baeum.runtime``).
+
+A connection is in one of three contexts, tracked per thread and re-applied to every new connection:
+
+- ``rls_user(user_id)``: one learner's rows. Web requests (``config.middleware``), Celery tasks working
+  for one learner (``rls_owner_of``), commands acting for one learner.
+- ``rls_system(why=...)``: every row, through ``SET ROLE`` to a role with BYPASSRLS (``baeum_system``).
+  Only the staff admin, operator commands and a task's first look-up of whose row an id names; each
+  call says why. The application role can become it, so this guards against forgetting, not against
+  SQL written by an attacker (the ORM never builds such SQL from input).
+- closed (no user): nothing. The default in the web server and the workers.
+
+Management commands start in the system context (an operator at this machine's shell, who could
+connect as the superuser anyway), tests too (fixtures write every tenant's rows); requests and tasks
+inside them still narrow it to one learner.
 """
 
-from contextlib import contextmanager
+from __future__ import annotations
 
-from django.db import connection
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from django.db import DatabaseError, connection
+from django.db.backends.base.base import NO_DB_ALIAS
+from django.db.backends.signals import connection_created
 
 SETTING = "baeum.rls_user"
 OWNED_TABLES = {
@@ -19,7 +37,9 @@ OWNED_TABLES = {
     "plans": ["plans_plan", "plans_planmaterial", "plans_module", "plans_studysession", "plans_card", "plans_review", "plans_note"],
     "chat": ["chat_conversation", "chat_message"],
 }
-_CONDITION = f"coalesce(current_setting('{SETTING}', true), '') = '' OR owner_id = NULLIF(current_setting('{SETTING}', true), '')::bigint"
+# No setting, or an empty one, matches nothing (NULL = owner_id is never true): the wall fails closed.
+_CONDITION = f"owner_id = NULLIF(current_setting('{SETTING}', true), '')::bigint"
+DEFAULT_SYSTEM_ROLE = "baeum_system"
 
 
 def enable_sql(table: str) -> list[str]:
@@ -39,16 +59,111 @@ def disable_sql(table: str) -> list[str]:
     ]
 
 
-def set_rls_user(user_id: int | None) -> None:
-    """Limit this connection to ``user_id``'s rows (0: none); None lifts the limit (system context)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config(%s, %s, false)", [SETTING, "" if user_id is None else str(int(user_id))])
+@dataclass(frozen=True)
+class Context:
+    kind: str  # "closed", "user", "system"
+    user_id: int | None = None
+
+
+CLOSED = Context("closed")
+SYSTEM = Context("system")
+_current: ContextVar[Context | None] = ContextVar("baeum_rls_context", default=None)
+_process_default = CLOSED
+
+
+def set_process_default(kind: str) -> None:
+    """Choose the context of connections no request or task has narrowed ("closed" or "system")."""
+    global _process_default
+    if kind not in ("closed", "system"):
+        raise ValueError(f"Unknown row-level security default {kind!r}: 'closed' or 'system'.")
+    _process_default = Context(kind)
+
+
+def current() -> Context:
+    return _current.get() or _process_default
+
+
+def _system_role() -> str:
+    from django.conf import settings
+
+    return getattr(settings, "BAEUM_DB_SYSTEM_ROLE", DEFAULT_SYSTEM_ROLE)
+
+
+def _apply(db, context: Context) -> None:
+    role = _system_role() if context.kind == "system" else "none"
+    value = str(int(context.user_id)) if context.kind == "user" else ""
+    with db.cursor() as cursor:
+        # set_config('role', ...) is SET ROLE; 'none' returns to the login role.
+        cursor.execute("SELECT set_config('role', %s, false), set_config(%s, %s, false)", [role, SETTING, value])
+
+
+def _apply_to_open_connection(context: Context) -> None:
+    if connection.connection is None:
+        return  # the next connection gets it from ``_on_connection_created``
+    _apply(connection, context)
+
+
+def _restore(context: Context) -> None:
+    try:
+        _apply_to_open_connection(context)
+    except DatabaseError:
+        # A broken connection, or an aborted transaction whose rollback restores the earlier context:
+        # either way a connection made from now on starts in the right one.
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+def _on_connection_created(sender, connection, **kwargs) -> None:
+    if connection.alias == NO_DB_ALIAS or getattr(connection, "baeum_owner_session", False):
+        return  # creating or dropping databases, migrations: the login role, untouched
+    context = current()
+    if context.kind != "closed":  # a new session is closed by itself
+        _apply(connection, context)
+
+
+def install() -> None:
+    connection_created.connect(_on_connection_created, dispatch_uid="baeum-rls")
 
 
 @contextmanager
-def rls_user(user_id: int | None):
-    set_rls_user(user_id)
+def _entered(context: Context):
+    token = _current.set(context)
     try:
+        _apply_to_open_connection(context)
         yield
     finally:
-        set_rls_user(None)
+        _current.reset(token)
+        _restore(current())
+
+
+def rls_user(user_id: int | None):
+    """Limit this thread's database session to ``user_id``'s rows (None or 0: to nothing)."""
+    return _entered(Context("user", int(user_id)) if user_id else CLOSED)
+
+
+def rls_system(*, why: str):
+    """Lift the limit for every tenant's rows (BYPASSRLS). ``why`` names the reason, for the reader."""
+    if not why:
+        raise ValueError("Say why every tenant's rows are needed.")
+    return _entered(SYSTEM)
+
+
+@contextmanager
+def rls_owner_of(model, pk):
+    """Act as the owner of ``model`` row ``pk`` (a task given an id); yield the owner's id, None if gone."""
+    with rls_system(why="learn whose row an id names, before acting as that learner"):
+        owner_id = model.objects.unscoped().filter(pk=pk).values_list("owner_id", flat=True).first()
+    with rls_user(owner_id):
+        yield owner_id
+
+
+
+
+def reapply(db) -> None:
+    """Put an open connection back in this thread's context (after ``migrate`` used the login role)."""
+    _apply(db, current())
+
+
+def apply_login_role(db) -> None:
+    """Return an open connection to its login role with no learner (``migrate``)."""
+    _apply(db, CLOSED)

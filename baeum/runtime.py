@@ -56,6 +56,9 @@ def _file_lock(name: str):
 
 
 APP_ROLE = "baeum"  # the application connects as this ordinary role, so row-level security applies to it
+# Has BYPASSRLS and DML on every table; the application role may SET ROLE to it for the staff admin and
+# operator commands only (accounts/rls.py ``rls_system``). It cannot log in and owns nothing.
+SYSTEM_ROLE = "baeum_system"
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,9 @@ def _create_database(server, database: str) -> None:
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
         if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone():
             connection.execute(f"CREATE ROLE {APP_ROLE} LOGIN CREATEDB NOSUPERUSER")
+        if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [SYSTEM_ROLE]).fetchone():
+            connection.execute(f"CREATE ROLE {SYSTEM_ROLE} NOLOGIN NOSUPERUSER BYPASSRLS")
+            connection.execute(f"GRANT {SYSTEM_ROLE} TO {APP_ROLE}")
         if connection.execute("SHOW log_timezone").fetchone()[0] != "UTC":
             # Crash reports read the log's timestamps (``recent_postgres_crashes``): keep them in UTC.
             connection.execute("ALTER SYSTEM SET log_timezone = 'UTC'")
@@ -231,6 +237,8 @@ def _create_database(server, database: str) -> None:
     with psycopg.connect(server.get_uri("template1"), autocommit=True) as connection:
         connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
         connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        # Databases copied from template1 (the test databases) carry these default privileges.
+        _grant_system_role(connection)
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as connection:
         if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone():
             connection.execute(f'CREATE DATABASE "{database}" OWNER {APP_ROLE} TEMPLATE template1')
@@ -243,6 +251,14 @@ def _create_database(server, database: str) -> None:
         rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner <> %s", [APP_ROLE]).fetchall()
         for (table,) in rows:
             connection.execute(f'ALTER TABLE public."{table}" OWNER TO {APP_ROLE}')
+        _grant_system_role(connection)
+
+
+def _grant_system_role(connection) -> None:
+    """Give the system role DML on every table the application role has made or will make."""
+    for kind in ("TABLES", "SEQUENCES"):
+        connection.execute(f"ALTER DEFAULT PRIVILEGES FOR ROLE {APP_ROLE} IN SCHEMA public GRANT ALL ON {kind} TO {SYSTEM_ROLE}")
+        connection.execute(f"GRANT ALL ON ALL {kind} IN SCHEMA public TO {SYSTEM_ROLE}")
 
 
 def _update_extensions_once(server, pgdata: Path) -> None:

@@ -23,8 +23,9 @@ class RowLevelSecurityMiddleware:
     """Limit the database session to the requesting user's rows for the whole request (see accounts/rls.py).
 
     Token-authenticated API calls are resolved here (DRF authenticates later, inside the view), so the
-    limit is in place before any view code runs. Staff on the admin site work across tenants by design.
-    A streamed response keeps the limit until its last chunk is sent.
+    limit is in place before any view code runs. Anonymous requests see no user-owned row. Staff on the
+    admin site work across tenants by design (the system context). A streamed response keeps the limit
+    until its last chunk is sent; afterwards the connection returns to the process's closed default.
     """
 
     def __init__(self, get_response):
@@ -33,52 +34,48 @@ class RowLevelSecurityMiddleware:
     def __call__(self, request):
         from django.db import InterfaceError, OperationalError
 
-        from accounts.rls import set_rls_user
-
         if request.path == "/healthz":
             return self.get_response(request)  # touches no user data, and must answer when the database is down
         try:
-            user_id = self._user_id(request)
-            if user_id is None:
-                return self.get_response(request)
-            set_rls_user(user_id)
+            context = self._context(request)
+            context.__enter__()
         except (OperationalError, InterfaceError):
             return database_unavailable(request)
-        streaming = False
         try:
             response = self.get_response(request)
             if getattr(response, "streaming", False):
-                streaming = True
-                response.streaming_content = self._limited(response.streaming_content, user_id)
+                response.streaming_content = self._limited(response.streaming_content, self._user_id(request))
             return response
         finally:
-            if not streaming:
-                set_rls_user(None)
+            context.__exit__(None, None, None)
 
     @staticmethod
     def _limited(content, user_id):
-        from accounts.rls import set_rls_user
+        from accounts.rls import rls_user
 
-        set_rls_user(user_id)
-        try:
+        with rls_user(user_id):
             yield from content
-        finally:
-            set_rls_user(None)
+
+    def _context(self, request):
+        from accounts.rls import rls_system, rls_user
+
+        user_id = self._user_id(request)
+        if user_id is None:
+            return rls_system(why="staff manage every tenant's rows in the admin")
+        return rls_user(user_id)
 
     @staticmethod
     def _user_id(request) -> int | None:
+        """The requesting user's id; 0 for anonymous or an unknown token; None for staff in the admin."""
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
             if user.is_staff and request.path.startswith("/admin/"):
                 return None  # content managers see every tenant in the admin
             return user.pk
-        header = request.headers.get("Authorization", "")
-        if header.startswith("Token "):
-            from rest_framework.authtoken.models import Token
+        from accounts.tokens import request_token
 
-            owner = Token.objects.filter(key=header[6:].strip()).values_list("user_id", flat=True).first()
-            return owner or 0
-        return 0
+        resolved = request_token(request)
+        return resolved.user.pk if resolved else 0
 
 
 class DatabaseUnavailableMiddleware:
@@ -113,4 +110,101 @@ def database_unavailable(request):
     else:
         response = HttpResponse(UNAVAILABLE, status=503, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = "5"
+    return response
+
+
+def client_address(request) -> str:
+    """The client's address: the TCP peer, or with ``NUM_PROXIES`` trusted proxies in front the address
+    the first of them saw (X-Forwarded-For counted from the right). Never a value the client chose."""
+    from django.conf import settings
+
+    remote = request.META.get("REMOTE_ADDR", "")
+    proxies = settings.NUM_PROXIES
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
+    if not proxies or not forwarded:
+        return remote
+    addresses = [part.strip() for part in forwarded.split(",") if part.strip()]
+    return addresses[-min(proxies, len(addresses))] if addresses else remote
+
+
+# Sign-in and account forms, and how each says "wrong credentials" (the status of a failed attempt).
+_SIGN_IN_FAILURE = {"/login": 200, "/admin/login": 200, "/api/v1/auth/token": 400}
+_ACCOUNT_FORMS = {"/signup", "/api/v1/auth/register", "/api/v1/auth/password/reset", "/password-reset"}
+
+
+class SignInThrottleMiddleware:
+    """Throttle sign-in on the browser, the admin and the API: per address (generous: a class shares one
+    address), and per account (strict: failed attempts only, so a guessed password never gets through
+    after a burst). Sign-up and password-reset forms count per address, and reset requests per account
+    too (no mail bombing). Limits: ``BAEUM_SIGNIN_LIMITS``; the address honours ``NUM_PROXIES``.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        path = request.path.rstrip("/") or "/"
+        if request.method != "POST" or (path not in _SIGN_IN_FAILURE and path not in _ACCOUNT_FORMS):
+            return self.get_response(request)
+        from django.conf import settings
+
+        limits = settings.BAEUM_SIGNIN_LIMITS
+        address_key = f"signin:address:{client_address(request)}"
+        if _count(address_key, limits["address"][1]) > limits["address"][0]:
+            return _too_many(request, limits["address"][1])
+        account = _account_of(request)
+        account_key = f"signin:account:{account}" if account else None
+        counts_every_attempt = path in _ACCOUNT_FORMS and "reset" in path
+        if account_key and (path in _SIGN_IN_FAILURE or counts_every_attempt):
+            from django.core.cache import cache
+
+            seen = _count(account_key, limits["account"][1]) if counts_every_attempt else (cache.get(account_key) or 0)
+            if seen >= limits["account"][0] + (1 if counts_every_attempt else 0):
+                return _too_many(request, limits["account"][1])
+        response = self.get_response(request)
+        if account_key and path in _SIGN_IN_FAILURE and response.status_code == _SIGN_IN_FAILURE[path]:
+            _count(account_key, limits["account"][1])
+        return response
+
+
+def _count(key: str, seconds: int) -> int:
+    from django.core.cache import cache
+
+    cache.add(key, 0, timeout=seconds)  # the window starts with the first attempt
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between the two calls
+        cache.set(key, 1, timeout=seconds)
+        return 1
+
+
+def _account_of(request) -> str:
+    """The email an attempt names (form field ``username`` or ``email``, or a JSON body's ``email``)."""
+    import hashlib
+    import json
+
+    email = ""
+    if request.content_type == "application/json":
+        try:
+            body = json.loads(request.body or b"{}")
+        except (ValueError, RecursionError):
+            body = {}
+        if isinstance(body, dict):
+            email = body.get("email") or body.get("username") or ""
+    else:
+        email = request.POST.get("username") or request.POST.get("email") or ""
+    email = str(email).strip().lower()[:254]
+    return hashlib.sha256(email.encode()).hexdigest()[:32] if email else ""
+
+
+def _too_many(request, seconds: int):
+    from django.http import HttpResponse, JsonResponse
+    from django.utils.translation import gettext
+
+    message = gettext("Too many attempts. Wait a few minutes and try again.")
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"error": {"code": "throttled", "message": message, "details": {}}}, status=429)
+    else:
+        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(seconds)
     return response

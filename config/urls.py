@@ -3,6 +3,7 @@ from django.contrib.auth.views import LogoutView
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts import urls as account_urls
 from accounts import views as account_views
 from chat import views as chat_views
 from knowledge import views as knowledge_views
@@ -14,6 +15,7 @@ from .views import home
 
 api_v1 = [
     path("auth/", include("accounts.urls")),
+    path("", include(account_urls.me_urlpatterns)),
     path("", include("knowledge.urls")),
     path("", include("plans.urls")),
     path("", include("chat.urls")),
@@ -26,6 +28,13 @@ pages = [
     path("login/", account_views.EmailLoginView.as_view(), name="login"),
     path("logout/", LogoutView.as_view(next_page="login"), name="logout"),
     path("signup/", account_views.signup, name="signup"),
+    path("account/password/", account_views.password_change, name="password-change"),
+    path("account/password/done/", account_views.password_change_done, name="password-change-done"),
+    path("account/export", account_views.account_export, name="account-export"),
+    path("password-reset/", account_views.password_reset, name="password-reset"),
+    path("password-reset/sent/", account_views.password_reset_sent, name="password-reset-sent"),
+    path("reset/<uidb64>/<token>/", account_views.password_reset_confirm, name="password-reset-confirm"),
+    path("reset/done/", account_views.password_reset_complete, name="password-reset-complete"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("library/", knowledge_views.library, name="library"),
     path("library/rows", knowledge_views.library_rows, name="library-rows"),

@@ -7,6 +7,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError, connection, connections
 
+from accounts.rls import rls_owner_of
 from baeum import runtime
 from baeum.embeddings import EmbeddingError
 from baeum.extract import ExtractionError
@@ -27,12 +28,20 @@ DATABASE_RECOVERY_SECONDS = 60  # PostgreSQL's crash recovery takes about a seco
 
 @shared_task(bind=True, acks_late=True, max_retries=MAX_EMBEDDING_RETRIES)
 def ingest_material(self, material_id: int) -> str | None:
+    """Ingest one material under its owner's row-level-security setting."""
+    with rls_owner_of(Material, material_id) as owner_id:
+        if owner_id is None:
+            return None  # deleted before the worker reached it
+        return _ingest(self, material_id)
+
+
+def _ingest(self, material_id: int) -> str | None:
     try:
         material = material_ingest(material_id=material_id)
     except EmbeddingError as error:
         if self.request.retries < MAX_EMBEDDING_RETRIES:
             raise self.retry(exc=error, countdown=2 ** (self.request.retries + 1)) from error
-        material = Material.objects.unscoped().get(pk=material_id)  # system task
+        material = Material.objects.unscoped().get(pk=material_id)  # the owner's row: limited by rls_owner_of
         material_fail(
             material=material,
             code="embedding_unavailable",
@@ -45,11 +54,11 @@ def ingest_material(self, material_id: int) -> str | None:
         wait_for_database()
         if self.request.retries < MAX_DATABASE_RETRIES:
             raise self.retry(exc=error, countdown=DATABASE_RETRY_SECONDS, max_retries=MAX_DATABASE_RETRIES) from error
-        material = Material.objects.unscoped().get(pk=material_id)  # system task
+        material = Material.objects.unscoped().get(pk=material_id)  # the owner's row: limited by rls_owner_of
         material_fail(material=material, code="database_crashed", message=database_lost_message(material.original_filename))
         return material.status
     except SoftTimeLimitExceeded:
-        material = Material.objects.unscoped().get(pk=material_id)  # system task
+        material = Material.objects.unscoped().get(pk=material_id)  # the owner's row: limited by rls_owner_of
         material_fail(
             material=material,
             code="timeout",
@@ -91,7 +100,8 @@ REEMBED_SLICE_SECONDS = 120  # well inside the broker's visibility timeout and t
 def reembed_material(material_id: int, model: str) -> str | None:
     """Re-embed in slices of two minutes; each slice re-queues the rest (cached work is not redone).
     Routed to the ``background`` queue, so ingestion never waits behind it."""
-    material, finished = material_reembed(material_id=material_id, model=model, time_budget=REEMBED_SLICE_SECONDS)
+    with rls_owner_of(Material, material_id):
+        material, finished = material_reembed(material_id=material_id, model=model, time_budget=REEMBED_SLICE_SECONDS)
     if not finished:
         reembed_material.delay(material_id, model)
     return material.embedding_model if material else None
@@ -101,17 +111,19 @@ def reembed_material(material_id: int, model: str) -> str | None:
 def ocr_material(material_id: int) -> str | None:
     """Read a material's scanned pages in slices (each page cached as it is done), then finish its ingestion.
     Routed to the ``background`` queue at low priority: a scan never holds up other learners' uploads."""
-    try:
-        material, finished = material_ocr(material_id=material_id)
-    except ExtractionError as error:
-        material = Material.objects.unscoped().get(pk=material_id)  # system task
-        material_fail(material=material, code=error.code, message=error.message)
-        return material.status
-    if material is None:
-        return None
-    if not finished:
-        ocr_material.delay(material_id)
-        return material.status
-    Material.objects.unscoped().filter(pk=material_id, status=Material.Status.OCR).update(status=Material.Status.PENDING)
+    with rls_owner_of(Material, material_id):
+        try:
+            material, finished = material_ocr(material_id=material_id)
+        except ExtractionError as error:
+            material = Material.objects.unscoped().get(pk=material_id)  # the owner's row: limited by rls_owner_of
+            material_fail(material=material, code=error.code, message=error.message)
+            return material.status
+        if material is None:
+            return None
+        if not finished:
+            ocr_material.delay(material_id)
+            return material.status
+        # The owner's row: limited by rls_owner_of.
+        Material.objects.unscoped().filter(pk=material_id, status=Material.Status.OCR).update(status=Material.Status.PENDING)
     ingest_material.delay(material_id)  # the pipeline now finds every page read
     return Material.Status.PENDING

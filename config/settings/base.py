@@ -4,6 +4,8 @@
 and Redis under ``.baeum/`` are started on first use (see ``baeum.runtime``).
 """
 
+import sys
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -29,7 +31,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "rest_framework",
-    "rest_framework.authtoken",
+    "rest_framework.authtoken",  # legacy plain tokens, still accepted until they age out (accounts/tokens.py)
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
@@ -46,6 +49,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.middleware.SignInThrottleMiddleware",
     "config.middleware.RowLevelSecurityMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -87,6 +91,12 @@ DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
 # application role may not create pgvector itself). An external server needs the same, or a
 # BAEUM_TEST_DB_TEMPLATE that has both extensions.
 DATABASES["default"]["TEST"] = {"TEMPLATE": env("BAEUM_TEST_DB_TEMPLATE", default="template1")}
+# Row-level security (accounts/rls.py): a connection no request or task narrowed to one learner sees
+# no learner's rows ("closed"). Management commands are an operator at this machine's shell: they start
+# with every row (through BAEUM_DB_SYSTEM_ROLE, which has BYPASSRLS; the embedded server creates it).
+_COMMAND = Path(sys.argv[0]).name == "manage.py" and sys.argv[1:2] != ["runserver"]
+BAEUM_RLS_DEFAULT = "system" if _COMMAND else "closed"
+BAEUM_DB_SYSTEM_ROLE = env("BAEUM_DB_SYSTEM_ROLE", default="baeum_system")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: cache, Celery broker and results, chat working memory ----------------------------
@@ -125,6 +135,37 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
+# API tokens: one per device, named, only a digest stored (django-rest-knox), expiring.
+KNOX_TOKEN_MODEL = "accounts.DeviceToken"
+# knox's own migrations create its default token table even when the model is swapped for ours.
+MIGRATION_MODULES = {"knox": None}
+REST_KNOX = {"TOKEN_TTL": timedelta(days=env.int("BAEUM_TOKEN_TTL_DAYS", default=30)), "AUTO_REFRESH": False}
+# Plain tokens issued before device tokens keep working this many days after they were made.
+BAEUM_LEGACY_TOKEN_DAYS = env.int("BAEUM_LEGACY_TOKEN_DAYS", default=90)
+# Password reset links: single use (the token hashes the password), valid this long.
+PASSWORD_RESET_TIMEOUT = env.int("BAEUM_PASSWORD_RESET_SECONDS", default=3 * 3600)
+# Sign-in attempts (browser, admin, API): per account strict, per address generous (a class shares one).
+BAEUM_SIGNIN_LIMITS = {
+    "account": (env.int("BAEUM_SIGNIN_PER_ACCOUNT", default=10), 15 * 60),  # failed attempts / seconds
+    "address": (env.int("BAEUM_SIGNIN_PER_ADDRESS", default=300), 15 * 60),  # attempts / seconds
+}
+# Proxies in front of Baeum that append to X-Forwarded-For. 0: the TCP peer is the client, the header
+# is ignored (a client cannot choose the address it is throttled by).
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+
+# --- Email: the console by default; SMTP when EMAIL_URL (smtp://user:pass@host:587) or EMAIL_HOST is set.
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Baeum <no-reply@baeum.local>")
+if env("EMAIL_URL", default=""):
+    globals().update(env.email_url("EMAIL_URL"))  # EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, ... from one URL
+elif env("EMAIL_HOST", default=""):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = env("EMAIL_HOST")
+    EMAIL_PORT = env.int("EMAIL_PORT", default=587)
+    EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
+    EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
+    EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=True)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 
 # --- I18n ------------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -150,7 +191,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 # --- API -------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.tokens.DeviceTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -158,11 +199,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "config.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
+    "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "user": env("BAEUM_THROTTLE_USER", default="600/min"),
         "uploads": env("BAEUM_THROTTLE_UPLOADS", default="60/hour"),
         "auth": env("BAEUM_THROTTLE_AUTH", default="30/min"),
+        "export": env("BAEUM_THROTTLE_EXPORT", default="10/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {

@@ -1,11 +1,16 @@
 from .base import *  # noqa: F403
 
 DEBUG = False
+# Fixtures write every tenant's rows; requests and tasks inside a test still narrow to one learner.
+BAEUM_RLS_DEFAULT = "system"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests run tasks in-process unless a test starts a real worker; the broker is still real Redis.
 CELERY_TASK_ALWAYS_EAGER = True
 CACHES["default"]["KEY_PREFIX"] = "baeum-test"  # noqa: F405
-REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min", "uploads": "100000/min", "auth": "100000/min"}}  # noqa: F405
+# Every test client is 127.0.0.1 and several runs share one Redis: limits are set per test that checks them.
+BAEUM_SIGNIN_LIMITS = {"account": (100000, 900), "address": (100000, 900)}
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min", "uploads": "100000/min", "auth": "100000/min", "export": "100000/min"}}  # noqa: F405
 MEDIA_ROOT = BASE_DIR / ".baeum" / "test-media"  # noqa: F405
 # Quality re-embedding (e5, ~2 chunks/s) is off unless a test turns it on.
 BAEUM = {**BAEUM, "EXTRACT_WORKERS": 1, "QUALITY_EMBEDDER": ""}  # noqa: F405

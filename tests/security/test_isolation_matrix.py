@@ -1,7 +1,9 @@
 """Tenant isolation proved by machinery: every URL of the URL conf (found by introspection, so a new
 endpoint is covered without anyone remembering), every method, as anonymous, owner and second user."""
 
+import io
 import json
+import zipfile
 
 import pytest
 from django.apps import apps
@@ -23,6 +25,8 @@ SKIP_PREFIXES = (
     "login/",
     "logout/",
     "signup/",
+    "password-reset/",  # public: asks for a reset link (tests/accounts)
+    "reset/",  # public: a reset link's own page (tests/accounts)
 )
 FALLBACK_ROUTES = {"api/"}  # any other /api/ path: the other slash form of a route below, or a JSON 404
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -125,6 +129,10 @@ def test_second_user_lists_and_searches_see_nothing(client, other_user, owner_da
     assert client.post("/chat/new", {"plan_id": owner_data["plan_id"]}).status_code == 404
     page = client.get("/library/").content.decode()
     assert owner_data["ref_id"] not in page
+    assert client.get("/api/v1/me").json()["email"] == other_user.email
+    export = zipfile.ZipFile(io.BytesIO(b"".join(client.get("/api/v1/me/export").streaming_content)))
+    assert not [name for name in export.namelist() if name.startswith("files/")]
+    assert all(json.loads(export.read(name)) == [] for name in export.namelist() if name.startswith("data/"))
 
 
 def test_anonymous_gets_nothing_anywhere(client, owner_data):
