@@ -218,6 +218,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several serializers have a "kind"; each choice set gets its own name.
+    "ENUM_NAME_OVERRIDES": {"NoteKindEnum": "plans.models.Note.Kind"},
 }
 
 # --- Baeum -----------------------------------------------------------------------------------
