@@ -19,18 +19,16 @@ class ConversationAdmin(admin.ModelAdmin):
     list_display = ("id", "title", "owner", "turn_count", "updated_at")
     search_fields = ("title", "owner__email")
     list_select_related = ("owner",)
-    readonly_fields = ("owner", "title", "ref_ids", "summary", "summary_turn", "entities", "turn_count", "created_at", "updated_at")
+    # Only the title can be changed here; what was said and searched stays as it was.
+    readonly_fields = [field.name for field in Conversation._meta.fields if field.name not in ("id", "title")]
     inlines = [MessageInline]
     show_full_result_count = False
 
     def get_queryset(self, request):
-        # Admin is for content managers across tenants (read-only here).
+        # Admin is for content managers across tenants.
         return Conversation.objects.unscoped().select_related("owner")
 
     def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
         return False
 
 

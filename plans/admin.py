@@ -27,7 +27,13 @@ class PlanAdmin(admin.ModelAdmin):
     list_select_related = ("owner",)
     readonly_fields = ("owner", "status", "progress_done", "progress_total", "error_message", "assumptions", "created_at", "updated_at")
     inlines = [ModuleInline, SessionInline]
+    show_full_result_count = False
 
     def get_queryset(self, request):
         # Admin is for content managers across tenants.
         return Plan.objects.unscoped().select_related("owner")
+
+    def has_add_permission(self, request):
+        # A plan is built by plan_create from a learner's READY materials (the API or the plans page);
+        # an empty admin form could only make a plan with no owner and no materials.
+        return False
