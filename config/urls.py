@@ -1,17 +1,25 @@
 from django.contrib import admin
 from django.contrib.auth.views import LogoutView
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts import urls as account_urls
 from accounts import views as account_views
 from chat import views as chat_views
 from knowledge import views as knowledge_views
 from plans import views as plan_views
+from plans import views_study
 
 from .api_errors import FALLBACK_ROUTE_NAME, api_fallback
 from .health import healthz
 from .views import home
+
+
+class ApiDocsView(SpectacularSwaggerSplitView):
+    """Swagger UI with its script served as a file (no inline script: the CSP allows none without a nonce)."""
+
+    metadata_class = None  # OPTIONS answers 405 (it rendered a page without a template: a 500)
+
 
 api_v1 = [
     path("auth/", include("accounts.urls")),
@@ -20,7 +28,7 @@ api_v1 = [
     path("", include("plans.urls")),
     path("", include("chat.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("docs/", ApiDocsView.as_view(url_name="schema"), name="api-docs"),
 ]
 
 pages = [
@@ -41,6 +49,7 @@ pages = [
     path("library/<str:ref_id>/", knowledge_views.material_detail, name="material-page"),
     path("library/<str:ref_id>/pages/<int:number>.png", knowledge_views.material_page_image_view, name="material-page-image"),
     path("plans/", plan_views.plan_list, name="plan-list-page"),
+    path("review/", views_study.review_page, name="review-page"),
     path("plans/new", plan_views.plan_create_view, name="plan-create-page"),
     path("plans/<int:plan_id>/", plan_views.plan_detail, name="plan-page"),
     path("plans/<int:plan_id>/sessions/<int:number>/", plan_views.session_detail, name="session-page"),

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from accounts.scoping import OwnedManager
 
@@ -84,9 +85,9 @@ class Module(models.Model):
 
 class StudySession(models.Model):
     class Status(models.TextChoices):
-        NOT_STARTED = "not_started"
-        STARTED = "started"
-        COMPLETED = "completed"
+        NOT_STARTED = "not_started", _("Not started")
+        STARTED = "started", _("Started")
+        COMPLETED = "completed", _("Completed")
 
     plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="sessions")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
