@@ -80,3 +80,27 @@ def short_answer_questions(llm: LLM, *, sentences: list[str], language: str, lim
         if len(questions) >= limit:
             break
     return questions or None
+
+
+GRADE_VERDICTS = ("correct", "partial", "wrong")
+
+
+def grade_answer(llm: LLM, *, question: str, response: str, expected: str, quote: str, language: str) -> str | None:
+    """Ask whether ``response`` answers ``question`` as the cited ``quote`` says (paraphrases count).
+    Returns "correct" / "partial" / "wrong", or None when the reply is unusable (the offline grade stands)."""
+    system = (
+        "You grade a learner's answer against the learner's own material. Judge only by the quoted sentence: an answer "
+        "is correct when it means what the sentence says (other words, spelling slips and paraphrases are fine), partial "
+        'when it gets part of it, wrong otherwise. Reply with JSON only: {"verdict": "correct" | "partial" | "wrong"}.'
+    )
+    prompt = (
+        f"Quoted sentence: {quote}\nQuestion: {question}\nExpected answer: {expected}\nLearner's answer: {response}\n"
+        f"({'The learner writes Korean.' if language == 'ko' else 'The learner writes English.'})"
+    )
+    try:
+        reply = llm.complete(system=system, prompt=prompt, max_tokens=40)
+    except LLMError:
+        return None
+    data = _json_from(reply.text)
+    verdict = data.get("verdict") if isinstance(data, dict) else None
+    return verdict if verdict in GRADE_VERDICTS else None

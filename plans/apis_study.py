@@ -5,6 +5,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.llm import configured_llm
+
 from . import selectors
 from .models import Card
 from .services.review import answer_card, answer_question, cards_from_key_points, review_card
@@ -63,7 +65,7 @@ class QuestionAnswerApi(APIView):
         data = AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result, card, question = answer_question(
-            user=request.user, plan=plan, session=session, question_id=question_id, response=data.validated_data["response"]
+            user=request.user, plan=plan, session=session, question_id=question_id, response=data.validated_data["response"], llm=configured_llm()
         )
         return Response(_graded(result, card, question["citation"]))
 
@@ -122,7 +124,7 @@ class CardAnswerApi(APIView):
         card = selectors.access_card(user=request.user, card_id=card_id)
         data = AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        result, card = answer_card(card=card, response=data.validated_data["response"])
+        result, card = answer_card(card=card, response=data.validated_data["response"], llm=configured_llm())
         return Response(_graded(result, card))
 
 

@@ -10,9 +10,10 @@ from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 
-from baeum import grading, quiz
+from baeum import grading, quiz, study
 from baeum.errors import NotFound
 from baeum.quiz import BLANK
+from baeum.text import is_hangul_heavy
 
 from ..models import Card, Plan, Review, StudySession
 from ..selectors import SessionContent, session_content
@@ -50,10 +51,13 @@ def _new_schedule(now: datetime) -> dict:
 
 
 @transaction.atomic
-def answer_question(*, user, plan: Plan, session: StudySession, question_id: str, response: str, now: datetime | None = None) -> tuple[grading.Grade, Card, dict]:
+def answer_question(
+    *, user, plan: Plan, session: StudySession, question_id: str, response: str, now: datetime | None = None, llm=None
+) -> tuple[grading.Grade, Card, dict]:
     """Grade the learner's answer to one of the session's questions, keep it with the session, and
     schedule the question as a card (first answer: a new card; again: a review). Returns the grade,
-    the card and the question (with its citation)."""
+    the card and the question (with its citation). With ``llm``, an answer offline grading does not
+    find right is judged again against the cited sentence (paraphrases count)."""
     now = now or timezone.now()
     question = _find_question(session_content(user=user, plan=plan, session=session), question_id)
     result = grade(
@@ -80,6 +84,7 @@ def answer_question(*, user, plan: Plan, session: StudySession, question_id: str
             "due": now,
         },
     )
+    result = _with_llm(result, llm=llm, prompt=question["question"], response=response, quote=question["citation"].get("quote", ""), kind=question["kind"])
     review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
     answers = dict(session.answers or {})
     answers[question_id] = {"response": response[:500], "verdict": result.verdict}
@@ -100,9 +105,25 @@ def review_card(*, card: Card, rating: int, response: str = "", correct: bool | 
     return card
 
 
-def answer_card(*, card: Card, response: str, now: datetime | None = None) -> tuple[grading.Grade, Card]:
+# Kinds whose answers an LLM may judge (free text); a picked choice or true/false is exact.
+LLM_GRADED = {quiz.DEFINITION, quiz.SHORT_ANSWER, quiz.CLOZE, Card.Kind.KEY_POINT}
+
+
+def _with_llm(result: grading.Grade, *, llm, prompt: str, response: str, quote: str, kind: str = quiz.SHORT_ANSWER) -> grading.Grade:
+    if llm is None or result.verdict == grading.CORRECT or kind not in LLM_GRADED or not response.strip() or not quote:
+        return result
+    verdict = study.grade_answer(
+        llm, question=prompt, response=response, expected=result.expected, quote=quote, language="ko" if is_hangul_heavy(quote) else "en"
+    )
+    if verdict is None:
+        return result
+    return grading.Grade(verdict, {grading.CORRECT: 1.0, grading.PARTIAL: 0.5}.get(verdict, 0.0), result.expected)
+
+
+def answer_card(*, card: Card, response: str, now: datetime | None = None, llm=None) -> tuple[grading.Grade, Card]:
     """Grade a typed or picked answer to a due card and review it with the rating the grade means."""
     result = grade(kind=card.kind, response=response, answer=card.answer, accepted=card.accepted, term="", choices=card.choices)
+    result = _with_llm(result, llm=llm, prompt=card.prompt, response=response, quote=card.citation.get("quote", ""), kind=card.kind)
     return result, review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
 
 

@@ -147,3 +147,34 @@ def test_another_user_reaches_no_question_card_or_review(api_client, other_api_c
     assert other_api_client.get("/api/v1/review/").json()["cards"] == []
     assert other_api_client.get(f"/api/v1/review/?planId={plan.pk}").status_code == 404
     assert _answer(api_client, plan, {"id": "nosuchquestion"}, "x").status_code == 404
+
+
+class ScriptedLLM:
+    """A faked LLM (the transport is tested in tests/chat): returns the replies given, in order."""
+
+    model = "scripted"
+
+    def __init__(self, *replies):
+        self.replies, self.prompts = list(replies), []
+
+    def complete(self, *, system, prompt, max_tokens=800):
+        from baeum.llm import Completion
+
+        self.prompts.append(prompt)
+        return Completion(text=self.replies.pop(0) if self.replies else "?", input_tokens=1, output_tokens=1, model=self.model)
+
+
+def test_with_an_llm_a_paraphrase_is_judged_against_the_cited_sentence(user, api_client, plan):
+    from plans.services.review import answer_question
+
+    session = plan.sessions.get(number=1)
+    named = next(question for question in _questions(api_client, plan) if question["answer"] == "nibble")
+    llm = ScriptedLLM('{"verdict": "correct"}')
+    result, _, _ = answer_question(user=user, plan=plan, session=session, question_id=named["id"], response="half of a byte", llm=llm)
+    assert result.verdict == "correct" and "A 4-bit number is called a nibble." in llm.prompts[0]  # judged on the quote
+    unusable = ScriptedLLM("I think so!")
+    result, _, _ = answer_question(user=user, plan=plan, session=session, question_id=named["id"], response="half of a byte", llm=unusable)
+    assert result.verdict == "wrong"  # no usable verdict: the offline grade stands
+    untouched = ScriptedLLM('{"verdict": "wrong"}')
+    result, _, _ = answer_question(user=user, plan=plan, session=session, question_id=named["id"], response="nibble", llm=untouched)
+    assert result.verdict == "correct" and untouched.prompts == []  # right offline: no model call
