@@ -74,16 +74,30 @@ def _snapshot():
 def owner_data(user, ingest, django_capture_on_commit_callbacks):
     from chat.services.conversations import conversation_create
     from chat.services.reply import chat_reply
+    from plans.selectors import session_content
     from plans.services.notes import note_create
     from plans.services.plans import plan_create
+    from plans.services.review import cards_from_key_points
 
     material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU. " * 5] * 2), "regs.pdf")
     with django_capture_on_commit_callbacks(execute=True):
         plan = plan_create(owner=user, title="Regs", ref_ids=[material.ref_id], minutes_per_session=5)
     conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
-    chat_reply(conversation=conversation, content="What is a register?")
+    reply = chat_reply(conversation=conversation, content="What is a register?")
     note = note_create(owner=user, kind="own", text="A register note", plan_id=plan.pk)
-    return {"ref_id": material.ref_id, "plan_id": plan.pk, "number": 1, "conversation_id": conversation.pk, "note_id": note.pk}
+    session = plan.sessions.get(number=1)
+    cards = cards_from_key_points(user=user, plan=plan, session=session)
+    questions = session_content(user=user, plan=plan, session=session).questions
+    return {
+        "ref_id": material.ref_id,
+        "plan_id": plan.pk,
+        "number": 1,
+        "conversation_id": conversation.pk,
+        "note_id": note.pk,
+        "message_id": reply.pk,
+        "card_id": cards[0].pk,
+        "question_id": questions[0]["id"],
+    }
 
 
 def test_every_route_is_covered_by_the_matrix(owner_data):
