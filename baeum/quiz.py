@@ -35,7 +35,7 @@ _GENERIC_HEADING_WORDS = frozenset(
     "comparisons program programs data types type method methods new old first second last "
     "개요 소개 요약 연습문제 연습 예제 예 정리 장 절 부록 참고 문제 들어가며 마치며".split()
 )
-_HEADING_NUMBER = re.compile(r"^\s*(?:chapter|part|section|제)?\s*[\dIVXivx]+(?:[.\-]\d+)*\.?\s*(?:장|절)?\s*", re.IGNORECASE)
+HEADING_NUMBER = re.compile(r"^\s*(?:chapter|part|section|제)?\s*[\dIVXivx]+(?:[.\-]\d+)*\.?\s*(?:장|절)?\s*", re.IGNORECASE)
 _SPLIT = re.compile(r"[\s,:;()\[\]/·—–-]+")
 _NAMING_EN = re.compile(
     r"^(?P<subject>.+?)\s+(?P<verb>is|are|was|were)\s+(?:often\s+|usually\s+|also\s+|commonly\s+|sometimes\s+)?"
@@ -96,7 +96,7 @@ def digest(text: str) -> str:
 
 def heading_terms(title: str) -> list[str]:
     """The concept names in a heading: "4.4 The CALL and RET Instructions" → ["CALL", "RET Instructions"]."""
-    words = [word for word in _SPLIT.split(_HEADING_NUMBER.sub("", title)) if word]
+    words = [word for word in _SPLIT.split(HEADING_NUMBER.sub("", title)) if word]
     terms, current = [], []
     for word in [*words, ""]:
         if not word or word.casefold() in _GENERIC_HEADING_WORDS or not re.search(r"[A-Za-z가-힣]", word):
@@ -150,7 +150,15 @@ def _naming_question(definition: Definition, sentence: str) -> Question | None:
     return Question(SHORT_ANSWER, prompt, definition.term, 0, list(definition.aliases), term=definition.term)
 
 
-def _definition_question(definition: Definition, sentence: str) -> Question | None:
+def _as_written_inside(term: str, body: str) -> str:
+    """"Spaced repetition" opens a sentence; inside sentences the text writes "spaced repetition"."""
+    lowered = term[:1].lower() + term[1:]
+    if term[:1].isupper() and term[1:2].islower() and re.search(rf"(?<![\w.]\s)(?<=\s){re.escape(lowered)}\b", body):
+        return lowered
+    return term
+
+
+def _definition_question(definition: Definition, sentence: str, body: str = "") -> Question | None:
     """"A stack is a …" → "What is a stack?": only when the sentence opens with the term it defines."""
     article = re.match(r"^(?:the|a|an)\s+", sentence.strip(), flags=re.IGNORECASE)
     opening = sentence.strip()[article.end() :] if article else sentence.strip()
@@ -165,7 +173,7 @@ def _definition_question(definition: Definition, sentence: str) -> Question | No
     else:
         verb = "are" if re.search(r"\bare\b", opening[len(definition.term) :][:6]) else "is"
         determiner = article.group(0).strip().lower() + " " if article else ""
-        prompt = f"What {verb} {determiner}{definition.term}?"
+        prompt = f"What {verb} {determiner}{_as_written_inside(definition.term, body)}?"
     return Question(DEFINITION, prompt, sentence, 0, term=definition.term)
 
 
@@ -195,7 +203,10 @@ def build_questions(
     for items in definitions.values():
         for definition in items:
             aliases.setdefault(definition.term.casefold(), list(definition.aliases))
-    terms = list(dict.fromkeys([*(d.term for items in definitions.values() for d in items), *(t for h in headings for t in heading_terms(h))]))
+    body = "\n".join(candidate.text for candidate in candidates)
+    # A heading phrase is a term only where the text uses it ("Spacing Beats Cramming" names a section, not a concept).
+    used = [term for heading in headings for term in heading_terms(heading) if _term_at(body, term)]
+    terms = list(dict.fromkeys([*(d.term for items in definitions.values() for d in items), *used]))
     by_position = {candidate.position: candidate for candidate in candidates}
     questions: list[Question] = []
     used_terms: set[str] = set()
@@ -216,7 +227,7 @@ def build_questions(
         if candidate is None:
             continue
         for definition in definitions[position]:
-            if add(_naming_question(definition, candidate.text) or _definition_question(definition, candidate.text), candidate):
+            if add(_naming_question(definition, candidate.text) or _definition_question(definition, candidate.text, body), candidate):
                 break
         if len(questions) >= (limit + 1) // 2:
             break

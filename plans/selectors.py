@@ -91,12 +91,13 @@ def plan_progress(plan: Plan, removed: dict[str, str] | None = None) -> dict:
 
 def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5) -> list[str]:
     """Return the terms the ranges define ("A stack is …", "… is called a nibble"), in order; where they
-    define none, the terms most characteristic of them against the whole plan (TF-IDF), as they appear
-    in the text. Used for offline objectives: nothing is invented."""
-    text = "\n".join(chunk.content for chunk in _range_chunks(user, ranges) if not chunk.matter)
+    define none and have no section headings either, the terms most characteristic of them against the
+    whole plan (TF-IDF), as they appear in the text. Used for offline objectives: nothing is invented."""
+    chunks = [chunk for chunk in _range_chunks(user, ranges) if not chunk.matter]
+    text = "\n".join(chunk.content for chunk in chunks)
     defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
-    if defined:
-        return defined[:limit]
+    if defined or any(chunk.section_level >= 2 and chunk.section_title for chunk in chunks):
+        return defined[:limit]  # with section headings to name, a frequent word is not an objective
     return [term for term, _ in _weighted_terms(user, plan, text)[:limit]]
 
 

@@ -333,6 +333,14 @@ MIN_OBJECTIVES = 3
 _SECTION_NUMBER = re.compile(r"^(?:chapter\s+\d+\s*|제\s*\d+\s*[장절]\s*|\d+(?:\.\d+)*\.?\s+)", re.IGNORECASE)
 
 
+# Section headings that name a part of the book, not something it teaches.
+_NOT_A_TOPIC = re.compile(
+    r"^(?:glossary|exercises?|summary|review(?: questions)?|references|bibliography|further reading|notes|problems|"
+    r"another example|examples?|연습\s*문제|요약|정리|참고\s*문헌|용어\s*정리|예제)$",
+    re.IGNORECASE,
+)
+
+
 def session_objectives(session, chunks_by_ref: dict, terms: list[str], *, korean: bool) -> list[str]:
     """What a session teaches, in the material's language: the sections it covers by their headings
     ("Explain the CALL and RET Instructions", "스택 프레임 설명하기"), then characteristic terms it uses."""
@@ -342,6 +350,8 @@ def session_objectives(session, chunks_by_ref: dict, terms: list[str], *, korean
         for chunk in chunks_by_ref.get(item["refId"], []):
             if start <= chunk.index <= end and chunk.section_level >= 2 and chunk.section_title:
                 heading = _SECTION_NUMBER.sub("", chunk.section_title).strip()
+                if _NOT_A_TOPIC.match(heading):
+                    continue  # "Explain Exercises" teaches nothing
                 if heading and heading not in headings and not session.title.endswith(heading):
                     headings.append(heading)
     named = [_objective(heading, korean=korean, heading=True) for heading in headings[:MAX_HEADING_OBJECTIVES]]

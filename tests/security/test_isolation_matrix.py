@@ -40,6 +40,7 @@ OWNED_MODELS = [
     ("plans", "StudySession"),
     ("plans", "Note"),
     ("plans", "Card"),
+    ("plans", "Review"),
     ("chat", "Conversation"),
     ("chat", "Message"),
 ]
@@ -141,6 +142,8 @@ def test_second_user_lists_and_searches_see_nothing(client, other_user, owner_da
     assert client.post("/api/v1/conversations/", {"refIds": [owner_data["ref_id"]]}, content_type="application/json").status_code == 404
     assert client.post("/api/v1/plans/", {"refIds": [owner_data["ref_id"]]}, content_type="application/json").status_code == 404
     assert client.post("/chat/new", {"plan_id": owner_data["plan_id"]}).status_code == 404
+    review = client.get("/api/v1/review/").json()
+    assert review["cards"] == [] and review["stats"]["cards"] == 0
     page = client.get("/library/").content.decode()
     assert owner_data["ref_id"] not in page
     assert client.get("/api/v1/me").json()["email"] == other_user.email

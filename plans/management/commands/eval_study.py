@@ -25,7 +25,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from baeum.definitions import find_definitions
 from baeum.grading import normalise
-from baeum.quiz import CHOICE, CLOZE, heading_terms
+from baeum.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
 from knowledge.management.commands._evaluation import throwaway_documents
 from knowledge.models import Chunk, MaterialPage
 from plans import selectors
@@ -96,7 +96,7 @@ class Command(BaseCommand):
         index = index_terms([page.text for page in pages.values() if page.matter == "back"])
         chunks = Chunk.objects.for_user(user).filter(material=material)
         headings = {normalise(term) for title in chunks.values_list("section_title", flat=True).distinct() for term in heading_terms(title)}
-        headings |= {normalise(title) for title in chunks.values_list("section_title", flat=True).distinct()}
+        headings |= {normalise(HEADING_NUMBER.sub("", title)) for title in chunks.values_list("section_title", flat=True).distinct()}
         defined = set()
         for definition in find_definitions("\n".join(page.text for page in pages.values())):
             defined |= {normalise(definition.term), *(normalise(alias) for alias in definition.aliases)}
