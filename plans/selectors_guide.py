@@ -137,12 +137,14 @@ def _key_points(*, user, ref_id: str, llm=None) -> tuple[Plan | None, list[dict]
     )
     if plan is None:
         return None, []
-    points: list[dict] = []
+    points: dict[str, dict] = {}  # by text: a sentence a book repeats is one key point
     for session in plan.sessions.all():
         if any(item["refId"] == ref_id for item in session.ranges):
             content = session_content(user=user, plan=plan, session=session, llm=llm)
-            points += [point for point in content.key_points if point["refId"] == ref_id]
-    return plan, sorted(points, key=lambda point: point["chunkIndex"])
+            for point in content.key_points:
+                if point["refId"] == ref_id:
+                    points.setdefault(" ".join(point["text"].split()), point)
+    return plan, sorted(points.values(), key=lambda point: point["chunkIndex"])
 
 
 def material_reading(*, user, material) -> dict:

@@ -17,6 +17,7 @@ import zipfile
 from dataclasses import dataclass
 
 from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
 
 from config.llm import configured_llm
 
@@ -139,12 +140,14 @@ def session_markdown(*, user, plan: Plan, session: StudySession) -> Export:
 
 # --- Notes -----------------------------------------------------------------------------------------
 
+NOTE_KINDS = {"answer": _("Tutor answer"), "key_point": _("Key point"), "passage": _("Passage"), "own": _("Own note")}
+
 
 def notes_markdown(*, notes, title: str = "Notes") -> Export:
     """Notes as Markdown, each with its comment, where it was saved from and its page references."""
     lines = [f"# {one_line(title)}", ""]
     for note in notes:
-        heading = [note.get_kind_display(), f"{note.created_at:%Y-%m-%d}"]
+        heading = [str(NOTE_KINDS.get(note.kind, note.kind)), f"{note.created_at:%Y-%m-%d}"]
         if note.plan_id:
             heading.append(note.plan.title)
         if note.source:
