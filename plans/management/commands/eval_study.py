@@ -26,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from baeum.definitions import find_definitions
 from baeum.grading import normalise
 from baeum.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
+from baeum.text import is_hangul_heavy
 from knowledge.management.commands._evaluation import throwaway_documents
 from knowledge.models import Chunk, MaterialPage
 from plans import selectors
@@ -151,7 +152,7 @@ class Command(BaseCommand):
     @staticmethod
     def _known_inside(text: str, terms: set[str]) -> bool:
         squeezed = normalise(text)
-        return any(len(term) >= 3 and term in squeezed for term in terms)
+        return any((len(term) >= 3 or is_hangul_heavy(term) and len(term) >= 2) and term in squeezed for term in terms)
 
 
 def _share(flags: list[bool]) -> float | None:
