@@ -1,5 +1,7 @@
 """Server-rendered pages: they render, speak Korean and English, stay scoped and query-bounded."""
 
+import re
+
 import pytest
 
 from tests.pdfgen import make_pdf
@@ -137,3 +139,22 @@ def test_sign_up_page_accepts_exactly_the_addresses_the_api_accepts(client, anon
         assert User.objects.get().email == api_email
     else:
         assert User.objects.count() == 0 and page.status_code == 400
+
+
+def test_plan_and_session_pages_show_badges_and_minutes_in_words_without_internals(
+    browser_client, user, ingest, django_capture_on_commit_callbacks
+):
+    material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU."] * 2), "regs.pdf")
+    with django_capture_on_commit_callbacks(execute=True):
+        plan_url = browser_client.post("/plans/new", {"title": "Regs", "ref_ids": [material.ref_id], "minutes": "10"})["Location"]
+    english = browser_client.get(plan_url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<span class="badge READY">Ready</span>' in english and ">Not started</span>" in english
+    assert re.search(r"~\d+ min", english) and "Sessions of about 10 minutes." in english
+    korean = browser_client.get(plan_url, HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert '<span class="badge READY">준비됨</span>' in korean and ">시작 전</span>" in korean
+    assert re.search(r"약 \d+분", korean) and "세션 하나는 약 10분입니다." in korean
+    for page in (english, korean):
+        assert "tokens" not in page and "토큰" not in page and ">READY<" not in page
+    assert "준비됨" in browser_client.get("/plans/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    session = browser_client.get(f"{plan_url}sessions/1/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert ">시작 전</span>" in session and re.search(r"약 \d+분", session) and " min<" not in session
