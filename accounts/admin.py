@@ -15,7 +15,12 @@ class UserAdmin(DjangoUserAdmin):
     search_fields = ("email",)
     ordering = ("email",)
     readonly_fields = ("materials_overview", "plans_overview")
-    fieldsets = (*DjangoUserAdmin.fieldsets, ("Study", {"fields": ("materials_overview", "plans_overview")}))
+    # What the learner studies comes right after who they are: it is what a content manager opens the page for.
+    fieldsets = (
+        DjangoUserAdmin.fieldsets[0],
+        ("Study", {"fields": ("materials_overview", "plans_overview")}),
+        *DjangoUserAdmin.fieldsets[1:],
+    )
 
     @admin.display(description="materials")
     def materials_overview(self, user):

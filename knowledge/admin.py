@@ -39,7 +39,7 @@ class MaterialAddForm(forms.ModelForm):
 @admin.register(Material)
 class MaterialAdmin(admin.ModelAdmin):
     # Few, short columns: the list fits a 1366 px screen. Page and chunk counts and the model are on each row's page.
-    list_display = ("title", "owner", "status", "progress", "failure", "created_at")
+    list_display = ("title", "owner", "state", "failure", "created")
     list_filter = ("status", "type", "embedding_model")
     search_fields = ("ref_id", "title", "original_filename", "owner__email")
     list_select_related = ("owner",)
@@ -78,9 +78,16 @@ class MaterialAdmin(admin.ModelAdmin):
         if change:
             super().save_related(request, form, formsets, change)  # an added material has no relations to save
 
-    @admin.display(description="progress")
-    def progress(self, material):
-        return f"{material.progress_done}/{material.progress_total}"
+    @admin.display(description="status", ordering="status")
+    def state(self, material):
+        """The status, with its progress while the material is processed ("EMBEDDING 120/453")."""
+        if material.status in (Material.Status.READY, Material.Status.FAILED):
+            return material.get_status_display()
+        return f"{material.get_status_display()} {material.progress_done}/{material.progress_total}"
+
+    @admin.display(description="created", ordering="created_at")
+    def created(self, material):
+        return material.created_at.date().isoformat()
 
     @admin.display(description="failure")
     def failure(self, material):

@@ -81,7 +81,7 @@ def test_the_materials_list_shows_failure_reasons_in_few_columns(superuser_clien
     page = response.content.decode()
     assert "content_mismatch" in page and "“slides.pdf” is named .pdf" in page
     header = page[page.index("<thead>") : page.index("</thead>")]
-    assert header.count('scope="col"') <= 7  # checkbox + six short columns: fits 1366 px without scrolling
+    assert header.count('scope="col"') <= 6  # checkbox + five short columns: fits 1366 px (the browser test below)
     korean = superuser_client.get("/admin/knowledge/material/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
     assert "content_mismatch" in korean
 
@@ -159,3 +159,40 @@ def test_content_managers_command_updates_the_group_and_adds_staff(user):
     user.refresh_from_db()
     assert user.is_staff and user.groups.filter(name=GROUP_NAME).exists()
     assert Group.objects.get(name=GROUP_NAME).permissions.count() == sum(len(codenames) for codenames in PERMISSIONS.values())
+
+
+@pytest.mark.slow
+def test_the_materials_list_and_a_users_page_fit_a_1366_px_screen(live_server, user, ingest):
+    import os
+    import shutil
+    from pathlib import Path
+
+    chromium = os.environ.get("BAEUM_CHROMIUM", "/usr/bin/chromium")
+    if not shutil.which(chromium) and not Path(chromium).exists():
+        pytest.fail(f"{chromium} is missing: `make test` installs Debian's chromium with apt (make test-deps).")
+    from playwright.sync_api import sync_playwright
+
+    UserFactory(email="manager@example.com", is_staff=True, is_superuser=True)
+    long_title = "Computer Organization and Assembly Language Programming, Third Edition, with Exercises and Solutions"
+    ingest(user, b"plain words, not a PDF at all", "a-rather-long-file-name-for-the-lecture-slides-of-week-three.pdf", title=long_title)
+    ingest(user, make_pdf(PAGES), "registers.pdf", title="레지스터와 인터럽트: PC 어셈블리어 입문")
+    folder = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e" / "admin"
+    folder.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        page.goto(f"{live_server.url}/admin/login/")
+        page.fill("#id_username", "manager@example.com")
+        page.fill("#id_password", "correct horse battery")
+        page.click("input[type=submit]")
+        for name, path in [("materials", "/admin/knowledge/material/"), ("user", f"/admin/accounts/user/{user.pk}/change/")]:
+            for language in ("en", "ko"):
+                page.set_extra_http_headers({"Accept-Language": language})
+                page.goto(f"{live_server.url}{path}")
+                page.screenshot(path=str(folder / f"{name}-{language}-1366.png"), full_page=True)
+                assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{path} ({language}) scrolls sideways"
+                # The list's own box scrolls sideways when its columns do not fit (Django's .results overflow).
+                table_fits = "[...document.querySelectorAll('.results')].every(box => box.scrollWidth <= box.clientWidth)"
+                assert page.evaluate(table_fits), f"{path} ({language}): the table scrolls sideways"
+        assert "content_mismatch" in page.goto(f"{live_server.url}/admin/knowledge/material/").text()
+        browser.close()
