@@ -256,6 +256,9 @@ def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
         "plans": "/plans/",
         "plan": f"/plans/{studied['plan'].pk}/",
         "session": f"/plans/{studied['plan'].pk}/sessions/1/",
+        "review": "/review/",
+        "notes": "/notes/",
+        "guide": f"/library/{studied['book'].ref_id}/guide/",
         "tutor": "/chat/",
         "conversation": f"/chat/{studied['conversation'].pk}/",
     }
