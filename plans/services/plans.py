@@ -105,8 +105,9 @@ def plan_regenerate(
     if not wanted:
         raise PlanInputError(gettext("Choose at least one material (refIds)."))
     materials = _ready_materials(owner=owner, ref_ids=[ref_id for ref_id in wanted if ref_id not in plan.ref_ids])
-    chosen = plan.assumptions.get(CHOSEN_RANGES, []) if ranges is None else ranges
-    assumptions = {**plan.assumptions, CHOSEN_RANGES: _clean_ranges(chosen, wanted)}
+    if ranges is None:  # the choice kept, for the materials that stay
+        ranges = [item for item in plan.assumptions.get(CHOSEN_RANGES, []) if item["refId"] in wanted]
+    assumptions = {**plan.assumptions, CHOSEN_RANGES: _clean_ranges(ranges, wanted)}
     with transaction.atomic():
         PlanMaterial.objects.for_user(owner).filter(plan=plan).exclude(ref_id__in=wanted).delete()
         _snapshot(plan, list(materials.values()))

@@ -238,3 +238,22 @@ def test_plan_page_offers_downloads_notes_and_study_guides(client, user, book, p
         f"/library/{book.ref_id}/guide/",
     ):
         assert link in page, link
+
+
+def test_regenerating_after_a_removal_keeps_the_choice_for_the_materials_left(
+    api_client, user, ingest, book, django_capture_on_commit_callbacks
+):
+    from knowledge.services.materials import material_delete
+
+    other = ingest(user, make_pdf(["Chapter 1 Stacks\nA stack is a list where the last item in is the first out. " * 6]), "stacks.pdf")
+    ranges = [{"refId": book.ref_id, "pages": [3, 4]}, {"refId": other.ref_id, "pages": [1, 1]}]
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = plan_create(owner=user, title="Two books", ref_ids=[book.ref_id, other.ref_id], minutes_per_session=5, ranges=ranges)
+    material_delete(material=other)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api_client.post(f"/api/v1/plans/{plan.pk}/regenerate")
+    assert response.status_code == 202, response.content
+    plan.refresh_from_db()
+    assert plan.status == Plan.Status.READY and plan.ref_ids == [book.ref_id]
+    assert plan.assumptions["chosenRanges"] == [{"refId": book.ref_id, "pages": [3, 4]}]
+    assert _pages_read(plan) == {3, 4}
