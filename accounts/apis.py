@@ -87,6 +87,9 @@ class TokenRevokeApi(APIView):
 
 class TokenListApi(APIView):
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DeviceToken"
+
         id = serializers.UUIDField(source="public_id")
         name = serializers.CharField()
         created = serializers.DateTimeField()
@@ -113,14 +116,23 @@ class TokenDeleteApi(APIView):
 
 class MeApi(APIView):
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Me"
+
         email = serializers.EmailField()
         name = serializers.CharField(source="first_name")
         dateJoined = serializers.DateTimeField(source="date_joined")
 
     class UpdateSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MeUpdate"
+
         name = serializers.CharField(max_length=150, allow_blank=True)
 
     class DeleteSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MeDelete"
+
         password = serializers.CharField(write_only=True, help_text="The account's password, to confirm")
 
     @extend_schema(responses={200: OutputSerializer}, operation_id="me_read")
@@ -159,6 +171,9 @@ class MeExportApi(APIView):
 
 class PasswordChangeApi(APIView):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PasswordChange"
+
         oldPassword = serializers.CharField(write_only=True)
         newPassword = serializers.CharField(write_only=True)
 
@@ -184,6 +199,9 @@ class PasswordChangeApi(APIView):
 
 class PasswordResetApi(_AuthApi):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PasswordReset"
+
         email = serializers.EmailField()
 
     @extend_schema(request=InputSerializer, responses={202: None}, operation_id="auth_password_reset")
@@ -197,6 +215,9 @@ class PasswordResetApi(_AuthApi):
 
 class PasswordResetConfirmApi(_AuthApi):
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PasswordResetConfirm"
+
         uid = serializers.CharField()
         token = serializers.CharField()
         newPassword = serializers.CharField(write_only=True)

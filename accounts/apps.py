@@ -8,7 +8,7 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.conf import settings
 
-        from . import rls
+        from . import rls, schema  # noqa: F401 - schema registers the token scheme with drf-spectacular
 
         rls.set_process_default(settings.BAEUM_RLS_DEFAULT)
         rls.install()

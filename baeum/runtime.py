@@ -45,6 +45,28 @@ def state_dir() -> Path:
     return path
 
 
+def local_secret_key() -> str:
+    """This install's own secret key, made once (random, 64 characters) and kept in the state directory
+    readable by this user only; settings use it when DJANGO_SECRET_KEY is unset (never a public default)."""
+    import secrets
+
+    path = state_dir() / "secret_key"
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(40):  # another process may be writing it this instant
+            key = path.read_text().strip()
+            if len(key) >= 50:
+                return key
+            time.sleep(0.05)
+        path.unlink(missing_ok=True)  # empty or cut short by a crash: make a new one
+        return local_secret_key()
+    key = secrets.token_urlsafe(48)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(key)
+    return key
+
+
 @contextlib.contextmanager
 def _file_lock(name: str):
     with open(state_dir() / f".{name}.lock", "w") as handle:

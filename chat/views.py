@@ -1,5 +1,5 @@
 from django.contrib.auth.decorators import login_required
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
@@ -68,6 +68,8 @@ def chat_message(request, conversation_id: int, message_id: int):
 def chat_start(request):
     plan_id = request.POST.get("plan_id")
     session = request.POST.get("session")
+    if not (plan_id or "0").isdigit() or not (session or "0").isdigit():
+        raise Http404("No such plan or session.")  # was a 500 (int("abc"))
     conversation = conversation_create(
         owner=request.user,
         ref_ids=[],

@@ -208,3 +208,37 @@ def _too_many(request, seconds: int):
         response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(seconds)
     return response
+
+
+class BadInputMiddleware:
+    """Answer 400 to input no view can serve, instead of a 500: NUL bytes in the path or query string
+    (PostgreSQL refuses them in text), a value the database cannot hold (DataError: a NUL in a JSON
+    field, an id beyond bigint) and JSON nested too deep to parse (RecursionError). JSON under /api/.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from urllib.parse import unquote
+
+        if "\x00" in request.path or "\x00" in unquote(request.META.get("QUERY_STRING", "")):
+            return bad_request(request, "The address contains a NUL character.")
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.db import DataError
+
+        if isinstance(exception, RecursionError):
+            return bad_request(request, "The request body is nested too deeply.")
+        if isinstance(exception, DataError):
+            return bad_request(request, "The request holds a value that cannot be stored (a NUL character or a number out of range).")
+        return None
+
+
+def bad_request(request, message: str):
+    from django.http import HttpResponse, JsonResponse
+
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": {"code": "invalid", "message": message, "details": {}}}, status=400)
+    return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")

@@ -9,13 +9,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 
 from baeum import runtime
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 
-SECRET_KEY = env("DJANGO_SECRET_KEY", default="dev-insecure-key-change-me")
+# Unset: a random key made once for this install and kept in .baeum/secret_key (mode 0600), never a
+# published default. Production refuses to start without a long random DJANGO_SECRET_KEY.
+SECRET_KEY = env("DJANGO_SECRET_KEY", default="") or runtime.local_secret_key()
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 # The demo account's password is published: only local settings may create it (manage.py demo_account).
 DEMO_ACCOUNT_ALLOWED = False
@@ -33,6 +36,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",  # legacy plain tokens, still accepted until they age out (accounts/tokens.py)
     "knox",
+    "csp",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
@@ -43,6 +47,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -55,6 +60,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.middleware.NotFoundMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
+    "config.middleware.BadInputMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -72,6 +78,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "csp.context_processors.nonce",  # CSP_NONCE: <script nonce="{{ CSP_NONCE }}"> for inline scripts
             ],
         },
     },
@@ -152,6 +159,26 @@ BAEUM_SIGNIN_LIMITS = {
 # Proxies in front of Baeum that append to X-Forwarded-For. 0: the TCP peer is the client, the header
 # is ignored (a client cannot choose the address it is throttled by).
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+
+# --- Content-Security-Policy (django-csp): scripts only from this site or inline with the page's nonce,
+# no plugins, no framing by other sites. Enforced in production (BAEUM_CSP_ENFORCE, default on there);
+# report-only here so a page whose inline script lacks its nonce still works in development while the
+# browser console names it. Inline style attributes stay allowed (they run no code).
+CSP_DIRECTIVES = {
+    "default-src": [SELF],
+    "script-src": [SELF, NONCE],
+    "style-src": [SELF, UNSAFE_INLINE],
+    "img-src": [SELF, "data:", "blob:"],
+    "font-src": [SELF, "data:"],
+    "connect-src": [SELF],
+    "object-src": [NONE],
+    "base-uri": [SELF],
+    "form-action": [SELF],
+    "frame-ancestors": [SELF],
+}
+CSP_ENFORCE = env.bool("BAEUM_CSP_ENFORCE", default=False)
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": CSP_DIRECTIVES} if CSP_ENFORCE else None
+CONTENT_SECURITY_POLICY_REPORT_ONLY = None if CSP_ENFORCE else {"DIRECTIVES": CSP_DIRECTIVES}
 
 # --- Email: the console by default; SMTP when EMAIL_URL (smtp://user:pass@host:587) or EMAIL_HOST is set.
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Baeum <no-reply@baeum.local>")
