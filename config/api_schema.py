@@ -87,3 +87,33 @@ class ApiSchema(AutoSchema):
         return any(
             parameter.get("in") == "query" and parameter.get("name") not in PAGINATION_PARAMETERS for parameter in self._get_parameters()
         )
+
+
+API_DESCRIPTION = """Study from your own materials: ingestion, retrieval, plans and a cited tutor.
+
+**Signing in.** `POST /api/v1/auth/token` with `{email, password}` gives a token; send it as
+`Authorization: Token <key>` on every call.
+
+**Paths.** Every path answers with and without its trailing slash, with no redirect. An unknown path
+or a method a path does not take answers 404 or 405 in the error format below, never HTML.
+
+**Errors** always look like `{"error": {"code", "message", "details"}}`. `code` is stable, for programs;
+`message` is for people, in the language of `Accept-Language` (English or Korean; `Content-Language`
+says which). A failed material or plan has `failure: {code, message}` the same way. Someone else's
+object is the same 404 as one that does not exist.
+
+**Work in the background.** Uploading (`POST materials/`), re-ingesting, creating and regenerating a
+plan answer 202 with a `Location` header: poll that URL (every 2 s) until `status` is `READY` or
+`FAILED`; `processing: {stage, done, total}` says how far it is.
+
+**Field names.** `processing`, `failure`, `text` (a passage), `pageNumber` and a reply's `content` are
+canonical; `progress`/`generation`, `error`/`errorCode`, `content` (a passage), `number` (a page) and
+`answer` carry the same values for clients written before them.
+
+**Lists** are paginated with `?limit=&offset=` (`count`, `next`, `previous`, `results`)."""
+
+
+def describe_api(result, generator, request, public):
+    """Postprocessing hook: the conventions every operation follows, at the top of the schema."""
+    result["info"]["description"] = API_DESCRIPTION
+    return result

@@ -69,6 +69,12 @@ def test_every_operation_has_a_summary_a_description_and_its_error_responses(sch
     assert upload["413"]["content"]["application/json"]["examples"]["FileTooLarge"]["value"]["error"]["code"] == "file_too_large"
 
 
+def test_the_schema_states_the_conventions_every_operation_follows(schema):
+    description = schema["info"]["description"]
+    for convention in ("trailing slash", "Accept-Language", "`Location`", '{"error": {"code", "message", "details"}}', "canonical"):
+        assert convention in description, convention
+
+
 def test_the_event_stream_health_and_file_download_are_documented(schema):
     message = schema["paths"]["/api/v1/conversations/{conversation_id}/messages"]["post"]
     stream = message["responses"]["200"]
