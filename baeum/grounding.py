@@ -584,6 +584,53 @@ def _claims(text: str) -> list[str]:
     return claims
 
 
+# --- Contradictions: what shared words cannot catch ----------------------------------------------
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
+_NUMBER_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
+                 "eleven": "11", "twelve": "12", "sixteen": "16", "thirty-two": "32", "sixty-four": "64"}  # fmt: skip
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n't\b|없|않|못하|못한|아니", re.IGNORECASE
+)
+# Words whose swap turns a sentence into its opposite (English stems, Korean morphemes or strings).
+_OPPOSITES_EN = [("increas", "decreas"), ("first-in", "last-in"), ("most significant", "least significant"), ("upward", "downward"),
+                 ("higher", "lower"), ("minimum", "maximum"), ("smallest", "largest"), ("before", "after"), ("inside", "outside")]  # fmt: skip
+_OPPOSITES_KO = [({"늘어나", "늘리", "늘"}, {"줄이", "줄어들", "줄"}), ({"증가"}, {"감소"}), ({"최대"}, {"최소"}), ({"높"}, {"낮"})]
+_OPPOSITE_STRINGS_KO = [("선입", "후입"), ("최상위", "최하위"), ("이전", "이후")]
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers a text states: digits (1,577 = 1577; 4-bit → 4) and English number words above one."""
+    found = {match.replace(",", "") for match in _NUMBER.findall(text)}
+    found |= {_NUMBER_WORDS[word] for word in re.findall(r"[a-z]+(?:-[a-z]+)?", text.casefold()) if word in _NUMBER_WORDS}
+    return found
+
+
+def contradicts(claim: str, passages: list[Passage]) -> str:
+    """Why ``claim`` says something its cited passages do not, or "": a number they never state, a
+    negation their best-matching sentence does not have (or lacks one it has), or an opposite word
+    ("decreasing" where the text says "increasing", "선입" for "후입")."""
+    cited = " ".join(passage.text for passage in passages)
+    missing = numbers_in(claim) - numbers_in(cited)
+    if missing:
+        return f"number {sorted(missing)[0]} is not in the source"
+    sentence = max((best_quote(claim, passage) for passage in passages), key=lambda item: item[1])[0] or cited
+    if len(_NEGATION.findall(claim)) % 2 != len(_NEGATION.findall(sentence)) % 2:
+        return "negation differs from the source"
+    lowered_claim, lowered_sentence = claim.casefold(), sentence.casefold()
+    for first, second in _OPPOSITES_EN + [(second, first) for first, second in _OPPOSITES_EN]:
+        if first in lowered_claim and second in lowered_sentence and first not in lowered_sentence:
+            return f"“{first}” where the source says “{second}”"
+    for first, second in _OPPOSITE_STRINGS_KO + [(second, first) for first, second in _OPPOSITE_STRINGS_KO]:
+        if first in claim and second in sentence and first not in sentence:
+            return f"“{first}” where the source says “{second}”"
+    claim_terms, sentence_terms = set(content_terms(claim)), set(content_terms(sentence))
+    for first, second in _OPPOSITES_KO + [(second, first) for first, second in _OPPOSITES_KO]:
+        if claim_terms & first and sentence_terms & second and not sentence_terms & first:
+            return f"“{sorted(claim_terms & first)[0]}” where the source says “{sorted(sentence_terms & second)[0]}”"
+    return ""
+
+
 def ground_check(answer_text: str, passages: list[Passage], *, min_support: float = 0.5) -> tuple[bool, list[Citation], list[str]]:
     """Check that every claim cites a passage of this turn that supports it.
 
@@ -613,6 +660,10 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
         cited_terms = set().union(*(set(content_terms(by_number[number].text)) for number in numbers))
         if claim_terms and len(claim_terms & cited_terms) / len(claim_terms) < min_support:
             problems.append(f"not supported by [{', '.join(map(str, numbers))}]: {claim[:80]}")
+            continue
+        contradiction = contradicts(claim, [by_number[number] for number in numbers])
+        if contradiction:
+            problems.append(f"contradicts [{', '.join(map(str, numbers))}] ({contradiction}): {claim[:80]}")
             continue
         for number in numbers:
             quote, _ = best_quote(claim, by_number[number])
