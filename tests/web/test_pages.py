@@ -158,3 +158,14 @@ def test_plan_and_session_pages_show_badges_and_minutes_in_words_without_interna
     assert "준비됨" in browser_client.get("/plans/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
     session = browser_client.get(f"{plan_url}sessions/1/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
     assert ">시작 전</span>" in session and re.search(r"약 \d+분", session) and " min<" not in session
+
+
+def test_every_page_has_a_favicon(client, user):
+    from django.conf import settings
+
+    public = client.get("/login/")
+    client.force_login(user)
+    for response in (public, client.get("/library/")):
+        assert '<link rel="icon" href="/static/img/favicon.svg" type="image/svg+xml">' in response.content.decode()
+    icon = (settings.BASE_DIR / "static" / "img" / "favicon.svg").read_text()
+    assert icon.startswith("<svg") and 'viewBox="0 0 64 64"' in icon
