@@ -247,7 +247,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Several serializers have a "kind"; each choice set gets its own name.
-    "ENUM_NAME_OVERRIDES": {"NoteKindEnum": "plans.models.Note.Kind"},
+    "ENUM_NAME_OVERRIDES": {"NoteKindEnum": "plans.models.Note.Kind", "CardKindEnum": "plans.models.Card.Kind"},
 }
 
 # --- Baeum -----------------------------------------------------------------------------------
