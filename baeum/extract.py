@@ -10,9 +10,13 @@ No Django imports.
 from __future__ import annotations
 
 import json
+import math
 import os
+import pwd
 import queue
 import resource
+import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -52,6 +56,11 @@ class ExtractedPage:
 @dataclass(frozen=True)
 class Budget:
     seconds_per_page: float = 5.0
+    # CPU seconds one page may take in its child, whatever the file's page count: a page past it kills the
+    # child (the page is left empty and the next child starts after it, MAX_RESTARTS at most), so one
+    # content stream of millions of operators costs seconds, not the file's whole deadline. Ordinary
+    # pages take milliseconds; the densest here (the financebench tables) well under a second.
+    page_cpu_seconds: float = 3.0
     min_seconds: float = 60.0
     memory_bytes: int = 1536 * 1024 * 1024
     max_pages: int = 2000
@@ -140,35 +149,84 @@ def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS) -> list[Ex
 # --- PDF -------------------------------------------------------------------------------------
 
 
-def _limit_memory(memory_bytes: int) -> Callable[[], None]:
+# CPU seconds a reader child may use in all (RLIMIT_CPU; SIGXCPU at the limit, SIGKILL a second later).
+# The wall-clock budget alone let a child spin on one hostile content stream for the whole deadline.
+DEFAULT_CHILD_CPU_SECONDS = 300
+# The unprivileged account reader children run as when Baeum runs as root (the file is handed over open).
+CHILD_USER = os.environ.get("BAEUM_CHILD_USER", "nobody")
+# How a child stopped by its CPU limit ends.
+_CPU_LIMIT_RETURNCODES = (-signal.SIGXCPU, 128 + signal.SIGXCPU)
+
+
+def _limits(memory_bytes: int, cpu_seconds: float) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        cpu = max(1, math.ceil(cpu_seconds))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a child ended by SIGXCPU writes no core file
         os.nice(5)
 
     return apply
 
 
-def spawn_reader(module: str, args: list[str], *, memory_bytes: int) -> subprocess.Popen:
-    """Start a reader child (``python -m module args``) under a memory limit, its output as UTF-8 text:
-    how PDFs and Office files are read, so a hostile file kills a child, never the caller."""
-    return subprocess.Popen(
-        [sys.executable, "-m", module, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=_limit_memory(memory_bytes),
-        cwd=str(Path(__file__).resolve().parent.parent),
-        text=True,
-        encoding="utf-8",
-    )
+def _unprivileged_account() -> tuple[int, int] | None:
+    """(uid, gid) to run a child as, or None: not root, no such user, or the interpreter is out of its
+    reach (a Python under /root, mode 0700: the child could not start; then it keeps running as root,
+    still under its memory and CPU limits)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        account = pwd.getpwnam(CHILD_USER)
+    except KeyError:
+        return None
+    for directory in Path(sys.executable).resolve().parents:
+        if not directory.stat().st_mode & stat.S_IXOTH:
+            return None
+    return account.pw_uid, account.pw_gid
 
 
-def _run_worker(args: list[str], budget: Budget) -> subprocess.Popen:
-    return spawn_reader("baeum.pdfworker", args, memory_bytes=budget.memory_bytes)
+def spawn_reader(
+    module: str, args: list[str], *, memory_bytes: int, cpu_seconds: float = DEFAULT_CHILD_CPU_SECONDS, input_path: Path | None = None
+) -> subprocess.Popen:
+    """Start a reader child (``python -m module args``) under memory and CPU-time limits, its output as
+    UTF-8 text: how PDFs and Office files are read, so a hostile file kills a child, never the caller.
+
+    With ``input_path``, the child gets that file already open (``fd:N`` replaces the path in ``args``)
+    and, when Baeum runs as root, runs as an unprivileged user who could not open it, or anything else.
+    """
+    descriptor = None
+    account = None
+    if input_path is not None:
+        descriptor = os.open(input_path, os.O_RDONLY)
+        args = [f"fd:{descriptor}" if argument == str(input_path) else argument for argument in args]
+        account = _unprivileged_account()
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", module, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=_limits(memory_bytes, cpu_seconds),
+            cwd=str(Path(__file__).resolve().parent.parent),
+            text=True,
+            encoding="utf-8",
+            pass_fds=(descriptor,) if descriptor is not None else (),
+            user=account[0] if account else None,
+            group=account[1] if account else None,
+            extra_groups=[] if account else None,
+            umask=0o077,
+        )
+    finally:
+        if descriptor is not None:
+            os.close(descriptor)  # the child has its own copy
+
+
+def _run_worker(args: list[str], budget: Budget, path: Path, *, cpu_seconds: float) -> subprocess.Popen:
+    return spawn_reader("baeum.pdfworker", args, memory_bytes=budget.memory_bytes, cpu_seconds=cpu_seconds, input_path=path)
 
 
 def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
     """Open the PDF in a child process; return its page count or raise a readable error."""
-    process = _run_worker(["probe", str(path)], budget)
+    process = _run_worker(["probe", str(path)], budget, path, cpu_seconds=budget.min_seconds)
     try:
         out, err = process.communicate(timeout=budget.min_seconds)
     except subprocess.TimeoutExpired:
@@ -202,6 +260,12 @@ MAX_RESTARTS = 3
 
 
 def _crash_error(filename: str, returncode: int | None, stderr: str) -> ExtractionError:
+    if returncode in _CPU_LIMIT_RETURNCODES:
+        return ExtractionError(
+            "too_complex",
+            f"“{filename}” has pages that take too much work to read (a page's drawing instructions ran past its "
+            "time limit). Re-save it as a plain PDF (print to PDF) and upload it again.",
+        )
     if "MemoryError" in stderr or returncode in _OUT_OF_MEMORY_RETURNCODES:
         return ExtractionError(
             "too_complex",
@@ -234,7 +298,10 @@ class _Shard:
 
 def _start_shard(shard: _Shard, path: Path, budget: Budget, lines: queue.Queue, started: list[subprocess.Popen]) -> None:
     """Start a child for the shard's remaining pages; a thread forwards its lines, then ``None`` at its end."""
-    shard.process = _run_worker(["pages", str(path), str(shard.next_page), str(shard.last_page)], budget)
+    pages = shard.last_page - shard.next_page + 1
+    cpu_seconds = max(budget.min_seconds, budget.seconds_per_page * pages)
+    args = ["pages", str(path), str(shard.next_page), str(shard.last_page), str(budget.page_cpu_seconds)]
+    shard.process = _run_worker(args, budget, path, cpu_seconds=cpu_seconds)
     started.append(shard.process)
 
     def pump(stream) -> None:

