@@ -631,6 +631,26 @@ def contradicts(claim: str, passages: list[Passage]) -> str:
     return ""
 
 
+# Where a claim ends in an answer still being written: a full stop (with the citations after it) or a
+# line break, then the start of the next sentence.
+_CLAIM_BOUNDARY = re.compile(r"(?:[.!?。](?:\s*\[\d{1,2}\])*\s+|\n+\s*)(?=[^\s\[])")
+
+
+def complete_claims_end(text: str, start: int = 0) -> int:
+    """How far ``text`` — a model's answer as it streams — holds whole claims from ``start``: up to the
+    start of the sentence still being written (``start`` when none is complete)."""
+    end = start
+    for match in _CLAIM_BOUNDARY.finditer(text, start):
+        end = match.end()
+    return end
+
+
+def claims_problem(text: str, passages: list[Passage]) -> str:
+    """The first reason the claims in ``text`` do not stand (see ``ground_check``), or ""."""
+    _, _, problems = ground_check(text, passages)
+    return problems[0] if problems else ""
+
+
 def ground_check(answer_text: str, passages: list[Passage], *, min_support: float = 0.5) -> tuple[bool, list[Citation], list[str]]:
     """Check that every claim cites a passage of this turn that supports it.
 

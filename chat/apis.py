@@ -25,11 +25,12 @@ from .services.reply import chat_reply, chat_reply_stream
 
 STREAM_FORMAT = """Server-sent events (`text/event-stream`), each `event: <name>` then `data: <JSON>` and a blank line, in this order:
 
-- `token`, repeated: `data` is a JSON string, the next piece of the answer (a word and the space after it); joined, the pieces are the answer's `content`.
+- `token`, repeated: `data` is a JSON string, the next piece of the answer (offline: a word and the space after it; with a language model: a whole sentence as soon as it is written and has passed the ground check); joined, the pieces are the answer's `content`.
+- `reset`, at most once, only with a language model: `data` is the reason (e.g. `"extractive (LLM answer failed the ground check)"`). Drop every token shown so far: the tokens that follow are the extractive answer that replaces it.
 - `citations`, once: `data` is the list of citations, as in the JSON answer (`n`, `refId`, `materialTitle`, `chunkIndex`, `pageNumber`, `pageEnd`, `quote`).
-- `done`, last: `data` is the saved message, the same object as the 201 JSON answer.
+- `done`, last: `data` is the saved message, the same object as the 201 JSON answer (its `generator` says who wrote it: a model's name, or `extractive …`).
 
-The answer is checked against its sources before the first token, so what streams is what is saved. Errors found before the stream starts (400, 401, 404, 429) are ordinary JSON error answers."""
+No sentence is sent before it has been checked against the sources; what streams after the last `reset` is what is saved. Errors found before the stream starts (400, 401, 404, 429) are ordinary JSON error answers."""
 STREAM_EXAMPLE = (
     'event: token\ndata: "The "\n\n'
     'event: token\ndata: "stack [1]."\n\n'

@@ -448,15 +448,32 @@ def _confidence(evidence: grounding.Evidence, grounded: bool) -> float:
     return round(min(1.0, 0.6 * evidence.coverage + 0.4 * max(0.0, evidence.vector)), 3)
 
 
-def answer_question(*, conversation: Conversation, question: str, mode: str = "standard", llm=None) -> Outcome:
-    """Run the pipeline for one question without saving anything; see ``chat_reply``."""
+@dataclass
+class _Turn:
+    """What is decided before an answer is written: the retrieval, the evidence, and (when nothing is
+    to be written: small talk, a remembered fact, a refusal) the answer itself."""
+
+    question: str
+    memory: Memory
+    usage: dict
+    started: float
+    retrieved_at: float
+    search_query: str
+    passages: list[Passage] = field(default_factory=list)
+    evidence: grounding.Evidence | None = None
+    steps: list[dict] = field(default_factory=list)
+    tool_calls: int = 0
+    removed: list[str] = field(default_factory=list)
+    answer: Answer | None = None
+
+
+def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     started = time.perf_counter()
     memory = memory_load(conversation=conversation)
     usage = {"llmCalls": 0, "inputTokens": 0, "outputTokens": 0, "estimated": True}
     remembered = _conversation_answer(question) or _memory_answer(question, memory)
     if remembered:  # nothing to retrieve: small talk, or a fact the learner stated earlier
-        usage.update(retrievalMs=0, generationMs=0, totalMs=round((time.perf_counter() - started) * 1000, 1))
-        return Outcome(remembered, usage, [], question)
+        return _Turn(question, memory, usage, started, started, question, answer=remembered)
     search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
     follow_up = search_query != normalize_query(question)
     sources, removed = conversation_sources(conversation=conversation)  # the library as it is now, read once
@@ -469,59 +486,81 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
     asked = analyse_question(question).ask
     evidence = _judge(resolve_references(asked, memory) if follow_up else asked, passages)  # as written: "ESP" stays an identifier
-    titles = list(dict.fromkeys(passage.title for passage in passages))
+    turn = _Turn(question, memory, usage, started, retrieved_at, search_query, passages, evidence, retrieval.steps, retrieval.tool_calls, removed)
     if not passages:
-        answer = Answer(text=grounding.refusal_text(question), refused=True)
+        turn.answer = Answer(text=grounding.refusal_text(question), refused=True)
     elif not evidence.sufficient:
-        searched = titles or list(conversation.ref_ids)
-        answer = Answer(text=grounding.weak_results_text(question, searched), refused=True)
-    else:
-        answer = None
-        llm = llm if llm is not None else configured_llm()
-        if llm is not None:
-            system, prompt = build_prompt(question, memory, passages)
-            try:
-                completion = llm.complete(system=system, prompt=prompt)
-                usage.update(llmCalls=1, inputTokens=completion.input_tokens, outputTokens=completion.output_tokens, estimated=False)
-                text = completion.text.strip()
-                if text.startswith((grounding.REFUSAL_KO, grounding.REFUSAL_EN)):
-                    answer = Answer(text=grounding.refusal_text(question), refused=True, generator=completion.model)
-                else:
-                    grounded, citations, _problems = grounding.ground_check(text, passages)
-                    if grounded:
-                        answer = Answer(text=text, citations=citations, generator=completion.model)
-                    else:
-                        answer = _offline(question, passages)
-                        answer.generator = "extractive (LLM answer failed the ground check)"
-            except LLMError:
-                answer = _offline(question, passages)
-                answer.generator = "extractive (LLM unavailable)"
-        if answer is None:
-            answer = _offline(question, passages)
-    if not answer.refused:
-        grounded, citations, _problems = grounding.ground_check(answer.text, passages)
+        titles = list(dict.fromkeys(passage.title for passage in passages))
+        turn.answer = Answer(text=grounding.weak_results_text(question, titles or list(conversation.ref_ids)), refused=True)
+    return turn
+
+
+def _fallback(turn: _Turn, why: str) -> Answer:
+    answer = _offline(turn.question, turn.passages)
+    answer.generator = f"extractive ({why})"
+    return answer
+
+
+def _written(turn: _Turn, llm) -> Answer:
+    """The answer a model writes from the passages (checked whole), or the extract when it cannot."""
+    system, prompt = build_prompt(turn.question, turn.memory, turn.passages)
+    try:
+        completion = llm.complete(system=system, prompt=prompt)
+    except LLMError:
+        return _fallback(turn, "LLM unavailable")
+    turn.usage.update(llmCalls=1, inputTokens=completion.input_tokens, outputTokens=completion.output_tokens, estimated=False)
+    text = completion.text.strip()
+    if text.startswith((grounding.REFUSAL_KO, grounding.REFUSAL_EN)):
+        return Answer(text=grounding.refusal_text(turn.question), refused=True, generator=completion.model)
+    grounded, citations, _problems = grounding.ground_check(text, turn.passages)
+    if not grounded:
+        return _fallback(turn, "LLM answer failed the ground check")
+    return Answer(text=text, citations=citations, generator=completion.model)
+
+
+def _finish(conversation: Conversation, turn: _Turn, answer: Answer) -> Outcome:
+    """The last word on any answer: the ground check (an unsupported answer becomes a refusal, whatever
+    wrote it), confidence, usage, and the one-time note about removed materials."""
+    remembered = turn.evidence is None and answer is turn.answer  # small talk or a stated fact: nothing retrieved to check
+    if not answer.refused and not remembered:
+        grounded, citations, _problems = grounding.ground_check(answer.text, turn.passages)
         if not grounded:  # never let an unsupported answer through, whatever produced it
-            answer = Answer(text=grounding.refusal_text(question), refused=True, generator=answer.generator)
+            answer = Answer(text=grounding.refusal_text(turn.question), refused=True, generator=answer.generator)
         else:
             answer.citations = citations
-    answer.confidence = _confidence(evidence, not answer.refused)
-    if usage["estimated"]:
-        usage["inputTokens"] = estimate_tokens(question) + sum(estimate_tokens(passage.text) for passage in passages)
-        usage["outputTokens"] = estimate_tokens(answer.text)
+    evidence = turn.evidence
+    if evidence is not None:
+        answer.confidence = _confidence(evidence, not answer.refused)
+    if turn.usage["estimated"]:
+        turn.usage["inputTokens"] = estimate_tokens(turn.question) + sum(estimate_tokens(passage.text) for passage in turn.passages)
+        turn.usage["outputTokens"] = estimate_tokens(answer.text)
     finished = time.perf_counter()
-    usage.update(
-        retrievalMs=round((retrieved_at - started) * 1000, 1),
-        generationMs=round((finished - retrieved_at) * 1000, 1),
-        totalMs=round((finished - started) * 1000, 1),
-        toolCalls=retrieval.tool_calls,
-        coverage=evidence.coverage,
-        vector=evidence.vector,
+    turn.usage.update(
+        retrievalMs=round((turn.retrieved_at - turn.started) * 1000, 1),
+        generationMs=round((finished - turn.retrieved_at) * 1000, 1),
+        totalMs=round((finished - turn.started) * 1000, 1),
     )
-    removals = _unannounced_removals(conversation, removed)
+    if evidence is not None:
+        turn.usage.update(toolCalls=turn.tool_calls, coverage=evidence.coverage, vector=evidence.vector)
+    removals = _unannounced_removals(conversation, turn.removed)
     if removals:
-        titles = [conversation.material_titles.get(ref_id, ref_id) for ref_id in removals]
-        answer.text = f"{removal_note(question, titles)}\n{answer.text}"
-    return Outcome(answer, usage, retrieval.steps, search_query, removals)
+        answer.text = f"{_removal_prefix(conversation, turn.question, removals)}{answer.text}"
+    return Outcome(answer, turn.usage, turn.steps, turn.search_query, removals)
+
+
+def _removal_prefix(conversation: Conversation, question: str, removals: list[str]) -> str:
+    titles = [conversation.material_titles.get(ref_id, ref_id) for ref_id in removals]
+    return f"{removal_note(question, titles)}\n"
+
+
+def answer_question(*, conversation: Conversation, question: str, mode: str = "standard", llm=None) -> Outcome:
+    """Run the pipeline for one question without saving anything; see ``chat_reply``."""
+    turn = _prepare(conversation, question, mode)
+    answer = turn.answer
+    if answer is None:
+        llm = llm if llm is not None else configured_llm()
+        answer = _written(turn, llm) if llm is not None else _offline(question, turn.passages)
+    return _finish(conversation, turn, answer)
 
 
 def _unannounced_removals(conversation: Conversation, removed: list[str]) -> list[str]:
@@ -599,15 +638,71 @@ def chat_reply(*, conversation: Conversation, content: str, mode: str = "standar
 def chat_reply_stream(*, conversation: Conversation, content: str, mode: str = "standard", llm=None) -> Iterator[tuple[str, object]]:
     """Yield ("token", text) events, then ("citations", [...]), then ("done", message_id).
 
-    The answer is computed (and ground-checked) before the first token, so what streams is what is
-    saved; the turn is saved in ``finally`` even when the client goes away mid-stream.
+    Offline, the answer is composed and checked first, then sent word by word. With an LLM, its words
+    are sent as it writes them, a sentence at a time once the sentence has passed the ground check; if
+    a sentence fails (or the model stops answering), a ("reset", reason) event tells the client to drop
+    what it showed, and the extract follows. What streams after the last reset is what is saved; the
+    turn is saved in ``finally`` even when the client goes away mid-stream.
     """
-    outcome = answer_question(conversation=conversation, question=content, mode=mode, llm=llm)
+    turn = _prepare(conversation, content, mode)
     saved: Message | None = None
+    outcome: Outcome | None = None
     try:
-        for piece in re.findall(r"\S+\s*", outcome.answer.text):
-            yield "token", piece
+        llm = llm if llm is not None or turn.answer is not None else configured_llm()
+        if turn.answer is None and llm is not None:
+            removals = _unannounced_removals(conversation, turn.removed)
+            prefix = _removal_prefix(conversation, content, removals) if removals else ""
+            if prefix:
+                yield "token", prefix
+            answer = yield from _stream_written(turn, llm)
+            if answer.refused or answer.generator.startswith("extractive"):
+                yield "reset", answer.generator
+                text = f"{prefix}{answer.text}"
+                for piece in re.findall(r"\S+\s*|\n", text):
+                    yield "token", piece
+            outcome = _finish(conversation, turn, answer)
+        else:
+            answer = turn.answer or _offline(content, turn.passages)
+            outcome = _finish(conversation, turn, answer)
+            for piece in re.findall(r"\S+\s*|\n", outcome.answer.text):
+                yield "token", piece
         yield "citations", [citation.as_dict() for citation in outcome.answer.citations]
     finally:
+        if outcome is None:  # the client left before the answer was complete: save what the pipeline says
+            outcome = answer_question(conversation=conversation, question=content, mode=mode, llm=llm)
         saved = _save_turn(conversation, content, outcome, mode)
     yield "done", saved.pk
+
+
+def _stream_written(turn: _Turn, llm) -> Iterator[tuple[str, object]]:
+    """Send the model's answer as it is written, each sentence once it passes the ground check; return
+    the Answer (the model's, or the extract when a sentence fails or the model stops answering)."""
+    system, prompt = build_prompt(turn.question, turn.memory, turn.passages)
+    text, sent = "", 0
+    try:
+        for piece in llm.stream(system=system, prompt=prompt):
+            text += piece
+            ready = grounding.complete_claims_end(text, sent)
+            if ready > sent:
+                if not sent and text.lstrip().startswith((grounding.REFUSAL_KO, grounding.REFUSAL_EN)):
+                    break  # the model says the passages do not answer it
+                problem = grounding.claims_problem(text[sent:ready], turn.passages)
+                if problem:
+                    return _fallback(turn, "LLM answer failed the ground check")
+                yield "token", text[sent:ready] if sent else text[sent:ready].lstrip()
+                sent = ready
+    except LLMError:
+        return _fallback(turn, "LLM unavailable")
+    turn.usage.update(llmCalls=1, estimated=True)
+    if text.strip().startswith((grounding.REFUSAL_KO, grounding.REFUSAL_EN)):
+        return Answer(text=grounding.refusal_text(turn.question), refused=True, generator=getattr(llm, "model", "llm"))
+    rest = text[sent:]
+    if rest.strip():
+        if grounding.claims_problem(rest, turn.passages):
+            return _fallback(turn, "LLM answer failed the ground check")
+        yield "token", rest if sent else rest.lstrip()
+    answer_text = text.strip()
+    grounded, citations, _problems = grounding.ground_check(answer_text, turn.passages)
+    if not grounded:
+        return _fallback(turn, "LLM answer failed the ground check")
+    return Answer(text=answer_text, citations=citations, generator=getattr(llm, "model", "llm"))
