@@ -13,8 +13,8 @@ from pathlib import Path
 
 from .extract import spawn_reader
 
-# 130 dpi draws an A4 page 1075 px wide: sharp in the viewer's column (about 540 px beside the text at 1366 px,
-# 1070 px alone) and on a phone's 2x screen, at 150-400 KB a page as a colour PNG.
+# 130 dpi draws an A4 page 1075 px wide: sharp in the viewer's column (about 660 px beside the text at 1366 px,
+# 1070 px alone) and on a phone's 2x screen, at 90-200 KB a page (WebP, see baeum.ocrworker).
 VIEWER_DPI = 130
 
 
@@ -34,7 +34,7 @@ class PageImageFailed(Exception):
 
 
 def render_page_image(path: Path, number: int, out: Path, *, dpi: int = VIEWER_DPI, budget: PageImageBudget = PageImageBudget()) -> Path:
-    """Draw page ``number`` of the PDF at ``path`` into ``out`` (PNG), atomically; return ``out``."""
+    """Draw page ``number`` of the PDF at ``path`` into ``out`` (WebP), atomically; return ``out``."""
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
     args = ["render", str(path), str(number), str(dpi), str(budget.max_pixels), str(partial), "color"]

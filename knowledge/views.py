@@ -83,12 +83,12 @@ def material_detail(request, ref_id: str):
 @login_required
 @require_GET
 def material_page_image_view(request, ref_id: str, number: int):
-    """The picture of one original page (PNG), drawn on first view; only its owner can see it."""
+    """The picture of one original page (WebP), drawn on first view; only its owner can see it."""
     material = selectors.access_material(user=request.user, ref_id=ref_id)
     try:
         path = material_page_image(material=material, number=number)
     except PageImageUnavailable as error:
         raise Http404("This page has no picture.") from error
-    response = FileResponse(path.open("rb"), content_type="image/png")
+    response = FileResponse(path.open("rb"), content_type="image/webp")
     response["Cache-Control"] = f"private, max-age={PAGE_IMAGE_MAX_AGE}"
     return response

@@ -7,7 +7,7 @@ from baeum.pageimage import PageImageFailed, render_page_image
 
 from ..models import Material
 
-PAGE_IMAGE_DIRECTORY = "page-images"  # materials/<owner>/<refId>/page-images/page-0001.png, removed with the material
+PAGE_IMAGE_DIRECTORY = "page-images"  # materials/<owner>/<refId>/page-images/page-0001.webp, removed with the material
 
 
 class PageImageUnavailable(Exception):
@@ -24,10 +24,10 @@ def material_has_page_images(material: Material) -> bool:
 
 
 def material_page_image(*, material: Material, number: int) -> Path:
-    """Return the PNG of page ``number`` of the (already access-checked) material, drawing it the first time."""
+    """Return the picture (WebP) of page ``number`` of the (already access-checked) material, drawing it the first time."""
     if not material_has_page_images(material) or not 1 <= number <= material.page_count:
         raise PageImageUnavailable
-    path = _directory(material) / f"page-{number:04d}.png"
+    path = _directory(material) / f"page-{number:04d}.webp"
     if path.exists():
         return path
     original = Path(material.file.path)

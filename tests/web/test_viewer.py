@@ -28,32 +28,32 @@ def book(user, ingest):
 def test_the_original_page_is_drawn_once_kept_beside_the_original_and_shown_beside_the_text(client, user, book):
     client.force_login(user)
     html = client.get(f"/library/{book.ref_id}/?page=2").content.decode()
-    assert f'<img src="/library/{book.ref_id}/pages/2.png"' in html and 'id="page-text"' in html  # both, side by side
+    assert f'<img src="/library/{book.ref_id}/pages/2.webp"' in html and 'id="page-text"' in html  # both, side by side
     assert "Original page" in html
 
-    response = client.get(f"/library/{book.ref_id}/pages/2.png")
-    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    response = client.get(f"/library/{book.ref_id}/pages/2.webp")
+    assert response.status_code == 200 and response["Content-Type"] == "image/webp"
     assert response["Cache-Control"].startswith("private")
     picture = Image.open(io.BytesIO(b"".join(response.streaming_content)))
     assert picture.mode == "RGB" and picture.width > 800  # sharp enough for the viewer's column
     assert picture.getextrema() != ((255, 255), (255, 255), (255, 255))  # the page's text is drawn, not a blank
 
-    cached = Path(book.file.path).parent / PAGE_IMAGE_DIRECTORY / "page-0002.png"
+    cached = Path(book.file.path).parent / PAGE_IMAGE_DIRECTORY / "page-0002.webp"
     assert cached.exists()
     stamp = cached.stat().st_mtime_ns
-    assert client.get(f"/library/{book.ref_id}/pages/2.png").status_code == 200
+    assert client.get(f"/library/{book.ref_id}/pages/2.webp").status_code == 200
     assert cached.stat().st_mtime_ns == stamp  # served from disk, not drawn again
 
 
 def test_only_the_owner_sees_a_page_picture_and_only_pages_that_exist(client, user, other_user, book, ingest):
     client.force_login(other_user)
-    assert client.get(f"/library/{book.ref_id}/pages/1.png").status_code == 404
+    assert client.get(f"/library/{book.ref_id}/pages/1.webp").status_code == 404
     assert not (Path(book.file.path).parent / PAGE_IMAGE_DIRECTORY).exists()  # nothing drawn for a stranger
     client.force_login(user)
-    assert client.get(f"/library/{book.ref_id}/pages/4.png").status_code == 404
-    assert client.get(f"/library/{book.ref_id}/pages/0.png").status_code == 404
+    assert client.get(f"/library/{book.ref_id}/pages/4.webp").status_code == 404
+    assert client.get(f"/library/{book.ref_id}/pages/0.webp").status_code == 404
     notes = ingest(user, b"Plain notes about registers.", "notes.txt")
-    assert client.get(f"/library/{notes.ref_id}/pages/1.png").status_code == 404  # text files have no page pictures
+    assert client.get(f"/library/{notes.ref_id}/pages/1.webp").status_code == 404  # text files have no page pictures
     html = client.get(f"/library/{notes.ref_id}/").content.decode()
     assert "<img" not in html.split("<main")[1].split("</main>")[0].replace('<img src="/static/img/favicon.svg"', "")
     assert "Original page" not in html
@@ -62,9 +62,9 @@ def test_only_the_owner_sees_a_page_picture_and_only_pages_that_exist(client, us
 def test_view_switch_and_jump_to_page(client, user, book):
     client.force_login(user)
     text_only = client.get(f"/library/{book.ref_id}/?page=3&view=text").content.decode()
-    assert "/pages/3.png" not in text_only and "The stack grows downwards" in text_only
+    assert "/pages/3.webp" not in text_only and "The stack grows downwards" in text_only
     image_only = client.get(f"/library/{book.ref_id}/?page=3&view=image").content.decode()
-    assert "/pages/3.png" in image_only and 'id="page-text"' not in image_only
+    assert "/pages/3.webp" in image_only and 'id="page-text"' not in image_only
     assert 'name="page"' in image_only and 'max="3"' in image_only  # the jump box
     beyond = client.get(f"/library/{book.ref_id}/?page=99").content.decode()
     assert "Page 3 of 3" in beyond  # a page past the end shows the last one
@@ -83,7 +83,7 @@ def test_a_page_read_by_ocr_says_so(client, user, book):
 
 def test_deleting_a_material_removes_its_page_pictures(client, user, book, django_capture_on_commit_callbacks):
     client.force_login(user)
-    client.get(f"/library/{book.ref_id}/pages/1.png")
+    client.get(f"/library/{book.ref_id}/pages/1.webp")
     directory = Path(book.file.path).parent / PAGE_IMAGE_DIRECTORY
     assert directory.exists()
     with django_capture_on_commit_callbacks(execute=True):
