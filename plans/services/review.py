@@ -3,7 +3,7 @@ and reviewing cards on the FSRS schedule (the ``fsrs`` package: due dates move a
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -98,6 +98,7 @@ def review_card(*, card: Card, rating: int, response: str = "", correct: bool | 
         raise ValueError("A rating is 1 (again), 2 (hard), 3 (good) or 4 (easy).")
     now = now or timezone.now()
     scheduled, _ = SCHEDULER.review_card(FsrsCard.from_dict(card.scheduling or _new_schedule(now)), RATINGS[rating], review_datetime=now)
+    scheduled.due = _before_exam(card.plan, scheduled.due, now)
     card.scheduling = scheduled.to_dict()
     card.due = scheduled.due
     card.save(update_fields=["scheduling", "due"])
@@ -118,6 +119,15 @@ def _with_llm(result: grading.Grade, *, llm, prompt: str, response: str, quote: 
     if verdict is None:
         return result
     return grading.Grade(verdict, {grading.CORRECT: 1.0, grading.PARTIAL: 0.5}.get(verdict, 0.0), result.expected)
+
+
+def _before_exam(plan: Plan, due: datetime, now: datetime) -> datetime:
+    """With an exam date, no card waits past it: a review FSRS would schedule later comes on the last
+    day before the exam instead (the days left are what there is to spread reviews over)."""
+    if not plan.exam_date:
+        return due
+    last_day = timezone.make_aware(datetime.combine(plan.exam_date - timedelta(days=1), time(hour=9))).astimezone(UTC)
+    return min(due, last_day) if now < last_day else due
 
 
 def answer_card(*, card: Card, response: str, now: datetime | None = None, llm=None) -> tuple[grading.Grade, Card]:

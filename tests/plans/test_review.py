@@ -178,3 +178,20 @@ def test_with_an_llm_a_paraphrase_is_judged_against_the_cited_sentence(user, api
     untouched = ScriptedLLM('{"verdict": "wrong"}')
     result, _, _ = answer_question(user=user, plan=plan, session=session, question_id=named["id"], response="nibble", llm=untouched)
     assert result.verdict == "correct" and untouched.prompts == []  # right offline: no model call
+
+
+def test_with_an_exam_date_no_review_waits_past_it(user, plan):
+    from datetime import timedelta
+
+    from plans.services.review import review_card
+
+    now = timezone.now()
+    plan.exam_date = (now + timedelta(days=5)).date()
+    plan.save(update_fields=["exam_date"])
+    card = Card.objects.create(owner=user, plan=plan, key="e", kind="cloze", prompt="p", answer="a", citation={}, due=now)
+    review_card(card=card, rating=4, now=now)
+    review_card(card=card, rating=4, now=now + timedelta(days=1))  # Easy twice: FSRS alone would wait weeks
+    assert timezone.localdate(card.due) == plan.exam_date - timedelta(days=1)
+    soon = Card.objects.create(owner=user, plan=plan, key="f", kind="cloze", prompt="p", answer="a", citation={}, due=now)
+    review_card(card=soon, rating=1, now=now)
+    assert soon.due - now <= timedelta(minutes=10)  # an Again card still comes back within minutes
