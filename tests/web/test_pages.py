@@ -169,3 +169,17 @@ def test_every_page_has_a_favicon(client, user):
         assert '<link rel="icon" href="/static/img/favicon.svg" type="image/svg+xml">' in response.content.decode()
     icon = (settings.BASE_DIR / "static" / "img" / "favicon.svg").read_text()
     assert icon.startswith("<svg") and 'viewBox="0 0 64 64"' in icon
+
+
+def test_a_failed_plan_says_why_in_the_learners_language(browser_client, user, ingest):
+    from plans.models import Plan
+    from plans.services.plans import plan_create
+
+    material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU."] * 2), "regs.pdf")
+    plan = plan_create(owner=user, title="Regs", ref_ids=[material.ref_id], enqueue=False)
+    Plan.objects.for_user(user).filter(pk=plan.pk).update(status="FAILED", error_message="Generation failed: ZeroDivisionError.")
+    english = browser_client.get(f"/plans/{plan.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Generation failed: ZeroDivisionError." in english and '<span class="badge FAILED">Failed</span>' in english
+    korean = browser_client.get(f"/plans/{plan.pk}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "ZeroDivisionError" not in korean and '<span class="badge FAILED">실패</span>' in korean
+    assert "계획을 만들지 못했습니다." in korean
