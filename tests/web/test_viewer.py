@@ -69,7 +69,7 @@ def test_view_switch_and_jump_to_page(client, user, book):
     beyond = client.get(f"/library/{book.ref_id}/?page=99").content.decode()
     assert "Page 3 of 3" in beyond  # a page past the end shows the last one
     korean = client.get(f"/library/{book.ref_id}/?page=2", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
-    assert "원본 페이지" in korean and "페이지에서 찾기" in korean
+    assert "원본 페이지" in korean and "페이지에서 찾기" in korean and '"%(total)s개 중 %(n)s번째"' in korean
 
 
 def test_a_page_read_by_ocr_says_so(client, user, book):
