@@ -224,17 +224,39 @@ def _run_worker(args: list[str], budget: Budget, path: Path, *, cpu_seconds: flo
     return spawn_reader("baeum.pdfworker", args, memory_bytes=budget.memory_bytes, cpu_seconds=cpu_seconds, input_path=path)
 
 
+# Counting a PDF's pages happens while an upload waits (the page limit is checked before the file is
+# accepted): bounded in time and in how many run at once, so a burst of huge or hostile PDFs holds a few
+# seconds of a few web threads, not all of them for minutes. A real 2,000-page book opens in well under
+# a second here. Both refusals are final answers (PROBE_REFUSALS): the file is refused, never accepted
+# unchecked.
+PROBE_SECONDS = 15.0
+PROBES_AT_ONCE = 2  # per process
+PROBE_WAIT_SECONDS = 5.0
+PROBE_REFUSALS = ("busy", "too_slow")
+_probe_slots = threading.BoundedSemaphore(PROBES_AT_ONCE)
+
+
 def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
     """Open the PDF in a child process; return its page count or raise a readable error."""
-    process = _run_worker(["probe", str(path)], budget, path, cpu_seconds=budget.min_seconds)
+    if not _probe_slots.acquire(timeout=PROBE_WAIT_SECONDS):
+        raise ExtractionError("busy", f"Baeum is checking other uploads right now; upload “{filename}” again in a minute.")
     try:
-        out, err = process.communicate(timeout=budget.min_seconds)
+        return _probe(path, filename=filename, budget=budget)
+    finally:
+        _probe_slots.release()
+
+
+def _probe(path: Path, *, filename: str, budget: Budget) -> int:
+    seconds = min(budget.min_seconds, PROBE_SECONDS)
+    process = _run_worker(["probe", str(path)], budget, path, cpu_seconds=seconds)
+    try:
+        out, err = process.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()
         raise ExtractionError(
-            "too_complex",
-            f"“{filename}” took too long to open (over {budget.min_seconds:.0f} s). It may be damaged; re-save it as a new PDF.",
+            "too_slow",
+            f"“{filename}” took too long to open (over {seconds:.0f} s). It may be damaged; re-save it as a new PDF.",
         ) from None
     result = _last_json(out)
     if result is None:

@@ -15,7 +15,7 @@ def worker_available(timeout: float = 1.0) -> bool:
     Uses a fresh broker connection, so a Redis restart does not leave a stale pooled one behind.
     """
     with app.connection_for_read() as connection:
-        return bool(app.control.ping(timeout=timeout, connection=connection))
+        return bool(app.control.ping(timeout=timeout, connection=connection, limit=1))  # the first answer is enough
 
 
 @worker_process_init.connect

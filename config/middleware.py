@@ -242,3 +242,34 @@ def bad_request(request, message: str):
     if request.path.startswith("/api/"):
         return JsonResponse({"error": {"code": "invalid", "message": message, "details": {}}}, status=400)
     return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+
+
+# Room for the multipart form around an upload (boundaries, headers, title and type fields).
+UPLOAD_FORM_OVERHEAD_BYTES = 1024 * 1024
+
+
+class RequestSizeMiddleware:
+    """Answer 413 to a body larger than the largest upload allowed, from its Content-Length, before any
+    of it is read: a 300 MB upload used to be spooled to disk before its 413."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.conf import settings
+        from django.http import HttpResponse, JsonResponse
+
+        limit = settings.BAEUM["MAX_UPLOAD_BYTES"] + UPLOAD_FORM_OVERHEAD_BYTES
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length <= limit:
+            return self.get_response(request)
+        message = f"The request is {length / 1_048_576:.0f} MB; files up to {settings.BAEUM['MAX_UPLOAD_BYTES'] / 1_048_576:.0f} MB are accepted."
+        if request.path.startswith("/api/"):
+            response = JsonResponse({"error": {"code": "file_too_large", "message": message, "details": {}}}, status=413)
+        else:
+            response = HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+        response["Connection"] = "close"  # the rest of the body is never read
+        return response

@@ -209,6 +209,9 @@ class MaterialDetailApi(APIView):
 
 
 class MaterialReingestApi(APIView):
+    throttle_classes = [ScopedRateThrottle, UserRateThrottle]
+    throttle_scope = "reingest"  # work for the shared worker, like an upload
+
     @extend_schema(operation_id="materials_reingest", request=None, responses={202: MaterialOutputSerializer})
     def post(self, request, ref_id: str):
         """Run ingestion again from the kept original (after a failure, or to apply new settings).

@@ -4,6 +4,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from config.api_errors import ApiError
@@ -131,6 +132,12 @@ class PlanDetailSerializer(PlanSerializer):
 
 
 class PlanListCreateApi(APIView):
+    def get_throttles(self):
+        if self.request.method == "POST":
+            self.throttle_scope = "plans"  # generation is work for the shared worker
+            return [ScopedRateThrottle(), UserRateThrottle()]
+        return super().get_throttles()
+
     class InputSerializer(serializers.Serializer):
         class Meta:
             ref_name = "PlanCreateInput"
@@ -203,6 +210,9 @@ class PlanDetailApi(APIView):
 
 
 class PlanRegenerateApi(APIView):
+    throttle_classes = [ScopedRateThrottle, UserRateThrottle]
+    throttle_scope = "plans"  # work for the shared worker
+
     @extend_schema(operation_id="plans_regenerate", request=None, responses={202: PlanSerializer})
     def post(self, request, plan_id: int):
         """Build the plan again from its materials still in the library.

@@ -9,6 +9,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_healthz_names_the_missing_worker(client):
+    from tests.factories import UserFactory
+
+    assert client.get("/healthz").json()["checks"] == {"database": "ok", "redis": "ok", "worker": "down"}  # anyone
+    client.force_login(UserFactory(is_staff=True))  # staff see the reasons
     response = client.get("/healthz")
     assert response.status_code == 503
     body = response.json()

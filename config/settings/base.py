@@ -63,6 +63,7 @@ MIDDLEWARE = [
     "config.middleware.DatabaseUnavailableMiddleware",
     "config.middleware.BadInputMiddleware",
 ]
+MIDDLEWARE.insert(0, "config.middleware.RequestSizeMiddleware")  # before anything reads the body
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -239,6 +240,10 @@ REST_FRAMEWORK = {
         "uploads": env("BAEUM_THROTTLE_UPLOADS", default="60/hour"),
         "auth": env("BAEUM_THROTTLE_AUTH", default="30/min"),
         "export": env("BAEUM_THROTTLE_EXPORT", default="10/hour"),
+        # Work for the shared workers, each in its own scope (re-ingesting was outside the upload limit).
+        "reingest": env("BAEUM_THROTTLE_REINGEST", default="30/hour"),
+        "plans": env("BAEUM_THROTTLE_PLANS", default="30/hour"),
+        "healthz": env("BAEUM_THROTTLE_HEALTHZ", default="120/min"),  # per address (NUM_PROXIES)
     },
 }
 SPECTACULAR_SETTINGS = {

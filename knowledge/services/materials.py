@@ -57,7 +57,9 @@ def _check_page_limit(material: Material) -> None:
             return
     try:
         pages = extract.probe_pdf(path, filename=material.original_filename)
-    except extract.ExtractionError:
+    except extract.ExtractionError as error:
+        if error.code in extract.PROBE_REFUSALS:  # busy or too slow to open: refused, never accepted unchecked
+            raise UploadRejected(error.message, code=error.code, status=503 if error.code == "busy" else 400) from error
         return
     if pages > settings.BAEUM["MAX_PAGES"]:
         raise UploadRejected(
@@ -115,7 +117,10 @@ def material_rename(*, material: Material, title: str) -> Material:
 
 
 def material_reingest(*, material: Material) -> Material:
-    """Run ingestion again from the kept original file (after a failure, or to apply new settings)."""
+    """Run ingestion again from the kept original file (after a failure, or to apply new settings).
+    A material already waiting or being processed is left as it is: nothing is queued twice."""
+    if material.status not in (Material.Status.READY, Material.Status.FAILED):
+        return material
     with transaction.atomic():
         Material.objects.unscoped().filter(pk=material.pk).update(
             status=Material.Status.PENDING, progress_done=0, progress_total=0, error_code="", error_message=""

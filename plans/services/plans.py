@@ -109,6 +109,8 @@ def plan_regenerate(
         ranges = [item for item in plan.assumptions.get(CHOSEN_RANGES, []) if item["refId"] in wanted]
     assumptions = {**plan.assumptions, CHOSEN_RANGES: _clean_ranges(ranges, wanted)}
     with transaction.atomic():
+        # A generation still queued reads the new snapshot when it starts: one queued run is enough.
+        already_queued = Plan.objects.for_user(owner).filter(pk=plan.pk, status=Plan.Status.PENDING).exists()
         PlanMaterial.objects.for_user(owner).filter(plan=plan).exclude(ref_id__in=wanted).delete()
         _snapshot(plan, list(materials.values()))
         for position, ref_id in enumerate(wanted):  # the order the learner gave
@@ -122,7 +124,8 @@ def plan_regenerate(
             minutes_per_session=minutes_per_session or plan.minutes_per_session,
             updated_at=timezone.now(),
         )
-        transaction.on_commit(lambda: generate_plan.delay(plan.pk))
+        if not already_queued:
+            transaction.on_commit(lambda: generate_plan.delay(plan.pk))
     plan.refresh_from_db()
     return plan
 

@@ -1,0 +1,100 @@
+"""Fair, bounded work: early size limit, throttle scopes with de-duplication, a bounded page-limit check
+that fails closed, and a /healthz that is cheap and tells details to staff only."""
+
+import time
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.throttling import ScopedRateThrottle
+
+from baeum import extract
+from knowledge.models import Material
+from plans.models import Plan
+from tests.factories import UserFactory
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db
+TEXT = "Chapter 1 Registers\nA register is a small, fast storage location inside the processor. " * 3
+
+
+def test_a_body_larger_than_any_upload_is_refused_from_its_content_length(api_client, settings):
+    declared = settings.BAEUM["MAX_UPLOAD_BYTES"] + 5 * 1024 * 1024
+    started = time.monotonic()
+    response = api_client.generic(
+        "POST", "/api/v1/materials/", b"x" * 10, content_type="multipart/form-data; boundary=x", CONTENT_LENGTH=str(declared)
+    )
+    assert response.status_code == 413 and response.json()["error"]["code"] == "file_too_large"
+    assert time.monotonic() - started < 1 and Material.objects.unscoped().count() == 0
+    page = Client().generic("POST", "/signup/", b"x", CONTENT_LENGTH=str(declared))
+    assert page.status_code == 413
+
+
+@pytest.fixture
+def rates(monkeypatch):
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {**ScopedRateThrottle.THROTTLE_RATES, "reingest": "2/hour", "plans": "2/hour"})
+    from django.core.cache import cache
+
+    cache.delete_pattern("throttle_*")
+
+
+def test_reingest_has_its_own_throttle_and_never_queues_twice(api_client, other_api_client, user, other_user, ingest, rates):
+    material = ingest(user, make_pdf([TEXT]), "a.pdf")
+    theirs = ingest(other_user, make_pdf([TEXT]), "b.pdf")
+    Material.objects.unscoped().filter(pk=material.pk).update(status=Material.Status.EXTRACTING)  # a worker has it
+    busy = api_client.post(f"/api/v1/materials/{material.ref_id}/reingest")
+    assert busy.status_code == 202 and busy.json()["status"] == "EXTRACTING"  # left as it is: nothing queued again
+    Material.objects.unscoped().filter(pk=material.pk).update(status=Material.Status.READY)
+    assert api_client.post(f"/api/v1/materials/{material.ref_id}/reingest").status_code == 202
+    third = api_client.post(f"/api/v1/materials/{material.ref_id}/reingest")
+    assert third.status_code == 429 and third.json()["error"]["code"] == "throttled"
+    assert other_api_client.post(f"/api/v1/materials/{theirs.ref_id}/reingest").status_code == 202  # per learner
+
+
+def test_plan_create_and_regenerate_have_their_own_throttle_and_regenerate_queues_once(
+    api_client, user, ingest, rates, django_capture_on_commit_callbacks
+):
+    material = ingest(user, make_pdf([TEXT]), "a.pdf")
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        created = api_client.post("/api/v1/plans/", {"refIds": [material.ref_id]}, format="json")
+    assert created.status_code == 202 and len(queued) == 1
+    plan_id = created.json()["id"]
+    assert Plan.objects.for_user(user).get(pk=plan_id).status == Plan.Status.PENDING  # queued, not started
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        again = api_client.post(f"/api/v1/plans/{plan_id}/regenerate")
+    assert again.status_code == 202 and queued == []  # the queued generation reads the new snapshot: no second run
+    third = api_client.post("/api/v1/plans/", {"refIds": [material.ref_id]}, format="json")
+    assert third.status_code == 429
+
+
+def test_the_page_limit_check_is_bounded_and_fails_closed(api_client, monkeypatch):
+    monkeypatch.setattr(extract, "PROBE_WAIT_SECONDS", 0.2)
+    slots = [extract._probe_slots.acquire(timeout=1) for _ in range(extract.PROBES_AT_ONCE)]  # every slot busy
+    try:
+        started = time.monotonic()
+        response = api_client.post("/api/v1/materials/", {"file": SimpleUploadedFile("book.pdf", make_pdf([TEXT]))}, format="multipart")
+        assert response.status_code == 503 and response.json()["error"]["code"] == "busy"
+        assert time.monotonic() - started < 5
+        assert Material.objects.unscoped().count() == 0  # refused, never accepted unchecked
+    finally:
+        for taken in slots:
+            if taken:
+                extract._probe_slots.release()
+    monkeypatch.setattr(extract, "PROBE_SECONDS", 0.0001)  # a PDF that cannot be opened in time is refused too
+    slow = api_client.post("/api/v1/materials/", {"file": SimpleUploadedFile("book.pdf", make_pdf([TEXT]))}, format="multipart")
+    assert slow.status_code == 400 and slow.json()["error"]["code"] == "too_slow"
+
+
+def test_healthz_is_cheap_and_tells_reasons_to_staff_only(client):
+    first = client.get("/healthz")
+    assert set(first.json()) == {"status", "checks"} and first.json()["checks"]["worker"] in ("ok", "down")
+    started = time.monotonic()
+    for _ in range(10):
+        client.get("/healthz")
+    assert time.monotonic() - started < 2  # the worker's answer is remembered, not asked ten times
+    client.force_login(UserFactory(is_staff=True))
+    detailed = client.get("/healthz").json()
+    if detailed["status"] == "down":
+        assert detailed["down"]
+    client.force_login(UserFactory())
+    assert set(client.get("/healthz").json()) == {"status", "checks"}
