@@ -30,6 +30,21 @@ KOREAN_PAGES = [
 ]
 PHONE, LAPTOP = {"width": 390, "height": 844}, {"width": 1366, "height": 900}
 FITS = "document.documentElement.scrollWidth <= window.innerWidth"
+# Korean words (runs of Hangul syllables) that a line break cuts in two: each run must sit on one line.
+BROKEN_KOREAN_WORDS = """(() => {
+  const broken = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest("script, style, textarea, select, option, [hidden]")) continue;
+    for (const match of node.textContent.matchAll(/[\\uac00-\\ud7a3]+/g)) {
+      if (match[0].length < 2) continue;
+      const range = document.createRange();
+      range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (lines.size > 1) broken.push(match[0]);
+    }
+  }
+  return broken;
+})()"""
 
 
 @pytest.fixture
@@ -293,6 +308,8 @@ def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
                     page.wait_for_selector("#source-text")
                 width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
                 assert width[0] <= width[1], (name, language, size, width)
+                if language == "ko":
+                    assert page.evaluate(BROKEN_KOREAN_WORDS) == [], (name, size)
                 if size == "390":
                     header = page.evaluate("document.querySelector('header.top').getBoundingClientRect().height")
                     assert header <= 90, (name, language, header)  # two short rows, not a third of the screen
