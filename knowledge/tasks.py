@@ -26,13 +26,64 @@ DATABASE_RETRY_SECONDS = 5
 DATABASE_RECOVERY_SECONDS = 60  # PostgreSQL's crash recovery takes about a second here; a restart longer
 
 
+# Fairness between learners: a small file goes to the ``quick`` queue, which a worker of its own serves
+# (make run starts it; the main worker takes from it too), so one learner's large or hostile file never
+# holds up another's small upload. A learner with QUICK_PER_OWNER small files already waiting there
+# sends the next ones to the main queue: many small files from one learner cannot fill it either.
+QUICK_MAX_BYTES = 2 * 1024 * 1024  # a handout or a chapter; the sample books are 1-5 MB
+QUICK_PER_OWNER = 1
+QUICK_SLOT_SECONDS = 3600  # a slot of a task lost without finishing frees itself after this long
+
+
+def _quick_key(owner_id: int) -> str:
+    return f"ingest:quick:{owner_id}"
+
+
+def route_ingestion(name, args, kwargs, options, task=None, **kw):
+    """Celery router (CELERY_TASK_ROUTES): small files of learners with few waiting go to the quick queue."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    queue = settings.BAEUM_QUICK_QUEUE
+    if name != "knowledge.tasks.ingest_material" or not queue or options.get("queue"):
+        return None
+    material_id = (args or [None])[0] if args else (kwargs or {}).get("material_id")
+    # The caller's own row (a request, or a task acting for the owner): row-level security limits it.
+    row = Material.objects.unscoped().filter(pk=material_id).values_list("owner_id", "size_bytes").first()
+    if row is None or row[1] > QUICK_MAX_BYTES:
+        return None
+    key = _quick_key(row[0])
+    cache.add(key, 0, timeout=QUICK_SLOT_SECONDS)
+    if cache.incr(key) > QUICK_PER_OWNER:
+        cache.decr(key)
+        return None
+    return {"queue": queue}
+
+
+def _release_quick_slot(task, owner_id: int) -> None:
+    from django.conf import settings
+    from django.core.cache import cache
+
+    queue = settings.BAEUM_QUICK_QUEUE
+    if not queue or (task.request.delivery_info or {}).get("routing_key") != queue:
+        return
+    try:
+        if cache.decr(_quick_key(owner_id)) < 0:
+            cache.set(_quick_key(owner_id), 0, timeout=QUICK_SLOT_SECONDS)
+    except ValueError:
+        pass  # expired meanwhile
+
+
 @shared_task(bind=True, acks_late=True, max_retries=MAX_EMBEDDING_RETRIES)
 def ingest_material(self, material_id: int) -> str | None:
     """Ingest one material under its owner's row-level-security setting."""
     with rls_owner_of(Material, material_id) as owner_id:
         if owner_id is None:
             return None  # deleted before the worker reached it
-        return _ingest(self, material_id)
+        try:
+            return _ingest(self, material_id)
+        finally:
+            _release_quick_slot(self, owner_id)
 
 
 def _ingest(self, material_id: int) -> str | None:

@@ -69,7 +69,7 @@ def start_services() -> list[str]:
 
 
 def children_commands(port: str) -> list[tuple[list[str], bool]]:
-    """(command, niced) for the web server and the two workers."""
+    """(command, niced) for the web server and the three workers."""
     web = [
         PYTHON, "-m", "gunicorn", "config.wsgi", "--config", "python:config.gunicorn",
         "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8", "--worker-class", "gthread",
@@ -78,7 +78,9 @@ def children_commands(port: str) -> list[tuple[list[str], bool]]:
     worker = [PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--loglevel", "INFO"]
     return [
         (web, False),
-        ([*worker, "-Q", "celery", "-n", "baeum@%h"], False),
+        ([*worker, "-Q", "celery,quick", "-n", "baeum@%h"], False),
+        # Small uploads (knowledge.tasks.route_ingestion): never behind another learner's large file.
+        ([*worker, "-Q", "quick", "-n", "quick@%h"], False),
         # Quality re-embedding (e5) in the background, at low CPU priority so uploads and chat come first.
         ([*worker, "-Q", "background", "-n", "background@%h"], True),
     ]

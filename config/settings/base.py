@@ -131,7 +131,12 @@ CELERY_TASK_TIME_LIMIT = env.int("BAEUM_TASK_TIME_LIMIT", default=660)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("BAEUM_BROKER_VISIBILITY_TIMEOUT", default=900)}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Quality re-embedding runs on its own queue and worker (make run starts one at low CPU priority).
-CELERY_TASK_ROUTES = {"knowledge.tasks.reembed_material": {"queue": "background"}, "knowledge.tasks.ocr_material": {"queue": "background"}}
+CELERY_TASK_ROUTES = [
+    {"knowledge.tasks.reembed_material": {"queue": "background"}, "knowledge.tasks.ocr_material": {"queue": "background"}},
+    "knowledge.tasks.route_ingestion",  # small files to the quick queue (fairness between learners)
+]
+# The queue small uploads go to ("" sends everything to the main queue): make run starts a worker for it.
+BAEUM_QUICK_QUEUE = env("BAEUM_QUICK_QUEUE", default="quick")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

@@ -98,3 +98,34 @@ def test_healthz_is_cheap_and_tells_reasons_to_staff_only(client):
         assert detailed["down"]
     client.force_login(UserFactory())
     assert set(client.get("/healthz").json()) == {"status", "checks"}
+
+
+def test_small_files_go_to_the_quick_queue_one_waiting_per_learner(user, other_user, settings):
+    from django.core.cache import cache
+
+    from knowledge import tasks
+    from knowledge.services.materials import material_create
+
+    settings.BAEUM_QUICK_QUEUE = "quick"
+    for owner in (user, other_user):
+        cache.delete(tasks._quick_key(owner.pk))
+
+    def upload(owner, size=0):
+        data = make_pdf([TEXT]) + b"%" * size
+        return material_create(owner=owner, upload=SimpleUploadedFile("n.pdf", data), enqueue=False)
+
+    def route(material):
+        return tasks.route_ingestion("knowledge.tasks.ingest_material", [material.pk], {}, {})
+
+    assert route(upload(user)) == {"queue": "quick"}
+    assert route(upload(user)) is None  # this learner already has a small file waiting there: main queue
+    assert route(upload(other_user)) == {"queue": "quick"}  # another learner is not held up by the first
+    assert route(upload(other_user, size=tasks.QUICK_MAX_BYTES)) is None  # large files: main queue
+    assert tasks.route_ingestion("knowledge.tasks.generate_plan", [1], {}, {}) is None
+
+    class Finished:  # the task's request as a worker sees it after taking it from the quick queue
+        class request:  # noqa: N801
+            delivery_info = {"routing_key": "quick"}
+
+    tasks._release_quick_slot(Finished, user.pk)
+    assert route(upload(user)) == {"queue": "quick"}  # its slot is free again
