@@ -35,6 +35,11 @@ REASON_PATTERNS: tuple[str, ...] = (
     ),
     gettext_noop("“%(name)s” contains no pages. Export it again and re-upload."),
     gettext_noop("“%(name)s” needs more memory to read than allowed; it may be a compressed 'PDF bomb'. Re-save it as a plain PDF."),
+    gettext_noop(
+        "“%(name)s” has pages that take too much work to read (a page's drawing instructions ran past its time limit). "
+        "Re-save it as a plain PDF (print to PDF) and upload it again."
+    ),
+    gettext_noop("Baeum is checking other uploads right now; upload “%(name)s” again in a minute."),
     gettext_noop("“%(name)s” could not be read as a PDF. It may be damaged: export it again and re-upload."),
     gettext_noop("“%(name)s” has %(pages)s pages; the limit is %(limit)s. Split it into smaller files."),
     gettext_noop("“%(name)s” took too long to read. Re-save it as a simpler PDF or split it into parts."),
@@ -89,6 +94,7 @@ REASONS_BY_CODE: dict[str, str] = {
     "no_pages": gettext_noop("“%(name)s” contains no pages. Export it again and re-upload."),
     "too_complex": gettext_noop("“%(name)s” is too large or too complex to read safely. Save it again, or split it into smaller files."),
     "too_slow": gettext_noop("“%(name)s” took too long to read. Save it again or split it into parts."),
+    "busy": gettext_noop("Baeum is checking other uploads right now; upload “%(name)s” again in a minute."),
     "too_many_pages": gettext_noop("“%(name)s” has too many pages. Split it into smaller files."),
     "too_many_scanned_pages": gettext_noop("“%(name)s” has too many scanned pages. Split it into smaller files."),
     "too_much_text": gettext_noop("“%(name)s” holds too much text; split it into smaller files."),
