@@ -175,6 +175,7 @@ def test_library_viewer_and_tutor_in_the_browser(live_server, browser, tmp_path)
     page.click("form.search button[type=submit]")
     page.wait_for_selector("#results .results-list a")
     assert "page 2" in page.locator("#results").inner_text()
+    assert page.locator("#results .snippet mark", has_text="interrupt").count() >= 1  # the query's words marked
     shot("02-search")
     page.locator("#results .results-list a").first.click()
     page.wait_for_selector("#page-text mark#quote")
