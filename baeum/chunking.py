@@ -1,10 +1,12 @@
 """Cut extracted pages into token-budgeted, overlapping chunks that respect headings and paragraphs.
 
 Pipeline: normalise each page → drop repeated running headers/footers and bare page numbers →
-group lines into headings and paragraphs → split paragraphs into sentences → pack sentences into
-chunks of about ``target_tokens`` (CJK-aware estimate), starting a new chunk at a heading when the
-current one is reasonably full, and repeating the tail of the previous chunk (``overlap`` of the
-budget) at the start of the next one unless the next one opens a new section.
+move footnotes to the end of their page's text → find tables (``baeum.tables``) → group the other lines
+into headings and paragraphs → split paragraphs into sentences → pack sentences into chunks of about
+``target_tokens`` (CJK-aware estimate), starting a new chunk at a heading when the current one is
+reasonably full, and repeating the tail of the previous chunk (``overlap`` of the budget) at the start
+of the next one unless the next one opens a new section. A table goes into one chunk whole, one row a
+line; a table longer than the budget is cut between rows, each part opening with its caption and header.
 No Django imports.
 """
 
@@ -16,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
 from .text import estimate_tokens, normalize_text, split_sentences
 
 _DIGITS = re.compile(r"\d+")
@@ -50,6 +53,8 @@ class Chunk:
     # (character offset in ``content``, page number) where each page of the chunk begins, so a quote
     # carries the page of its own sentence, not the page the chunk starts on (see ``page_span``).
     page_starts: list[tuple[int, int]] = field(default_factory=list)
+    # (start, end) offsets in ``content`` of footnotes, moved out of the sentences to the end of their page.
+    note_spans: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -58,6 +63,9 @@ class _Unit:
     page: int
     heading_level: int = 0  # > 0: a heading of that level
     paragraph_start: bool = False
+    table: int = 0  # > 0: one or more rows of that table (numbered across the document), never cut inside
+    table_header: bool = False  # the table's caption and column heads, repeated in each part of a cut table
+    note: bool = False  # a footnote
     tokens: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -155,8 +163,28 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
     return cleaned
 
 
-def _page_units(number: int, lines: list[str], typical_width: float, markdown: bool) -> Iterable[_Unit]:
+def _table_units(number: int, lines: list[str], table: Table, table_id: int) -> list[_Unit]:
+    """One unit for the header (caption, titles, column heads), then one per row (a row may take two lines:
+    a label, then its values); rows of one table are joined by line breaks, never cut inside."""
+    units: list[_Unit] = []
+    header_end = table.start + table.header
+    if table.header:
+        units.append(_Unit("\n".join(lines[table.start : header_end]), number, paragraph_start=True, table=table_id, table_header=True))
+    row: list[str] = []
+    for index in range(header_end, table.end):
+        row.append(lines[index])
+        if index in table.breaks or index == table.end - 1:
+            units.append(_Unit("\n".join(row), number, paragraph_start=not units, table=table_id))
+            row = []
+    return units
+
+
+def _page_units(
+    number: int, lines: list[str], typical_width: float, markdown: bool, tables: list[Table] = (), first_table_id: int = 1
+) -> Iterable[_Unit]:
     paragraph: list[str] = []
+    table_at = {table.start: table for table in tables}
+    inside = {index for table in tables for index in range(table.start, table.end)}
 
     def flush() -> Iterable[_Unit]:
         if not paragraph:
@@ -167,7 +195,16 @@ def _page_units(number: int, lines: list[str], typical_width: float, markdown: b
         paragraph.clear()
 
     pending_title: _Unit | None = None  # a bare "Chapter 3" waiting for its name on the next line
-    for line in lines:
+    for position, line in enumerate(lines):
+        if position in inside:
+            # A table's rows are never headings ("5 Control" in a figure) nor part of a paragraph.
+            if position in table_at:
+                if pending_title is not None:
+                    yield pending_title
+                    pending_title = None
+                yield from flush()
+                yield from _table_units(number, lines, table_at[position], first_table_id + tables.index(table_at[position]))
+            continue
         if pending_title is not None:
             if line and len(line) <= 60 and not _TERMINAL.search(line) and not heading_level(line, markdown=markdown):
                 pending_title = _Unit(
@@ -230,21 +267,41 @@ def _join(units: list[_Unit]) -> str:
     return _join_with_pages(units)[0]
 
 
+def _separator(previous: _Unit, unit: _Unit) -> str:
+    if unit.table and unit.table == previous.table:
+        return "\n"  # the next row of the same table
+    if unit.paragraph_start or unit.heading_level or previous.heading_level or previous.table or unit.note != previous.note:
+        return "\n\n"
+    return " "
+
+
 def _join_with_pages(units: list[_Unit]) -> tuple[str, list[tuple[int, int]]]:
     """Join units into chunk text; return it with the offset where each page begins."""
+    content, starts, _notes = _join_with_spans(units)
+    return content, starts
+
+
+def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """Join units into chunk text; return it with where each page begins and where each footnote is."""
     parts: list[str] = []
     starts: list[tuple[int, int]] = []
+    notes: list[tuple[int, int]] = []
     length = 0
     for position, unit in enumerate(units):
         if position:
-            separator = "\n\n" if unit.paragraph_start or unit.heading_level or units[position - 1].heading_level else " "
+            separator = _separator(units[position - 1], unit)
             parts.append(separator)
             length += len(separator)
         if not starts or starts[-1][1] != unit.page:
             starts.append((length, unit.page))
+        if unit.note:
+            if notes and notes[-1][1] + 1 == length and units[position - 1].note and not unit.paragraph_start:
+                notes[-1] = (notes[-1][0], length + len(unit.text))  # the next sentence of the same footnote
+            else:
+                notes.append((length, length + len(unit.text)))
         parts.append(unit.text)
         length += len(unit.text)
-    return "".join(parts), starts
+    return "".join(parts), starts, notes
 
 
 def page_at(page_starts: list[tuple[int, int]] | list[list[int]], offset: int, default: int) -> int:
@@ -270,19 +327,71 @@ def quote_pages(content: str, page_starts, quote: str, default: int) -> tuple[in
     return page_span(page_starts, position, position + len(quote), default)
 
 
-def chunk_pages(
-    pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False, breaks: frozenset[int] = frozenset()
-) -> list[Chunk]:
-    """Cut pages into chunks; see the module docstring. Never returns an empty chunk. A page in ``breaks``
-    (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it."""
+def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool) -> list[_Unit]:
+    """Every page's units in reading order: its body (tables whole), then its footnotes."""
     normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
     cleaned = strip_running_lines(normalised)
     widths = [len(line) for lines in cleaned for line in lines if line]
     typical_width = statistics.quantiles(widths, n=10)[7] if len(widths) >= 10 else 80.0
     units: list[_Unit] = []
+    table_id = 1
     for page, lines in zip(pages, cleaned, strict=True):
-        for unit in _page_units(page.number, lines, typical_width, markdown):
-            units.extend(_split_long(unit, target_tokens))
+        body, notes = split_footnotes(lines) if not markdown else (lines, [])
+        tables = find_tables(body, typical_width=typical_width, is_heading=heading_level) if not markdown else []
+        for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id):
+            units.extend([unit] if unit.table and unit.tokens <= target_tokens else _split_long(unit, target_tokens))
+        table_id += len(tables)
+        for note in footnote_paragraphs(notes):
+            for position, sentence in enumerate(split_sentences(note)):
+                units.append(_Unit(sentence, page.number, paragraph_start=position == 0, note=True))
+    return units
+
+
+def _items(units: list[_Unit]) -> Iterable[list[_Unit]]:
+    """Group units into what packing places at once: a table's units together, any other unit alone."""
+    group: list[_Unit] = []
+    for unit in units:
+        if group and (not unit.table or unit.table != group[0].table):
+            yield group
+            group = []
+        group.append(unit)
+        if not unit.table:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def _table_parts(rows: list[_Unit], target_tokens: int) -> list[list[_Unit]]:
+    """Cut a table longer than the budget between rows; every part after the first opens with the caption
+    and the header rows again (and a caption printed under the table comes first too)."""
+    header = [unit for unit in rows if unit.table_header]
+    body = [unit for unit in rows if not unit.table_header]
+    caption_below = [body[-1]] if body and is_caption(body[-1].text.split("\n")[-1]) and not header else []
+    repeated = [
+        _Unit(unit.text, unit.page, paragraph_start=position == 0, table=unit.table, table_header=True)
+        for position, unit in enumerate(caption_below + header)
+    ]
+    parts: list[list[_Unit]] = [list(header)]
+    tokens = sum(unit.tokens for unit in header)
+    repeated_tokens = sum(unit.tokens for unit in repeated)
+    for unit in body:
+        if len(parts[-1]) > len(header if len(parts) == 1 else repeated) and tokens + unit.tokens > target_tokens:
+            parts.append(list(repeated))
+            tokens = repeated_tokens
+        if not parts[-1]:
+            unit = _Unit(unit.text, unit.page, paragraph_start=True, table=unit.table)
+        parts[-1].append(unit)
+        tokens += unit.tokens
+    return parts
+
+
+def chunk_pages(
+    pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False, breaks: frozenset[int] = frozenset()
+) -> list[Chunk]:
+    """Cut pages into chunks; see the module docstring. Never returns an empty chunk. A page in ``breaks``
+    (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it."""
+    units = _document_units(pages, target_tokens=target_tokens, markdown=markdown)
 
     overlap_budget = max(1, int(target_tokens * overlap))
     chunks: list[Chunk] = []
@@ -299,8 +408,8 @@ def chunk_pages(
         if not own or not any(unit.text.strip() for unit in own):
             current, carried, current_tokens = [], [], 0
             return
-        content, page_starts = _join_with_pages(current)
-        overlap_chars = len(_join(carried)) + (2 if carried and (own[0].paragraph_start or own[0].heading_level) else 1 if carried else 0)
+        content, page_starts, note_spans = _join_with_spans(current)
+        overlap_chars = len(_join(carried)) + (len(_separator(carried[-1], own[0])) if carried else 0)
         chunks.append(
             Chunk(
                 index=len(chunks),
@@ -312,13 +421,14 @@ def chunk_pages(
                 section_title=chunk_section,
                 section_level=opening_level,
                 page_starts=page_starts,
+                note_spans=note_spans,
             )
         )
-        # Carry the tail of this chunk into the next one.
+        # Carry the tail of this chunk into the next one (never rows of a table: a part opens with its header).
         tail: list[_Unit] = []
         tokens = 0
         for unit in reversed(own):
-            if unit.heading_level:
+            if unit.heading_level or unit.table:
                 break
             if tokens + unit.tokens > overlap_budget:
                 # Fill the rest of the budget with the last words of this sentence.
@@ -327,36 +437,70 @@ def chunk_pages(
                 while words and estimate_tokens(" ".join([words[-1], *take])) + tokens <= overlap_budget:
                     take.insert(0, words.pop())
                 if take and words:
-                    tail.insert(0, _Unit(" ".join(take), unit.page))
+                    tail.insert(0, _Unit(" ".join(take), unit.page, note=unit.note))
                     tokens += tail[0].tokens
                 break
             tail.insert(0, unit)
             tokens += unit.tokens
         current, carried, current_tokens = list(tail), list(tail), tokens
 
-    previous_page = None
-    for unit in units:
-        own_tokens = current_tokens - sum(u.tokens for u in carried)
-        at_break = unit.page in breaks and unit.page != previous_page
-        previous_page = unit.page
-        if len(current) > len(carried) and (
-            current_tokens + unit.tokens > target_tokens
-            or (unit.heading_level == 1)
-            or (unit.heading_level and own_tokens >= 0.4 * target_tokens)
-            or at_break
-        ):
-            emit()
-        if at_break:
-            current, carried, current_tokens = [], [], 0  # front/back matter and the chapters share no text
+    def place(unit: _Unit) -> None:
+        nonlocal current_tokens, section_title, chunk_section, opening_level
         if unit.heading_level:
             section_title = unit.text
             if len(current) == len(carried):
-                current, carried, current_tokens = [], [], 0  # a new section starts clean
+                current.clear()
+                carried.clear()
+                current_tokens = 0  # a new section starts clean
         if len(current) == len(carried):
             chunk_section = section_title
             opening_level = unit.heading_level
         current.append(unit)
         current_tokens += unit.tokens
+
+    def start_table() -> None:
+        """Begin a chunk for a table: no overlap before it; a lead-in ("… as follows:") goes with it."""
+        nonlocal current, carried, current_tokens
+        lead_in = current[-1] if len(current) > len(carried) + 1 and current[-1].text.rstrip().endswith(":") else None
+        if lead_in is not None and not lead_in.heading_level and not lead_in.table:
+            current.pop()
+            current_tokens -= lead_in.tokens
+        emit()
+        current, carried, current_tokens = [], [], 0
+        if lead_in is not None and not lead_in.heading_level and not lead_in.table:
+            place(lead_in)
+
+    previous_page = None
+    for item in _items(units):
+        unit = item[0]
+        own_tokens = current_tokens - sum(u.tokens for u in carried)
+        at_break = unit.page in breaks and unit.page != previous_page
+        previous_page = item[-1].page
+        size = sum(part.tokens for part in item)
+        if len(current) > len(carried) and (
+            current_tokens + size > target_tokens
+            or (unit.heading_level == 1)
+            or (unit.heading_level and own_tokens >= 0.4 * target_tokens)
+            or at_break
+        ):
+            if unit.table and not at_break:
+                start_table()
+            else:
+                emit()
+        if at_break:
+            current, carried, current_tokens = [], [], 0  # front/back matter and the chapters share no text
+        if not unit.table:
+            place(unit)
+            continue
+        if carried and current_tokens + size > target_tokens:  # the overlap would push the table over: drop it
+            current, carried, current_tokens = current[len(carried) :], [], current_tokens - sum(u.tokens for u in carried)
+        parts = _table_parts(item, target_tokens) if size > target_tokens else [item]
+        for number, part in enumerate(parts):
+            if number:
+                emit()
+                current, carried, current_tokens = [], [], 0
+            for row in part:
+                place(row)
     if current:
         emit()
     return chunks
