@@ -391,9 +391,23 @@ def session_progress_record(*, session: StudySession, status: str, answers: dict
     return session
 
 
+# A generation running meanwhile may commit new sessions after the delete has collected the old ones;
+# the plan's row then still has children and the delete fails. Collecting again removes them.
+PLAN_DELETE_ATTEMPTS = 3
+
+
 def plan_delete(*, plan: Plan) -> None:
     """Delete a plan with its sessions, modules and cards (its notes stay, filed under no plan)."""
-    plan.delete()
+    from django.db import IntegrityError
+
+    for attempt in range(PLAN_DELETE_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                plan.delete()
+            return
+        except IntegrityError:
+            if attempt == PLAN_DELETE_ATTEMPTS - 1:
+                raise
 
 
 def plan_exam_date_set(*, plan: Plan, exam_date: date | None, today: date | None = None) -> Plan:

@@ -57,3 +57,40 @@ def test_chat_start_with_a_plan_id_that_is_not_a_number_answers_404(client, user
 def test_options_on_the_api_docs_does_not_fail(client):
     assert client.options("/api/v1/docs/").status_code in (200, 405)
     assert client.options("/api/v1/schema/").status_code in (200, 401, 405)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deleting_a_plan_while_its_generation_writes_sessions(api_client, user, ingest, django_capture_on_commit_callbacks):
+    """The generation commits a session after the delete collected the plan's children: still a clean 204."""
+    import psycopg
+    from django.db import connection
+    from django.db.models.signals import pre_delete
+
+    from plans.models import Plan, StudySession
+    from tests.pdfgen import make_pdf
+
+    material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a small, fast storage location. " * 5]), "r.pdf")
+    with django_capture_on_commit_callbacks(execute=True):
+        plan_id = api_client.post("/api/v1/plans/", {"refIds": [material.ref_id]}, format="json").json()["id"]
+    params = connection.get_connection_params()
+    generator = psycopg.connect(dbname=params["dbname"], user=params["user"], host=params.get("host"), port=params.get("port"))
+    generator.execute("SELECT set_config('baeum.rls_user', %s, false)", [str(user.pk)])
+    generator.execute(  # the generation's new session, not committed yet
+        "INSERT INTO plans_studysession (plan_id, owner_id, number, title, objectives, ranges, tokens, estimated_minutes, "
+        "status, answers) VALUES (%s, %s, 99, 'late', '[]', '[]', 1, 1, 'not_started', '{}')",
+        [plan_id, user.pk],
+    )
+
+    def generation_commits(sender, instance, **kwargs):  # after the delete collected the children it saw
+        if not generator.closed and generator.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            generator.commit()
+
+    pre_delete.connect(generation_commits, sender=Plan)
+    try:
+        response = api_client.delete(f"/api/v1/plans/{plan_id}/")
+    finally:
+        pre_delete.disconnect(generation_commits, sender=Plan)
+        generator.close()
+    assert response.status_code == 204
+    assert not Plan.objects.unscoped().filter(pk=plan_id).exists()
+    assert not StudySession.objects.unscoped().filter(plan_id=plan_id).exists()
