@@ -302,8 +302,8 @@ def superscript_references(text: str) -> str:
     def replace(match: re.Match) -> str:
         before = text[: match.start()]
         inner = match.group(1)
-        if _LATIN_WORD_BEFORE.search(before) and len(inner) < 2:
-            return match.group(0)
+        if _LATIN_WORD_BEFORE.search(before) and len(inner) < 2 or before.endswith(("]", ")")) or before.rstrip().endswith(("=", "(", ",", "[")):
+            return match.group(0)  # an index or a list in code: "t[1]", "a[0][2]", "x = [1]", "f([2])"
         return "⁽" + re.sub(r"\s+", "", inner).translate(_SUPERSCRIPT) + "⁾"
 
     return _REFERENCE.sub(replace, text)
