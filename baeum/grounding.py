@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from .analysis import analyze
 from .chunking import quote_pages
+from .tables import superscript_references
 from .text import estimate_tokens, is_hangul_heavy, sentence_spans
 
 REFUSAL_KO = "제공된 자료에서 관련 내용을 찾을 수 없습니다."
@@ -506,8 +507,10 @@ def _list_items(text: str, spans: list[tuple[int, int]], position: int) -> tuple
 
 def _lines(candidate: _Candidate) -> list[str]:
     """The answer lines for one chosen sentence (a list lead-in brings its items), each cited. A line
-    break inside a sentence (PDF text) becomes a space: the ground check reads the answer line by line."""
-    return [f"{' '.join(line.split())} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
+    break inside a sentence (PDF text) becomes a space: the ground check reads the answer line by line.
+    The document's own reference markers ("KorQuAD 1.0[1]") become superscripts, so only the tutor's
+    citations read as [n] (the citation's quote stays verbatim, to be found on its page)."""
+    return [f"{' '.join(superscript_references(line).split())} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
 
 
 def extractive_answer(question: str, passages: list[Passage], *, max_sentences: int = 3, similarity=None) -> Answer:

@@ -9,6 +9,7 @@ import re
 
 from .grounding import _found_terms, content_terms
 from .llm import LLM, LLMError
+from .tables import superscript_references
 
 
 def _json_from(text: str):
@@ -30,7 +31,8 @@ def _supported(claim: str, source: str, minimum: float) -> bool:
 
 def session_title(llm: LLM, *, passages: list[str], language: str) -> tuple[str, list[str]] | None:
     """Ask for a title and 3 objectives grounded in ``passages``; None when the reply does not hold up."""
-    text = "\n\n".join(f"[{number}] {passage}" for number, passage in enumerate(passages, start=1))
+    # The passages' own reference markers ("KorQuAD 1.0[1]") as superscripts: only our numbers read as [n].
+    text = "\n\n".join(f"[{number}] {superscript_references(passage)}" for number, passage in enumerate(passages, start=1))
     system = (
         "You write study-plan headings from a learner's own material. Use only words and ideas from the passages. "
         f'Reply with JSON only: {{"title": "...", "objectives": ["...", "...", "..."]}} in {"Korean" if language == "ko" else "English"}.'
@@ -55,7 +57,7 @@ def session_title(llm: LLM, *, passages: list[str], language: str) -> tuple[str,
 def short_answer_questions(llm: LLM, *, sentences: list[str], language: str, limit: int = 5) -> list[dict] | None:
     """Ask for short-answer questions on numbered ``sentences``; keep those whose answer the cited
     sentence really contains. Returns ``[{"question", "answer", "source": index}]`` or None."""
-    numbered = "\n".join(f"[{number}] {sentence}" for number, sentence in enumerate(sentences, start=1))
+    numbered = "\n".join(f"[{number}] {superscript_references(sentence)}" for number, sentence in enumerate(sentences, start=1))
     system = (
         "You write practice questions from a learner's own material. Each question must be answerable from exactly one "
         "numbered sentence, and its answer must be a short phrase copied from that sentence. Reply with JSON only: "

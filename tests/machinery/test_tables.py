@@ -193,3 +193,18 @@ def test_the_documents_reference_markers_become_superscripts_but_code_indexes_st
     assert superscript_references("연구[2]에 따르면") == "연구⁽²⁾에 따르면"
     for code in ("The expression t[1] selects the second element.", "numbers[1] = 5", "a[0][2]", "x = [1]"):
         assert superscript_references(code) == code
+
+
+def test_an_extractive_answer_shows_the_documents_markers_as_superscripts_and_quotes_them_verbatim():
+    from baeum.grounding import CITATION, Passage, extractive_answer, ground_check
+
+    sentence = "KorQuAD 2.0 extends KorQuAD 1.0[1] with whole Wikipedia pages, tables and lists as documents."
+    passage = Passage(n=2, chunk_id=7, ref_id="r", title="KorQuAD 2.0", chunk_index=0, page_number=3, text=f"{sentence} {PROSE}")
+
+    answer = extractive_answer("What does KorQuAD 2.0 extend?", [passage])
+
+    assert not answer.refused
+    assert "KorQuAD 1.0⁽¹⁾ with whole Wikipedia pages" in answer.text
+    assert {int(number) for number in CITATION.findall(answer.text)} == {2}  # only the tutor's citation
+    assert answer.citations[0].quote == sentence  # the page's own words, found on the page as printed
+    assert ground_check(answer.text, [passage])[0]
