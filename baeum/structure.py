@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .chunking import heading_level
+from .tables import find_tables
 
 FRONT = "front"
 BACK = "back"
@@ -43,7 +44,13 @@ _CHAPTER = re.compile(r"^(?:chapter|part)\s*(?:\d+|[ivxl]+)\b|^제\s*\d+\s*[장�
 def _opens_chapter(text: str, *, markdown: bool) -> bool:
     if is_contents_page(text):
         return False
-    return any(heading_level(line, markdown=markdown) == 1 and _CHAPTER.match(line.lstrip("#").strip()) for line in _lines(text)[:HEAD_LINES])
+    lines = _lines(text)
+    # A table's row at the top of a page ("1 Logical Unit # msb of LBA") opens no chapter.
+    rows = set() if markdown else {index for table in find_tables(lines, is_heading=heading_level) for index in range(table.start, table.end)}
+    return any(
+        index not in rows and heading_level(line, markdown=markdown) == 1 and _CHAPTER.match(line.lstrip("#").strip())
+        for index, line in enumerate(lines[:HEAD_LINES])
+    )
 
 
 def _opens_back_matter(text: str) -> bool:

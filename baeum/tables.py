@@ -180,6 +180,15 @@ def _is_short_row(line: str, typical_width: float) -> bool:
     return len(line) < SHORT_LINE_SHARE * typical_width and not _SENTENCE_END.search(line)
 
 
+_LEADING_NUMBER = re.compile(r"^(\d{1,3})\s")
+
+
+def _numbered_rows(line: str, following: str) -> bool:
+    """Two rows numbered one after the other ("0 Operation Code", "1 Logical Unit"): a table, not headings."""
+    first, second = _LEADING_NUMBER.match(line), _LEADING_NUMBER.match(following)
+    return bool(first and second and int(second.group(1)) == int(first.group(1)) + 1)
+
+
 def _captioned_blocks(lines: list[str], typical_width: float, taken: list[tuple[int, int]], is_heading: Callable[[str], int]) -> list[Table]:
     """Short lines next to a caption: above it (figures, and tables captioned below) or else below it."""
     tables: list[Table] = []
@@ -190,8 +199,8 @@ def _captioned_blocks(lines: list[str], typical_width: float, taken: list[tuple[
         top = caption
         while top > 0 and caption - top < CAPTIONED_MAX_LINES and top - 1 not in occupied and _is_short_row(lines[top - 1], typical_width):
             top -= 1
-        while top < caption and is_heading(lines[top]):
-            top += 1  # a section heading right above a figure is not part of it (one inside it, "5 Control", is)
+        while top < caption and is_heading(lines[top]) and not _numbered_rows(lines[top], lines[top + 1]):
+            top += 1  # a section heading right above a figure is not part of it (numbered rows "0 …", "1 …" are)
         if caption - top >= 2:
             tables.append(Table(top, caption + 1, 0, frozenset(range(top, caption + 1))))
             occupied.update(range(top, caption + 1))

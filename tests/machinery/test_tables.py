@@ -208,3 +208,15 @@ def test_an_extractive_answer_shows_the_documents_markers_as_superscripts_and_qu
     assert {int(number) for number in CITATION.findall(answer.text)} == {2}  # only the tutor's citation
     assert answer.citations[0].quote == sentence  # the page's own words, found on the page as printed
     assert ground_check(answer.text, [passage])[0]
+
+
+def test_a_table_at_the_top_of_a_page_opens_no_chapter():
+    from baeum.structure import FRONT, page_matter
+
+    figure = "0 Operation Code\n1 Logical Unit\n2 Middle Address\n3 Low Address\n4 Transfer Length\nFigure 7.6: SCSI Read Command Format"
+    texts = ["A Book", "Copyright 2026", "Preface\n" + PROSE, f"{figure}\n{PROSE}", "Preface, continued\n" + PROSE, "Chapter 1\nIntroduction\n" + PROSE]
+    texts += [PROSE] * 24
+
+    matter = page_matter(texts)
+
+    assert [number for number, kind in matter.items() if kind == FRONT] == [1, 2, 3, 4, 5]
