@@ -64,6 +64,26 @@ def test_chunks_record_where_each_page_begins():
     assert quote_pages(spanning.content, spanning.page_starts, spanning.content, spanning.page_start) == (spanning.page_start, spanning.page_end)
 
 
+def test_moved_footnotes_and_repeated_table_headers_keep_the_page_they_are_printed_on():
+    prose = "The stack grows down in memory and each call pushes its return address before the callee runs. " * 3
+    rows = "\n".join(f"Line item number {index} of the statement {100 + index:,} {200 + index:,}" for index in range(40))
+    page_one = f"{prose}\nStatements of Operations\n(In millions) 2018 2017\n{rows}\nThe code is for the free GNU10-based compiler.\n" \
+        "From the command line, type: nasm first.asm\n10GNU is a project of the Free Software Foundation"
+    pages = [PageText(1, page_one), PageText(2, prose)]
+
+    chunks = chunk_pages(pages, target_tokens=200, overlap=0.12)
+
+    parts = [chunk for chunk in chunks if "Line item number" in chunk.content]
+    assert len(parts) >= 3
+    for chunk in parts:
+        assert quote_pages(chunk.content, chunk.page_starts, "Statements of Operations\n(In millions) 2018 2017", 0) == (1, 1)
+    holding = next(chunk for chunk in chunks if "GNU is a project" in chunk.content)
+    note = "10 GNU is a project of the Free Software Foundation"
+    assert [holding.content[start:end] for start, end in holding.note_spans] == [note]
+    assert quote_pages(holding.content, holding.page_starts, note, 0) == (1, 1)
+    assert _squeezed(note) in _squeezed(page_one)  # the viewer finds it as printed ("10GNU …")
+
+
 @pytest.mark.slow
 @pytest.mark.django_db
 @pytest.mark.parametrize("book", ["pcasm-book-english.pdf", "pcasm-book-korean.pdf"])
