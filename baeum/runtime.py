@@ -89,6 +89,10 @@ APP_ROLE = "baeum"  # the application connects as this ordinary role, so row-lev
 # Has BYPASSRLS and DML on every table; the application role may SET ROLE to it for the staff admin and
 # operator commands only (accounts/rls.py ``rls_system``). It cannot log in and owns nothing.
 SYSTEM_ROLE = "baeum_system"
+# Owns the tables; only ``manage.py migrate`` connects as it (accounts/management/commands/migrate.py).
+# The application role gets DML on them and nothing more: it cannot ALTER a table (no turning row-level
+# security off: ALTER TABLE ... NO FORCE needs the owner) and cannot become this role.
+OWNER_ROLE = "baeum_owner"
 
 
 @dataclass(frozen=True)
@@ -260,6 +264,8 @@ def _create_database(server, database: str) -> None:
         if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [SYSTEM_ROLE]).fetchone():
             connection.execute(f"CREATE ROLE {SYSTEM_ROLE} NOLOGIN NOSUPERUSER BYPASSRLS")
             connection.execute(f"GRANT {SYSTEM_ROLE} TO {APP_ROLE}")
+        if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [OWNER_ROLE]).fetchone():
+            connection.execute(f"CREATE ROLE {OWNER_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
         if connection.execute("SHOW log_timezone").fetchone()[0] != "UTC":
             # Crash reports read the log's timestamps (``recent_postgres_crashes``): keep them in UTC.
             connection.execute("ALTER SYSTEM SET log_timezone = 'UTC'")
@@ -275,20 +281,32 @@ def _create_database(server, database: str) -> None:
     with psycopg.connect(server.get_uri(database), autocommit=True) as connection:
         connection.execute("CREATE EXTENSION IF NOT EXISTS vector")
         connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-        # Databases made before the application role existed: hand everything over to it.
         connection.execute(f'ALTER DATABASE "{database}" OWNER TO {APP_ROLE}')
         connection.execute(f"ALTER SCHEMA public OWNER TO {APP_ROLE}")
-        rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner <> %s", [APP_ROLE]).fetchall()
-        for (table,) in rows:
-            connection.execute(f'ALTER TABLE public."{table}" OWNER TO {APP_ROLE}')
         _grant_system_role(connection)
+        # Tables made by older versions (owned by the application role, or by the superuser before it
+        # existed) go to the owner role; the grants above already cover them.
+        rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner <> %s", [OWNER_ROLE]).fetchall()
+        for (table,) in rows:
+            connection.execute(f'ALTER TABLE public."{table}" OWNER TO {OWNER_ROLE}')
+        if rows:
+            _grant_system_role(connection)
 
 
 def _grant_system_role(connection) -> None:
-    """Give the system role DML on every table the application role has made or will make."""
-    for kind in ("TABLES", "SEQUENCES"):
-        connection.execute(f"ALTER DEFAULT PRIVILEGES FOR ROLE {APP_ROLE} IN SCHEMA public GRANT ALL ON {kind} TO {SYSTEM_ROLE}")
-        connection.execute(f"GRANT ALL ON ALL {kind} IN SCHEMA public TO {SYSTEM_ROLE}")
+    """Let the owner role create tables in public, and give the application role DML (and, on PostgreSQL
+    17+, MAINTAIN: ANALYZE) and the system role everything but ownership on every table there is or will be."""
+    maintain = ", MAINTAIN" if connection.info.server_version >= 170000 else ""
+    connection.execute(f"GRANT CREATE, USAGE ON SCHEMA public TO {OWNER_ROLE}")
+    grants = {
+        "TABLES": [(f"SELECT, INSERT, UPDATE, DELETE{maintain}", APP_ROLE), ("ALL", SYSTEM_ROLE)],
+        "SEQUENCES": [("USAGE, SELECT, UPDATE", APP_ROLE), ("ALL", SYSTEM_ROLE)],
+    }
+    for kind, pairs in grants.items():
+        for privileges, role in pairs:
+            for creator in (OWNER_ROLE, APP_ROLE):  # tables made by migrations, and by older versions
+                connection.execute(f"ALTER DEFAULT PRIVILEGES FOR ROLE {creator} IN SCHEMA public GRANT {privileges} ON {kind} TO {role}")
+            connection.execute(f"GRANT {privileges} ON ALL {kind} IN SCHEMA public TO {role}")
 
 
 def _update_extensions_once(server, pgdata: Path) -> None:

@@ -106,6 +106,10 @@ DATABASES["default"]["TEST"] = {"TEMPLATE": env("BAEUM_TEST_DB_TEMPLATE", defaul
 _COMMAND = Path(sys.argv[0]).name == "manage.py" and sys.argv[1:2] != ["runserver"]
 BAEUM_RLS_DEFAULT = "system" if _COMMAND else "closed"
 BAEUM_DB_SYSTEM_ROLE = env("BAEUM_DB_SYSTEM_ROLE", default="baeum_system")
+# `manage.py migrate` connects as this role, which owns the tables; the application role gets DML only.
+# Empty: migrations run as the application role (which then owns the tables).
+BAEUM_DB_OWNER_ROLE = env("BAEUM_DB_OWNER_ROLE", default=runtime.OWNER_ROLE if EMBEDDED_DATABASE else "")
+BAEUM_DB_OWNER_PASSWORD = env("BAEUM_DB_OWNER_PASSWORD", default="")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: cache, Celery broker and results, chat working memory ----------------------------

@@ -155,3 +155,21 @@ def test_rls_owner_of_limits_the_task_to_that_owner(user, other_user, two_librar
     with rls_user(None), rls_owner_of(Plan, 10**9) as owner_id:
         assert owner_id is None
         assert Material.objects.unscoped().count() == 0
+
+
+def test_the_application_role_owns_no_table_and_cannot_lift_row_level_security():
+    from django.db import ProgrammingError
+
+    if not settings.BAEUM_DB_OWNER_ROLE:
+        pytest.skip("migrations run as the application role (no BAEUM_DB_OWNER_ROLE)")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'")
+        assert {row[0] for row in cursor.fetchall()} == {settings.BAEUM_DB_OWNER_ROLE}
+    for context in (rls_user(None), rls_system(why="the system role owns nothing either")):
+        with context:
+            for statement in ("ALTER TABLE knowledge_material NO FORCE ROW LEVEL SECURITY", "DROP POLICY tenant_isolation ON knowledge_chunk"):
+                with pytest.raises(ProgrammingError, match="must be owner"), transaction.atomic(), connection.cursor() as cursor:
+                    cursor.execute(statement)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_has_role(session_user, %s, 'MEMBER')", [settings.BAEUM_DB_OWNER_ROLE])
+        assert cursor.fetchone()[0] is False  # and cannot become the owner

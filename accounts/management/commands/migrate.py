@@ -1,10 +1,14 @@
-"""Django's ``migrate``, always as the login role that owns the tables.
+"""Django's ``migrate``, always as the role that owns the tables.
 
-Management commands start in the row-level-security system context (``SET ROLE baeum_system``); tables
-created under it would belong to that role. Migrations therefore run with the connection's own role
-and no learner setting, whatever context the process is in.
+With ``BAEUM_DB_OWNER_ROLE`` (the embedded server's ``baeum_owner``) migrations connect as that role,
+so the tables belong to it and the application role only gets DML on them (it cannot ``ALTER TABLE``,
+for instance to lift row-level security). Without it they run as the application role. Either way
+never in the system context (``SET ROLE baeum_system``: tables created under it would belong to that
+role) and with no learner setting: a data migration on user-owned rows sees none of them unless it
+says whose rows it wants (``rls_system(why=...)`` around its queries).
 """
 
+from django.conf import settings
 from django.core.management.commands.migrate import Command as DjangoMigrateCommand
 from django.db import connections
 
@@ -14,12 +18,22 @@ from accounts import rls
 class Command(DjangoMigrateCommand):
     def handle(self, *args, **options):
         database = connections[options["database"]]
+        owner = settings.BAEUM_DB_OWNER_ROLE
+        switch = bool(owner) and not database.in_atomic_block and database.settings_dict.get("USER") != owner
+        saved = {key: database.settings_dict.get(key) for key in ("USER", "PASSWORD")}
         database.baeum_owner_session = True
-        if database.connection is not None:
+        if switch:
+            database.close()
+            database.settings_dict["USER"] = owner
+            database.settings_dict["PASSWORD"] = settings.BAEUM_DB_OWNER_PASSWORD
+        elif database.connection is not None:
             rls.apply_login_role(database)
         try:
             return super().handle(*args, **options)
         finally:
             database.baeum_owner_session = False
-            if database.connection is not None:
+            if switch:
+                database.close()
+                database.settings_dict.update(saved)
+            elif database.connection is not None:
                 rls.reapply(database)
