@@ -3,7 +3,7 @@
 Embedded PostgreSQL and Redis are started unless DATABASE_URL / REDIS_URL point elsewhere (an older
 embedded cluster is taken over and its extensions updated; what was done is printed); then migrations,
 static files and, under local settings, the demo account with its sample materials and plans; then
-the web server (gunicorn, 127.0.0.1:$PORT) and two Celery workers (ingestion; quality re-embedding in
+the web server (gunicorn, 127.0.0.1:$PORT) and three Celery workers (ingestion; small uploads; quality re-embedding in
 the background). "Baeum is running" is printed once the site answers. While it runs, a database
 process that dies is reported here with its cause and the log to read. On exit the children are
 stopped, then the embedded servers this run started.
