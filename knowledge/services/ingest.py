@@ -33,7 +33,8 @@ Status = Material.Status
 _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # Bump when extraction or chunking changes what is stored, so `manage.py reextract` re-reads older
 # materials. "pdfium-2": PDF text by PDFium, chunks with page offsets (pypdf's had neither: "").
-EXTRACTOR = "pdfium-2"
+# "pdfium-3": tables kept whole (cut only between rows, header repeated), footnotes out of sentences.
+EXTRACTOR = "pdfium-3"
 
 
 @contextlib.contextmanager
