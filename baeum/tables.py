@@ -246,9 +246,10 @@ def find_tables(lines: list[str], *, typical_width: float = 80.0, is_heading: Ca
 
 NOTE_REGION_LINES = 14  # footnotes start within the last lines of a page
 # A footnote's opening: its number glued to its first word ("10GNU is…", "2Actually,…", "11http://…"),
-# with a parenthesis ("10) 무료…"), or alone on its line with the text on the next one. Not "2nd", "80x86".
-_NOTE_GLUED = re.compile(r"^(\d{1,3})(?!st\b|nd\b|rd\b|th\b|x[\da-fA-F])(?=[A-Za-z“\"'(])")
-_NOTE_PAREN = re.compile(r"^(\d{1,3})\)\s*\S")
+# with a parenthesis ("10) 무료…"), or alone on its line with the text on the next one. Not "2nd", "80x86", "2BD16".
+# The first word after the number is a word ("GNU", "Actually,", "A root"), not "BD16" (a hex number) or "a" (a formula).
+_NOTE_GLUED = re.compile(r"^(\d{1,3})(?!st\b|nd\b|rd\b|th\b)(?=[A-Za-z]{2,}(?![\w])|[A-Za-z]{2,}[^\w\s]|[A-Z]\s\w|[“\"'(])")
+_NOTE_PAREN = re.compile(r"^(\d{1,3})\)\s*[^\s)]")
 _NOTE_ALONE = re.compile(r"^(\d{1,3})$")
 
 
@@ -265,7 +266,8 @@ def _note_number(lines: list[str], index: int) -> str | None:
         if match:
             return match.group(1)
     match = _NOTE_ALONE.match(line)
-    if match and index + 1 < len(lines) and not _NOTE_ALONE.match(lines[index + 1]) and not value_cells(lines[index + 1])[0]:
+    # Alone on its line, the number must be followed by words, not by the next numbered line of a listing.
+    if match and index + 1 < len(lines) and re.match(r"[^\W\d_]", lines[index + 1]) and not value_cells(lines[index + 1])[0]:
         return match.group(1)
     return None
 

@@ -167,6 +167,9 @@ def test_footnotes_are_found_by_their_number_and_the_marker_above():
     # A number at the bottom with no marker above is text, not a footnote ("2의 보수", a code listing's output).
     assert split_footnotes(["2의 보수 표현은 오직 한 가지 방법밖에 없다.", "80x86 은 for 같은 명령을 지원한다.", "2nd Edition"])[1] == []
     assert split_footnotes([">>> 1 + 1", "2", "The last line is a prompt."])[1] == []
+    marked = "Convert each 4-bit segment of the number to hex2 and read the digits from the right."
+    for bottom in (["2BD16 = 2 × 162 + 11 × 161 + 13 × 160"], ["2a", "The expression inside the root"], ["2", "3 segment .bss"], ["2)) 할 수 있다."]):
+        assert split_footnotes([marked, *bottom])[1] == [], bottom  # a formula, a listing's line numbers
 
 
 def test_footnotes_leave_the_sentence_and_go_to_the_end_of_their_page_marked():
