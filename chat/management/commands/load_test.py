@@ -93,7 +93,7 @@ class Command(BaseCommand):
 
         User = get_user_model()
         prepared = {
-            index: user_token_issue(user=User.objects.create_user(email=f"load-{tag}-{index}@baeum.invalid", password=None))
+            index: user_token_issue(user=User.objects.create_user(email=f"load-{tag}-{index}@baeum.invalid", password=None)).key
             for index in [*range(learners), *range(10_000, 10_000 + uploaders)]
         }
 
