@@ -337,7 +337,7 @@ def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool
     table_id = 1
     for page, lines in zip(pages, cleaned, strict=True):
         body, notes = split_footnotes(lines) if not markdown else (lines, [])
-        tables = find_tables(body, typical_width=typical_width, is_heading=heading_level) if not markdown else []
+        tables = find_tables(body, typical_width=typical_width, is_heading=heading_level, markdown=markdown)
         for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id):
             units.extend([unit] if unit.table and unit.tokens <= target_tokens else _split_long(unit, target_tokens))
         table_id += len(tables)
@@ -362,7 +362,7 @@ def _items(units: list[_Unit]) -> Iterable[list[_Unit]]:
         yield group
 
 
-def _table_parts(rows: list[_Unit], target_tokens: int) -> list[list[_Unit]]:
+def _table_parts(rows: list[_Unit], target_tokens: int, used: int = 0) -> list[list[_Unit]]:
     """Cut a table longer than the budget between rows; every part after the first opens with the caption
     and the header rows again (and a caption printed under the table comes first too)."""
     header = [unit for unit in rows if unit.table_header]
@@ -373,7 +373,7 @@ def _table_parts(rows: list[_Unit], target_tokens: int) -> list[list[_Unit]]:
         for position, unit in enumerate(caption_below + header)
     ]
     parts: list[list[_Unit]] = [list(header)]
-    tokens = sum(unit.tokens for unit in header)
+    tokens = used + sum(unit.tokens for unit in header)  # ``used``: what the chunk holds before the table
     repeated_tokens = sum(unit.tokens for unit in repeated)
     for unit in body:
         if len(parts[-1]) > len(header if len(parts) == 1 else repeated) and tokens + unit.tokens > target_tokens:
@@ -483,10 +483,10 @@ def chunk_pages(
             or (unit.heading_level and own_tokens >= 0.4 * target_tokens)
             or at_break
         ):
-            if unit.table and not at_break:
-                start_table()
-            else:
+            if not unit.table or at_break:
                 emit()
+            elif not all(own.heading_level for own in current[len(carried) :]):
+                start_table()  # (a heading right above the table stays with it)
         if at_break:
             current, carried, current_tokens = [], [], 0  # front/back matter and the chapters share no text
         if not unit.table:
@@ -494,7 +494,7 @@ def chunk_pages(
             continue
         if carried and current_tokens + size > target_tokens:  # the overlap would push the table over: drop it
             current, carried, current_tokens = current[len(carried) :], [], current_tokens - sum(u.tokens for u in carried)
-        parts = _table_parts(item, target_tokens) if size > target_tokens else [item]
+        parts = _table_parts(item, target_tokens, current_tokens) if size > target_tokens else [item]
         for number, part in enumerate(parts):
             if number:
                 emit()

@@ -129,7 +129,7 @@ def _numeric_blocks(lines: list[str], typical_width: float) -> list[tuple[int, i
         while index < count:
             line = lines[index]
             cells, words = value_cells(line)
-            if is_caption(line):
+            if is_caption(line) or not line:
                 break
             if (cells >= 2 or cells == 1 and len(line) <= 0.9 * typical_width) and not _is_prose(line, typical_width) and words <= 24:
                 last_row, labels = index, 0
@@ -153,7 +153,7 @@ def _header_start(lines: list[str], start: int, typical_width: float, floor: int
         line = lines[top - 1]
         if is_caption(line):
             return top - 1
-        if is_heading(line) or _CODE_PROMPT.match(line):
+        if not line or is_heading(line) or _CODE_PROMPT.match(line):
             break
         lead_in = line.endswith((":", ";")) and len(line) > 0.5 * typical_width  # "… is as follows:" is prose
         title = line.isupper() and len(line) < 0.6 * typical_width  # "ADOBE INC."
@@ -224,9 +224,34 @@ def _no_heading(line: str) -> int:
     return 0
 
 
-def find_tables(lines: list[str], *, typical_width: float = 80.0, is_heading: Callable[[str], int] = _no_heading) -> list[Table]:
+_PIPE_ROW = re.compile(r"\S\s\|\s\S|^\|.*\|$")  # "cell | cell" (Office tables, see baeum.officeworker) or "| a | b |"
+_PIPE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")  # Markdown's "|---|---|" under the header row
+
+
+def _pipe_tables(lines: list[str]) -> list[Table]:
+    """Rows written ``a | b`` one a line, the header row first: the tables of slides, documents and Markdown."""
+    tables: list[Table] = []
+    index = 0
+    while index < len(lines):
+        end = index
+        while end < len(lines) and (_PIPE_ROW.search(lines[end]) or end > index and _PIPE_RULE.match(lines[end]) and "-" in lines[end]):
+            end += 1
+        if end - index >= 2:
+            header = 2 if end - index > 2 and _PIPE_RULE.match(lines[index + 1]) else 1
+            top = index - 1 if index and is_caption(lines[index - 1]) else index
+            tables.append(Table(top, end, header + index - top, frozenset(range(top + header + index - top - 1, end))))
+        index = max(end, index + 1)
+    return tables
+
+
+def find_tables(
+    lines: list[str], *, typical_width: float = 80.0, is_heading: Callable[[str], int] = _no_heading, markdown: bool = False
+) -> list[Table]:
     """Return the tables of one page's lines, in order; see the module docstring. ``is_heading`` tells a
-    section heading, which a table's header never reaches above."""
+    section heading, which a table's header never reaches above. In Markdown (and the text of Office files)
+    only ``a | b`` rows make a table."""
+    if markdown:
+        return _pipe_tables(lines)
     tables: list[Table] = []
     previous_end = 0
     for start, end in _numeric_blocks(lines, typical_width):

@@ -223,3 +223,19 @@ def test_a_table_at_the_top_of_a_page_opens_no_chapter():
     matter = page_matter(texts)
 
     assert [number for number, kind in matter.items() if kind == FRONT] == [1, 2, 3, 4, 5]
+
+
+def test_the_rows_of_a_slide_or_document_table_stay_together_under_their_header():
+    rows = [f"Region {index} | {1000 + index} | {2000 + index}" for index in range(60)]
+    page = "\n".join(["# Sales by region", "Table 2: Sales", "Region | 2022 | 2023", *rows, "", "The north grew fastest."])
+
+    chunks = chunk_pages([PageText(1, page)], target_tokens=200, markdown=True)
+
+    parts = [chunk for chunk in chunks if "Region 1 |" in chunk.content or "Region 5" in chunk.content or "Region 59" in chunk.content]
+    assert len(parts) >= 2
+    for part in chunks:
+        lines = part.content.split("\n")
+        if any(line.startswith("Region ") for line in lines):
+            start = lines.index("Table 2: Sales")
+            assert lines[start + 1] == "Region | 2022 | 2023"
+            assert all(line in rows for line in lines[start + 2 :] if line and not line.startswith("The north"))
