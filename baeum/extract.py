@@ -22,6 +22,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,6 +160,24 @@ CHILD_USER = os.environ.get("BAEUM_CHILD_USER", "nobody")
 _CPU_LIMIT_RETURNCODES = (-signal.SIGXCPU, 128 + signal.SIGXCPU)
 
 
+class Preempted(Exception):  # noqa: N818 - not an error: the caller moves the work elsewhere
+    """Reading stopped at the caller's time cap (``time_cap``); nothing is wrong with the file."""
+
+
+_time_cap: ContextVar[float | None] = ContextVar("baeum_extract_time_cap", default=None)
+
+
+@contextmanager
+def time_cap(seconds: float):
+    """Stop ``extract_pdf_pages`` with ``Preempted`` once ``seconds`` have passed (the quick queue hands
+    a file that turns out costly back to the main queue instead of holding others' small files)."""
+    token = _time_cap.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _time_cap.reset(token)
+
+
 def _limits(memory_bytes: int, cpu_seconds: float) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -279,6 +299,9 @@ _OUT_OF_MEMORY_RETURNCODES = (-9, 137, -6)
 # Children restarted past a page that killed one, per file: a few bad pages lose only themselves, while a
 # file whose every page kills its reader fails fast instead of starting a child per page.
 MAX_RESTARTS = 3
+# Pages that ran past their CPU budget, per file, before the file fails: such a page is hostile or
+# broken far more often than dense, and each costs its budget in full (two: ~8 s of one core at most).
+MAX_CPU_LIMIT_PAGES = 2
 
 
 def _crash_error(filename: str, returncode: int | None, stderr: str) -> ExtractionError:
@@ -395,6 +418,7 @@ def extract_pdf_pages(
     deadline = time.monotonic() + max(budget.min_seconds, budget.seconds_per_page * page_count)
     collected = _Collected()
     crashes: list[ExtractionError] = []
+    cpu_limited = 0  # pages whose child ran past its CPU budget
     lines: queue.Queue = queue.Queue()
     started: list[subprocess.Popen] = []
     try:
@@ -407,8 +431,11 @@ def extract_pdf_pages(
                 raise ExtractionError(
                     "too_slow", f"“{filename}” took too long to read. Re-save it as a simpler PDF or split it into parts."
                 )
+            cap = _time_cap.get()
+            if cap is not None and time.monotonic() > cap:
+                raise Preempted(f"“{filename}” is taking longer than the time cap")
             try:
-                shard, line = lines.get(timeout=min(remaining, 1.0))
+                shard, line = lines.get(timeout=min(remaining, 0.5))
             except queue.Empty:
                 continue
             if line is None:
@@ -417,7 +444,9 @@ def extract_pdf_pages(
                 if crash is None:
                     continue
                 crashes.append(crash)
-                if len(crashes) > MAX_RESTARTS:
+                if shard.process.returncode in _CPU_LIMIT_RETURNCODES:
+                    cpu_limited += 1
+                if len(crashes) > MAX_RESTARTS or cpu_limited >= MAX_CPU_LIMIT_PAGES:
                     raise crash
                 collected.fail(shard.next_page)  # the page it was reading when it died
                 shard.next_page += 1

@@ -1,5 +1,6 @@
 """Celery entry points: take ids, re-fetch, call a service; safe to run twice."""
 
+import contextlib
 import logging
 import time
 
@@ -8,7 +9,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError, connection, connections
 
 from accounts.rls import rls_owner_of
-from baeum import runtime
+from baeum import extract, runtime
 from baeum.embeddings import EmbeddingError
 from baeum.extract import ExtractionError
 
@@ -33,6 +34,9 @@ DATABASE_RECOVERY_SECONDS = 60  # PostgreSQL's crash recovery takes about a seco
 QUICK_MAX_BYTES = 2 * 1024 * 1024  # a handout or a chapter; the sample books are 1-5 MB
 QUICK_PER_OWNER = 1
 QUICK_SLOT_SECONDS = 3600  # a slot of a task lost without finishing frees itself after this long
+# Reading a file from the quick queue stops after this long and the file moves to the main queue: a small
+# but costly file (hostile content streams) cannot hold the quick worker. Small files read in under a second.
+QUICK_EXTRACT_SECONDS = 3.0
 
 
 def _quick_key(owner_id: int) -> str:
@@ -61,11 +65,9 @@ def route_ingestion(name, args, kwargs, options, task=None, **kw):
 
 
 def _release_quick_slot(task, owner_id: int) -> None:
-    from django.conf import settings
     from django.core.cache import cache
 
-    queue = settings.BAEUM_QUICK_QUEUE
-    if not queue or (task.request.delivery_info or {}).get("routing_key") != queue:
+    if not _on_quick_queue(task):
         return
     try:
         if cache.decr(_quick_key(owner_id)) < 0:
@@ -80,10 +82,24 @@ def ingest_material(self, material_id: int) -> str | None:
     with rls_owner_of(Material, material_id) as owner_id:
         if owner_id is None:
             return None  # deleted before the worker reached it
+        quick = _on_quick_queue(self)
         try:
-            return _ingest(self, material_id)
+            with extract.time_cap(QUICK_EXTRACT_SECONDS) if quick else contextlib.nullcontext():
+                return _ingest(self, material_id)
+        except extract.Preempted:
+            # The owner's row (rls_owner_of): back to waiting, on the main queue.
+            Material.objects.unscoped().filter(pk=material_id).update(status=Material.Status.PENDING, progress_done=0, progress_total=0)
+            ingest_material.apply_async(args=[material_id], queue="celery")
+            return Material.Status.PENDING
         finally:
             _release_quick_slot(self, owner_id)
+
+
+def _on_quick_queue(task) -> bool:
+    from django.conf import settings
+
+    queue = settings.BAEUM_QUICK_QUEUE
+    return bool(queue) and (task.request.delivery_info or {}).get("routing_key") == queue
 
 
 def _ingest(self, material_id: int) -> str | None:

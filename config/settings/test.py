@@ -6,7 +6,8 @@ BAEUM_RLS_DEFAULT = "system"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests run tasks in-process unless a test starts a real worker; the broker is still real Redis.
 CELERY_TASK_ALWAYS_EAGER = True
-BAEUM_QUICK_QUEUE = ""  # test workers consume the main queue only; tests/security/test_fair_work.py turns it on
+# Test workers consume the main queue only; tests/security/test_fair_work.py turns the quick queue on.
+BAEUM_QUICK_QUEUE = env("BAEUM_TEST_QUICK_QUEUE", default="")  # noqa: F405
 CACHES["default"]["KEY_PREFIX"] = "baeum-test"  # noqa: F405
 # Every test client is 127.0.0.1 and several runs share one Redis: limits are set per test that checks them.
 BAEUM_SIGNIN_LIMITS = {"account": (100000, 900), "address": (100000, 900)}

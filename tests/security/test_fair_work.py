@@ -129,3 +129,81 @@ def test_small_files_go_to_the_quick_queue_one_waiting_per_learner(user, other_u
 
     tasks._release_quick_slot(Finished, user.pk)
     assert route(upload(user)) == {"queue": "quick"}  # its slot is free again
+
+
+def _hostile_pdf() -> bytes:
+    """Eight pages of 2 M text operators each: ~3 s of PDFium CPU a page, 400 KB, "small"."""
+    import zlib
+
+    stream = zlib.compress(b"BT /F1 11 Tf 56 790 Td\n" + b"<0041> Tj\n" * 2_000_000 + b"ET\n", 9)
+    return make_pdf([TEXT] * 9, raw_contents={index: stream for index in range(1, 9)})
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_hostile_learner_does_not_hold_up_another_learners_small_upload(api_client, other_api_client, settings, capsys):
+    """Real workers as make run starts them (main: celery+quick, quick: quick). A learner uploads three
+    small but costly PDFs (the first takes the quick queue, is stopped after QUICK_EXTRACT_SECONDS and
+    moves to the main queue); another learner's small upload is READY within 10 s of its upload."""
+    import os
+    import subprocess
+    import sys
+
+    from django.core.cache import cache
+    from django.db import connection
+
+    from config.celery import app as celery_app
+    from tests.conftest import ROOT
+
+    settings.BAEUM_QUICK_QUEUE = "quick"
+    cache.delete_pattern("ingest:quick:*")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "BAEUM_DATABASE_NAME": connection.settings_dict["NAME"],
+        "BAEUM_TEST_QUICK_QUEUE": "quick",
+    }
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--pool", "solo", "-Q", queues,
+             "-n", f"{name}-{os.getpid()}@%h", "--loglevel", "WARNING"],
+            cwd=ROOT, env=env, start_new_session=True,
+        )  # fmt: skip
+        for name, queues in (("main", "celery,quick"), ("quick", "quick"))
+    ]
+    try:
+        deadline = time.monotonic() + 120
+        while len(celery_app.control.ping(timeout=0.5)) < 2:
+            assert all(worker.poll() is None for worker in workers) and time.monotonic() < deadline
+        celery_app.conf.task_always_eager = False
+        hostile = []
+        for number in range(3):
+            upload = SimpleUploadedFile(f"hostile-{number}.pdf", _hostile_pdf())
+            response = api_client.post("/api/v1/materials/", {"file": upload}, format="multipart")
+            assert response.status_code == 202
+            hostile.append(response.json()["refId"])
+        time.sleep(1)  # the hostile files are being read
+        started = time.monotonic()
+        small = SimpleUploadedFile("handout.pdf", make_pdf([TEXT, TEXT]))
+        ref_id = other_api_client.post("/api/v1/materials/", {"file": small}, format="multipart").json()["refId"]
+        while other_api_client.get(f"/api/v1/materials/{ref_id}/").json()["status"] not in ("READY", "FAILED"):
+            assert time.monotonic() - started < 120
+            time.sleep(0.2)
+        waited = time.monotonic() - started
+        with capsys.disabled():
+            print(f"\nsmall upload READY {waited:.1f} s after it was sent, behind 3 hostile files of another learner")
+        assert other_api_client.get(f"/api/v1/materials/{ref_id}/").json()["status"] == "READY"
+        assert waited < 10, waited
+        # The costly files still end, on the main queue, with the reason.
+        deadline = time.monotonic() + 120
+        while any(api_client.get(f"/api/v1/materials/{ref}/").json()["status"] not in ("READY", "FAILED") for ref in hostile):
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+        failures = {api_client.get(f"/api/v1/materials/{ref}/").json()["failure"]["code"] for ref in hostile}
+        assert failures == {"too_complex"}
+    finally:
+        celery_app.conf.task_always_eager = True
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(timeout=60)

@@ -50,7 +50,7 @@ def test_a_page_whose_content_stream_runs_past_its_cpu_budget_costs_seconds_not_
         extract_pdf_pages(path, filename="operators.pdf", page_count=9, workers=1, budget=budget)
     elapsed = time.monotonic() - started
     assert failure.value.code == "too_complex" and "too much work" in failure.value.message
-    # MAX_RESTARTS + 1 pages at ~1-2 CPU-seconds each (the soft limit's granularity), far from 600 s.
+    # MAX_CPU_LIMIT_PAGES pages at ~1-2 CPU-seconds each (the soft limit's granularity), far from 600 s.
     assert elapsed < 30, elapsed
 
 
