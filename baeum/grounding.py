@@ -121,6 +121,10 @@ class Evidence:
     sufficient: bool
 
 
+# A question term carrying this share of the question's weight, found in no passage, decides alone.
+TOPIC_WEIGHT_SHARE = 0.6
+
+
 def judge_evidence(
     question: str, passages: list[Passage], *, min_coverage: float, min_vector: float | None, strong_coverage: float
 ) -> Evidence:
@@ -148,7 +152,12 @@ def judge_evidence(
         and passage.vector_score >= (min_vector if min_vector is not None else passage.vector_threshold or 0.0)
         for passage in passages
     )
-    sufficient = coverage >= strong_coverage or (coverage >= min_coverage and plausible)
+    # The word a question turns on ("광합성" in "광합성은 어떻게 일어나는가?") found in no passage: the
+    # passages are about something else, however well the rest of the question matches.
+    core = [term for term in terms if not any(other != term and len(other) >= 2 and term.startswith(other) for other in terms)]  # "일어나는" is "일어나"
+    core_sum = sum(weights[term] for term in core) or 1.0
+    missing_topic = any(weights[term] / core_sum >= TOPIC_WEIGHT_SHARE for term in core if not any(term in found for found in found_in))
+    sufficient = not missing_topic and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
 
 

@@ -146,7 +146,6 @@ def test_unanswerable_questions_are_still_refused(user, guide, language):
         assert message.citations == []
 
 
-@pytest.mark.xfail(reason="sufficiency: 일어나 ('happen') is the question's only term besides 광합성 and occurs in the guide")
 def test_photosynthesis_is_refused_over_the_korean_guide(user, guide):
     assert _ask(user, guide("ko"), "광합성은 어떻게 일어나는가?").refused
 
