@@ -240,7 +240,22 @@ class Node:
             self.web_log,
         )  # fmt: skip
         self.worker = self._spawn(
-            [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", "celery,quick", "-n", f"{self.name}@%h", "--concurrency", "1", "--loglevel", "INFO"],
+            [
+                PYTHON,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-Q",
+                "celery,quick",
+                "-n",
+                f"{self.name}@%h",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+            ],
             self.worker_log,
         )
 
@@ -486,7 +501,9 @@ def main() -> int:
         say("both nodes answer: " + ", ".join(f"{node.name} web :{node.port}" for node in nodes))
         balancer = Balancer([node.port for node in nodes])
         balancer.start()
-        say(f"balancer on 127.0.0.1:{balancer.port}; load: {options.learners} learners + {options.uploaders} uploaders for {options.duration} s")
+        say(
+            f"balancer on 127.0.0.1:{balancer.port}; load: {options.learners} learners + {options.uploaders} uploaders for {options.duration} s"
+        )
 
         load = subprocess.Popen(
             [
@@ -586,14 +603,18 @@ def print_summary(summary: dict, *, as_json: bool) -> None:
             f" ({node['connections_from_balancer']} connections); worker finished {node['tasks_finished']} tasks"
         )
     for kill in summary["kills"]:
-        lines.append(f"  killed {kill['process']} at {kill['at_s']} s" + (f" inside task {kill['task_running']}" if kill.get("task_running") else ""))
+        lines.append(
+            f"  killed {kill['process']} at {kill['at_s']} s" + (f" inside task {kill['task_running']}" if kill.get("task_running") else "")
+        )
     lines += [
         f"  the killed worker's task finished on the other node: {summary['killed_task_finished_by_the_other_worker']}",
         f"  load: {load['requests']} requests in {load['seconds']} s ({load['throughput_rps']} rps), {load['errors']} errors"
         f" (in flight on the killed web process) {load['error_samples'][:3]}",
     ]
     for name, endpoint in load["endpoints"].items():
-        lines.append(f"    {name:28} n={endpoint['n']:5}  p50 {endpoint['p50_ms']:7.0f} ms  p95 {endpoint['p95_ms']:7.0f} ms  errors {endpoint['errors']}")
+        lines.append(
+            f"    {name:28} n={endpoint['n']:5}  p50 {endpoint['p50_ms']:7.0f} ms  p95 {endpoint['p95_ms']:7.0f} ms  errors {endpoint['errors']}"
+        )
     lines += [
         f"  uploads the client saw: {load['uploads']}",
         f"  every upload of the run in the database: {database['materials_by_status']} (not final: {summary['uploads_not_final']})",
