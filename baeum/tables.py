@@ -363,18 +363,21 @@ def _squeezed_with_lines(lines: list[str]) -> tuple[str, list[int]]:
 def structure_report(page_texts: list[str], chunks: list) -> dict:
     """Count, on one document, chunks that end inside a table row, footnotes glued into a sentence and
     table rows taken for headings (the tables and footnotes as ``find_tables``/``split_footnotes`` see them)."""
-    from .chunking import strip_running_lines
+    import statistics
+
+    from .chunking import heading_level, strip_running_lines
     from .text import normalize_text, split_sentences
 
     cleaned = strip_running_lines([normalize_text(text).split("\n") for text in page_texts])
-    widths = sorted(len(line) for lines in cleaned for line in lines if line)
-    typical_width = widths[int(0.8 * len(widths))] if len(widths) >= 10 else 80.0
+    widths = [len(line) for lines in cleaned for line in lines if line]
+    typical_width = statistics.quantiles(widths, n=10)[7] if len(widths) >= 10 else 80.0  # as chunking measures it
     pages: dict[int, dict] = {}
     for number, lines in enumerate(cleaned, start=1):
         lines = [line for line in lines if line]
         body, notes = split_footnotes(lines)
         squeezed, owners = _squeezed_with_lines(body)
-        pages[number] = {"body": body, "tables": find_tables(body, typical_width=typical_width), "squeezed": squeezed, "owners": owners,
+        tables = find_tables(body, typical_width=typical_width, is_heading=heading_level)
+        pages[number] = {"body": body, "tables": tables, "squeezed": squeezed, "owners": owners,
                          "notes": ["".join(note.split())[:24] for note in footnote_paragraphs(notes)]}  # fmt: skip
     mid_row = 0
     for chunk in chunks[:-1]:
