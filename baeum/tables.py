@@ -110,7 +110,7 @@ def _row_breaks(lines: list[str], start: int, end: int) -> frozenset[int]:
     return frozenset(breaks)
 
 
-def _numeric_blocks(lines: list[str], typical_width: float) -> list[tuple[int, int]]:
+def _numeric_blocks(lines: list[str], typical_width: float, is_heading: Callable[[str], int]) -> list[tuple[int, int]]:
     """Runs of lines with value cells at their end (at least two cells on most rows), label lines between."""
     blocks: list[tuple[int, int]] = []
     index = 0
@@ -135,7 +135,13 @@ def _numeric_blocks(lines: list[str], typical_width: float) -> list[tuple[int, i
                 last_row, labels = index, 0
                 rows += 1
                 wide_rows += cells >= 2
-            elif cells == 0 and not _SENTENCE_END.search(line) and labels < TABLE_MAX_LABEL_RUN and len(line) <= 0.9 * typical_width:
+            elif (
+                cells == 0
+                and not _SENTENCE_END.search(line)
+                and labels < TABLE_MAX_LABEL_RUN
+                and len(line) <= 0.9 * typical_width
+                and not is_heading(line)  # a section heading between two tables ends the first
+            ):
                 labels += 1
             else:
                 break
@@ -211,6 +217,7 @@ def _captioned_blocks(lines: list[str], typical_width: float, taken: list[tuple[
             and bottom - caption <= CAPTIONED_MAX_LINES
             and bottom not in occupied
             and _is_short_row(lines[bottom], typical_width)
+            and not (is_heading(lines[bottom]) and not _numbered_rows(lines[bottom - 1], lines[bottom]))
         ):
             bottom += 1
         if bottom - caption - 1 >= 2:
@@ -254,7 +261,7 @@ def find_tables(
         return _pipe_tables(lines)
     tables: list[Table] = []
     previous_end = 0
-    for start, end in _numeric_blocks(lines, typical_width):
+    for start, end in _numeric_blocks(lines, typical_width, is_heading):
         top = _header_start(lines, start, typical_width, previous_end, is_heading)
         header = (start - top) + _leading_header_rows(lines, start, end)
         below = next((end + gap for gap in range(3) if end + gap < len(lines) and is_caption(lines[end + gap])), None)

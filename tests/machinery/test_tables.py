@@ -239,3 +239,13 @@ def test_the_rows_of_a_slide_or_document_table_stay_together_under_their_header(
             start = lines.index("Table 2: Sales")
             assert lines[start + 1] == "Region | 2022 | 2023"
             assert all(line in rows for line in lines[start + 2 :] if line and not line.startswith("The north"))
+
+
+def test_a_section_heading_next_to_a_table_stays_a_heading():
+    table = ["Unit Letter", "byte B", "word W", "Table 1.3: Letters"]
+    below = ["Table 2.1: Sizes", "byte 1", "word 2", "1.2 Computer Organization", PROSE]
+    between = ["Goodwill 10,051 10,513", "Inventories 4,366 4,034", "Total assets 36,500 37,987", "2.3 Liabilities", "Debt 1,000 2,000"]
+
+    for lines, heading in ((table + ["1.2 Computer Organization", PROSE], "1.2 Computer Organization"), (below, "1.2 Computer Organization"), (between, "2.3 Liabilities")):
+        rows = {index for table in find_tables(lines, typical_width=80, is_heading=heading_level) for index in range(table.start, table.end)}
+        assert lines.index(heading) not in rows, lines
