@@ -60,5 +60,9 @@
     }
     return message;
   }
+  // <select data-autosubmit>: choosing submits its form (no inline handlers: the CSP allows none).
+  document.addEventListener("change", (event) => {
+    if (event.target.matches && event.target.matches("[data-autosubmit]") && event.target.form) event.target.form.submit();
+  });
   window.Baeum = { api, csrfToken, escapeHtml, highlight, highlightAll, translateReason };
 })();
