@@ -64,7 +64,7 @@ def test_library_material_plan_session_and_chat_pages(browser_client, user, inge
 
 
 def test_pages_of_another_user_are_404(client, other_user, user, ingest):
-    material = ingest(other_user, make_pdf(["Chapter 1 Secret\nTheir private notes about caches."]))
+    material = ingest(other_user, make_pdf(["Chapter 1 Secret\nTheir private notes about caches."]), "secret.pdf", title="Their secret caches")
     client.force_login(user)
     assert client.get(f"/library/{material.ref_id}/").status_code == 404
     assert client.get("/plans/999999/").status_code == 404
