@@ -92,8 +92,29 @@ def _same_number(response: str, expected: str) -> bool:
     return number == given_number and (not given_unit or not unit or given_unit == unit or given_unit[:1] == unit[:1])
 
 
+# Words that end a Korean answer without adding to it ("컴파일러라고 해요", "니블이라고 부릅니다").
+_KO_TRAILING_VERB = re.compile(r"\s+(?:해요|한다|합니다|하죠|불러요|부른다|부릅니다|부르죠|이에요|예요|입니다|이다|요)[.!?~]*\s*$")
+_PARENTHESIS = re.compile(r"\s*\([^()]*\)")
+
+
+def _answer_forms(response: str) -> list[str]:
+    """The response as typed, without a trailing verb, and each side of a parenthesis ("컴파일러 (compiler)")."""
+    bare = _KO_TRAILING_VERB.sub("", response.strip())
+    forms = [response, bare, _PARENTHESIS.sub("", bare)]
+    forms += re.findall(r"\(([^()]*)\)", bare)
+    return [form for form in dict.fromkeys(forms) if form.strip()]
+
+
 def grade_term(response: str, expected: str, accepted: list[str] | tuple[str, ...] = ()) -> Grade:
     """A short answer naming a term, a number or a phrase (cloze, short answer, multiple choice)."""
+    for form in _answer_forms(response)[1:]:
+        result = _grade_term_form(form, expected, accepted)
+        if result.verdict == CORRECT:
+            return result
+    return _grade_term_form(response, expected, accepted)
+
+
+def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[str, ...]) -> Grade:
     given = normalise(response)
     if not given:
         return Grade(WRONG, 0.0, expected)

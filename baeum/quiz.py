@@ -52,6 +52,8 @@ _DEFINES_AFTER_TERM = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:is|are|refers\s+to|me
 _VAGUE_SUBJECT = re.compile(r"^(?:the\s+\w+|one\b.*|another\b.*|some\b.*)$", re.IGNORECASE)
 # The words before the term end in a pointer or a cut phrase ("이를 2의 [보수 표현법]"): no question stands on them.
 _KO_DANGLING_BEFORE = re.compile(r"(?:이를|이것을|그것을|이들을|그를|\S+의)$")
+# A connective that opens a sentence leans on the one before ("따라서 …", "즉 …"): a question drops it.
+_KO_CONNECTIVE = re.compile(r"^(?:따라서|그러므로|그래서|즉|또한|그리고|이때|이\s*때|예를\s*들어|예를\s*들면|결국|한편)\s*,?\s*")
 _KO_NAMING_VERB = re.compile(r"\s*(?:\([^)]*\)\s*)?(?:이)?(?:라고|라)\s*(?P<verb>한다|합니다|부른다|부릅니다|불린다|불립니다)")
 
 
@@ -129,7 +131,7 @@ def _naming_question(definition: Definition, sentence: str) -> Question | None:
         if not position:
             return None
         naming = _KO_NAMING_VERB.match(sentence[position.end() :])
-        before = sentence[: position.start()].strip()
+        before = _KO_CONNECTIVE.sub("", sentence[: position.start()].strip())
         if not naming or len(before) < 4 or _ANAPHORIC_SUBJECT.search(before) or _KO_DANGLING_BEFORE.search(before):
             return None
         verb = "부르나요" if "부" in naming.group("verb") or "불" in naming.group("verb") else "하나요"
@@ -183,8 +185,13 @@ def cloze_question(sentence: str, term: str, aliases: list[str]) -> Question | N
         return None
     if found.group(0).isupper() and " " in found.group(0):
         return None  # "SKELETON FILE": a running head, not the term in a sentence
-    blanked = sentence[: found.start()] + BLANK + sentence[found.end() :]
-    return Question(CLOZE, blanked, found.group(0), 0, aliases, term=term)
+    after = sentence[found.end() :]
+    alias = re.match(r"\s*\(([^()]{1,60})\)", after)  # "_____ (compiler)" would give the answer away
+    if alias:
+        aliases = [*aliases, *(part.strip() for part in alias.group(1).split(",") if part.strip())]
+        after = after[alias.end() :]
+    blanked = sentence[: found.start()] + BLANK + after
+    return Question(CLOZE, blanked, found.group(0), 0, list(dict.fromkeys(aliases)), term=term)
 
 
 def build_questions(

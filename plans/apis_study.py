@@ -85,7 +85,8 @@ class SessionCardsApi(APIView):
 
 
 class ReviewStatsSerializer(serializers.Serializer):
-    dueToday = serializers.IntegerField()
+    dueNow = serializers.IntegerField(help_text="cards due now")
+    dueToday = serializers.IntegerField(help_text="cards due by the end of today (those due now included)")
     cards = serializers.IntegerField()
     reviewedToday = serializers.IntegerField()
     streakDays = serializers.IntegerField()

@@ -301,7 +301,7 @@ RETENTION_DAYS = 30
 
 
 def review_stats(*, user, now=None) -> dict:
-    """``{dueToday, cards, reviewedToday, streakDays, retention}``: what is due by the end of today, how
+    """``{dueNow, dueToday, cards, reviewedToday, streakDays, retention}``: what is due now and by the end of today, how
     many days in a row (up to today, or yesterday when nothing is reviewed yet today) had a review, and
     the share of repeat reviews in the last 30 days not rated Again."""
     from datetime import datetime, time, timedelta
@@ -325,6 +325,7 @@ def review_stats(*, user, now=None) -> dict:
             repeats.append(rating > 1)
         seen_before.add(card_id)
     return {
+        "dueNow": cards.filter(due__lte=now).count(),
         "dueToday": cards.filter(due__lt=end_of_today).count(),
         "cards": cards.count(),
         "reviewedToday": sum(1 for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=2)).values_list("reviewed_at", flat=True) if timezone.localdate(moment) == today),

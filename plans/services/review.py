@@ -12,14 +12,18 @@ from fsrs import Rating, Scheduler
 
 from baeum import grading, quiz, study
 from baeum.errors import NotFound
+from baeum.grounding import content_terms
 from baeum.quiz import BLANK
 from baeum.text import is_hangul_heavy
 
 from ..models import Card, Plan, Review, StudySession
 from ..selectors import SessionContent, session_content
 
-# One scheduler for every card: FSRS's default parameters, aiming at 90 % recall when a card is due.
-SCHEDULER = Scheduler(enable_fuzzing=False)
+# One scheduler for every card: FSRS's default parameters, aiming at 90 % recall when a card is due, with
+# one 10-minute learning step: a card answered wrong comes back within the session's sitting, one
+# answered right waits days (the session itself was the learning; FSRS's default 1 + 10 minute steps
+# brought right answers back within minutes).
+SCHEDULER = Scheduler(learning_steps=(timedelta(minutes=10),), enable_fuzzing=False)
 RATINGS = {1: Rating.Again, 2: Rating.Hard, 3: Rating.Good, 4: Rating.Easy}
 
 
@@ -145,9 +149,10 @@ def cards_from_key_points(*, user, plan: Plan, session: StudySession, now: datet
     terms = {question.get("term", "") for question in content.questions if question.get("term")}
     cards = []
     for point in content.key_points:
-        prompt = point["text"]
-        answer = point["text"]
-        for term in sorted(terms, key=len, reverse=True):
+        prompt = answer = point["text"]
+        # The session's domain terms first; else the longest word of the point: a card asks for something.
+        words = sorted({word for word in content_terms(point["text"]) if len(word) >= 4 and word.isalpha()}, key=len, reverse=True)
+        for term in [*sorted(terms, key=len, reverse=True), *words]:
             blanked = quiz.cloze_question(point["text"], term, [])
             if blanked is not None:
                 prompt, answer = blanked.prompt, blanked.answer

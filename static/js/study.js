@@ -99,11 +99,17 @@
       cards = body.cards;
       fresh = true;
       const s = (stats_ = body.stats);
-      stats.querySelector("[data-due]").textContent = s.dueToday;
+      stats.querySelector("[data-due]").textContent = s.dueNow;
       stats.querySelector("[data-streak]").textContent = s.streakDays;
       stats.querySelector("[data-retention]").textContent = s.retention === null ? "—" : Math.round(s.retention * 100) + "%";
       stats.querySelector("[data-reviewed]").textContent = s.reviewedToday;
       show();
+    }
+
+    function answered() {  // the tiles follow the learner's progress through the list
+      const due = stats.querySelector("[data-due]"), reviewed = stats.querySelector("[data-reviewed]");
+      due.textContent = Math.max(0, Number(due.textContent) - 1);
+      reviewed.textContent = Number(reviewed.textContent) + 1;
     }
 
     function show() {
@@ -114,7 +120,7 @@
       }
       fresh = false;
       if (!card) {
-        const later = stats_ ? stats_.dueToday : 0;
+        const later = stats_ ? stats_.dueToday - stats_.dueNow : 0;
         stage.innerHTML = '<p class="muted">' + esc(later > 0 ? T.later(later) : T.done) + "</p>";
         if (later > 0) setTimeout(() => load(), 60000);  // learning steps come back within minutes
         return;
@@ -133,6 +139,7 @@
         const response = submitter && submitter.name === "response" ? submitter.value : new FormData(form).get("response") || "";
         form.querySelectorAll("button").forEach((button) => (button.disabled = true));
         const body = await Baeum.api("review/cards/" + card.id + "/answer", { method: "POST", json: { response } });
+        answered();
         const result = stage.querySelector(".result");
         result.hidden = false;
         result.innerHTML = gradeHtml(card.kind, body) + '<button type="button" data-next>' + esc(T.next) + "</button>";
@@ -152,6 +159,7 @@
       result.querySelectorAll("[data-rate]").forEach((button) =>
         button.addEventListener("click", async () => {
           const body = await Baeum.api("review/cards/" + card.id + "/rate", { method: "POST", json: { rating: Number(button.dataset.rate) } });
+          answered();
           result.innerHTML = "<p>" + esc(body.answer) + sourceLink(body.citation) + '</p><button type="button" data-next>' + esc(T.next) + "</button>";
           result.querySelector("[data-next]").addEventListener("click", () => show());
         })

@@ -20,6 +20,10 @@ from baeum.grading import CORRECT, PARTIAL, WRONG, grade_definition, grade_term,
         ("1.5 GHz", "1.5GHz"),
         ("1,000", "1000"),
         ("least-significant bit", "least significant bit"),
+        ("컴파일러라고 해요", "컴파일러"),  # a trailing verb is how Korean says it
+        ("컴파일러라고 한다", "컴파일러"),
+        ("컴파일러 (compiler)", "컴파일러"),  # the book's own wording, translation in brackets
+        ("니블이요", "니블"),
     ],
 )
 def test_spacing_particles_case_and_number_formats_do_not_matter(response, expected):

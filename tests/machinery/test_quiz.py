@@ -49,3 +49,15 @@ def test_other_sentences_ask_only_about_domain_terms_and_each_question_has_a_sta
             assert question.answer in question.choices and len(question.choices) >= 3
         if question.kind == TRUE_FALSE:
             assert question.answer in ("true", "false")
+
+
+def test_a_blank_never_keeps_its_translation_beside_it_and_accepts_it():
+    from baeum.quiz import cloze_question
+
+    question = cloze_question("컴퓨터 하드웨어는 인터럽트 (interrupt) 라는 메커니즘을 통해 이벤트를 처리한다.", "인터럽트", [])
+    assert question.prompt == "컴퓨터 하드웨어는 _____ 라는 메커니즘을 통해 이벤트를 처리한다." and question.accepted == ["interrupt"]
+
+
+def test_a_korean_naming_question_drops_the_connective_that_leans_on_the_sentence_before():
+    (question,) = _questions(["따라서 기계어 코드로 소스를 바꾸어 주는 프로그램을 컴파일러 (compiler) 라고 한다."])
+    assert question.prompt == "기계어 코드로 소스를 바꾸어 주는 프로그램을 무엇이라고 하나요?"

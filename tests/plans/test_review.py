@@ -100,7 +100,8 @@ def test_review_shows_due_cards_takes_ratings_and_reports_streak_and_retention(a
     assert key_points.exists()  # a completed session's key points come back for review
     review = api_client.get("/api/v1/review/").json()
     assert review["stats"]["reviewedToday"] == 2 and review["stats"]["streakDays"] == 1
-    assert review["stats"]["dueToday"] >= len(review["cards"]) >= key_points.count()
+    assert review["stats"]["dueToday"] >= review["stats"]["dueNow"] == len(review["cards"]) >= key_points.count()
+    assert all("_____" in card.prompt for card in key_points)  # a key point card asks for something
     card = review["cards"][0]
     assert "answer" not in card  # the answer is shown after answering
     rated = api_client.post(f"/api/v1/review/cards/{card['id']}/rate", {"rating": 3}, format="json")
