@@ -119,3 +119,45 @@ def _hints(text: str) -> list[str]:
         if hint and len(hint.split()) <= 6 and hint.casefold() not in (item.casefold() for item in found):
             found.append(hint)
     return found
+
+
+# --- Where to look: "in this book", "PC 어셈블리어 책에서", "How does Think Python explain …" ----------------
+#
+# Words that only say where to look are not what is asked: counted as question terms they are missing
+# from the passages (or match only a title page) and the tutor refuses or quotes the preface. They are
+# taken out, and a material the question names by its title narrows the search to it.
+
+_WHERE_EN = re.compile(
+    r"\s*\b(?:in|from|according to|based on)\s+(?:this|the|my|that|your)\s+(?:book|textbook|text|material|materials|document|pdf|notes|file)\b",
+    re.IGNORECASE,
+)
+_WHERE_KO = re.compile(r"^(?:\S+\s+){0,2}?(?:책|교재|자료|문서|파일)(?:에서는|에서|에\s*따르면|에|의)\s+")
+_LETTERS = re.compile(r"[^0-9a-z가-힣]+")
+TITLE_MIN_CHARS = 5  # a named title shorter than this is likely a word of the question, not a title
+
+
+def _squeeze(text: str) -> str:
+    return _LETTERS.sub("", text.casefold())
+
+
+def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]]:
+    """Return the question without the words that only say where to look, and the refIds of the
+    materials it names by title ("thinkpython2" is named by "Think Python")."""
+    text = _WHERE_KO.sub("", _WHERE_EN.sub("", question)).strip()
+    named = []
+    for ref_id, title in titles.items():
+        key = _squeeze(re.sub(r"[\d_-]+$|\.\w{2,4}$", "", title))
+        if len(key) < TITLE_MIN_CHARS:
+            continue
+        words = text.split()
+        for size in range(min(6, len(words)), 0, -1):  # the longest run of words that spells the title
+            for start in range(len(words) - size + 1):
+                run = " ".join(words[start : start + size])
+                if _squeeze(run) == key or (len(_squeeze(run)) >= TITLE_MIN_CHARS and key.startswith(_squeeze(run)) and size > 1):
+                    named.append(ref_id)
+                    text = " ".join([*words[:start], *words[start + size :]])
+                    break
+            if named and named[-1] == ref_id:
+                break
+    text = re.sub(r"^(?:does|do|is)\s+(explain|say|describe|define)\b", r"\1", text, flags=re.IGNORECASE)
+    return (text or question), named

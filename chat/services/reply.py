@@ -20,10 +20,10 @@ from django.utils import timezone
 from baeum import grounding
 from baeum.grounding import Answer, Passage
 from baeum.llm import LLMError
-from baeum.questions import analyse_question
+from baeum.questions import analyse_question, named_sources
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
 from config.llm import configured_llm
-from knowledge.selectors import chunk_range, chunk_search_hybrid
+from knowledge.selectors import chunk_range, chunk_search_hybrid, materials_in_scope
 from knowledge.services.embedding import embedder_for_model
 
 from ..models import Conversation, Message
@@ -474,9 +474,13 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     remembered = _conversation_answer(question) or _memory_answer(question, memory)
     if remembered:  # nothing to retrieve: small talk, or a fact the learner stated earlier
         return _Turn(question, memory, usage, started, started, question, answer=remembered)
+    sources, removed = conversation_sources(conversation=conversation)  # the library as it is now, read once
+    # "in this book", "PC 어셈블리어 책에서": where to look is not what is asked; a title named narrows the search.
+    titles = dict(materials_in_scope(user=conversation.owner, ref_ids=sources).values_list("ref_id", "title")) if sources else {}
+    question, named = named_sources(question, titles)
+    sources = named or sources
     search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
     follow_up = search_query != normalize_query(question)
-    sources, removed = conversation_sources(conversation=conversation)  # the library as it is now, read once
     if mode == "agentic":
         retrieval = retrieve_agentic(conversation, search_query, sources=sources)
     else:

@@ -1,0 +1,36 @@
+"""Words that only say where to look ("in this book", "PC 어셈블리어 책에서", a material's title) are not
+what is asked: they never turn an answer into a refusal, and a title named narrows the search to it."""
+
+import pytest
+
+from chat.models import Message
+from chat.services.conversations import conversation_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does an interrupt handler do in this book?",
+        "According to the textbook, what does an interrupt handler do?",
+        "What does PC Assembly say an interrupt handler does?",
+    ],
+)
+def test_saying_where_to_look_does_not_turn_an_answer_into_a_refusal(user, book, korean_book, question):
+    from chat.services.reply import chat_reply
+
+    conversation = conversation_create(owner=user, ref_ids=[])  # all materials
+    message = chat_reply(conversation=conversation, content=question)
+    assert not message.refused, message.content
+    assert {citation["refId"] for citation in message.citations} == {book.ref_id}
+    assert Message.objects.filter(conversation=conversation, role="user").get().content == question  # saved as asked
+
+
+def test_a_korean_question_naming_its_book_is_answered_from_it(user, book, korean_book):
+    from chat.services.reply import chat_reply
+
+    conversation = conversation_create(owner=user, ref_ids=[])
+    message = chat_reply(conversation=conversation, content="PC 어셈블리어 책에서 인터럽트 핸들러는 무엇을 하나요?")
+    assert not message.refused, message.content
+    assert {citation["refId"] for citation in message.citations} == {korean_book.ref_id}
