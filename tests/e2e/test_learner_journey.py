@@ -265,6 +265,9 @@ def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
     paths = {
         "login": "/login/",
         "signup": "/signup/",
+        "password-reset": "/password-reset/",
+        "password-reset-sent": "/password-reset/sent/",
+        "password-change": "/account/password/",
         "library": "/library/",
         "search": "/library/?q=interrupt+handler",
         "viewer": f"/library/{studied['book'].ref_id}/?page=2",
@@ -278,7 +281,7 @@ def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
         "tutor": "/chat/",
         "conversation": f"/chat/{studied['conversation'].pk}/",
     }
-    public = {"login", "signup"}
+    public = {"login", "signup", "password-reset", "password-reset-sent"}
     for language in ("en", "ko"):
         context = browser.new_context(viewport=PHONE, locale=language, extra_http_headers={"Accept-Language": language})
         page = context.new_page()
