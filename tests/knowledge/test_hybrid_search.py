@@ -4,9 +4,11 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django.db import connection, transaction
 
 from knowledge import selectors
-from knowledge.models import ChunkTerm
+from knowledge.models import Chunk, ChunkTerm, Material, MaterialPage
+from knowledge.selectors import search
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -143,3 +145,104 @@ def test_llm_reranker_reorders_and_keeps_the_order_when_the_reply_is_unusable(us
     for broken in (_ScoringLLM(reply="I think passage two"), _ScoringLLM(error=True)):
         kept = selectors.chunk_search_hybrid(user=user, query="레지스터 인터럽트 스택", k=4, candidates=4, reranker="llm", llm=broken)
         assert [hit.chunk.pk for hit in kept] == [hit.chunk.pk for hit in plain]
+
+
+def _filing(owner, pages: list[str]) -> Material:
+    """A material whose pages and chunks (one per page) are written as given, for title checks."""
+    material = Material.objects.create(owner=owner, title="filing", original_filename="f.pdf", extension=".pdf", status="READY")
+    for number, text in enumerate(pages, start=1):
+        MaterialPage.objects.create(material=material, owner=owner, number=number, text=text)
+        Chunk.objects.create(
+            material=material,
+            owner=owner,
+            chunk_index=number - 1,
+            page_number=number,
+            page_end=number,
+            content=text[:200],
+            token_count=10,
+            content_hash=f"h{number}",
+        )
+    return material
+
+
+def _pages_of(chunk_ids) -> set[int]:
+    return set(Chunk.objects.unscoped().filter(pk__in=chunk_ids).values_list("page_number", flat=True))  # the test's own rows
+
+
+def test_a_named_source_counts_only_pages_titled_with_it_as_a_reader_sees_them(user, other_user):
+    pages = [
+        # A sentence that mentions the statements is not their title.
+        "Annual Report 2018\nThe consolidated statements of cash flows show how cash moved during the year; the notes explain each line.",
+        # The title written with a no-break space, two spaces and a tab, in capitals.
+        "Acme Corp\nCONSOLIDATED\u00a0STATEMENTS  OF\tCASH FLOWS\n(Millions)\nPurchases of property, plant and equipment (1,577)",
+        # Below the eighth line: not the page's title.
+        "Acme Corp\n" + "\n".join(f"line {number}" for number in range(8)) + "\nConsolidated Statements of Cash Flows (continued)",
+        "CONSOLIDATED BALANCE SHEETS\nTotal assets 36,500",
+        # A first line longer than the head window: the title on the second line is still read.
+        "x" * (search.TITLE_HEAD_CHARS + 100) + "\nStatements of Cash Flows",
+    ]
+    mine = _filing(user, pages)
+    theirs = _filing(other_user, pages)
+    scope = search._Scope(owner_id=user.pk, material_ids=[mine.pk], by_model={})
+    assert _pages_of(search._source_chunks(scope, ["cash flow statement"])) == {2, 5}
+    assert _pages_of(search._source_chunks(scope, ["balance sheet"])) == {4}
+    assert search._source_chunks(scope, []) == set()
+    # Another learner's identical pages are never among them, even when their material is named.
+    crossing = search._Scope(owner_id=user.pk, material_ids=[mine.pk, theirs.pk], by_model={})
+    found = search._source_chunks(crossing, ["cash flow statement"])
+    assert set(Chunk.objects.unscoped().filter(pk__in=found).values_list("owner_id", flat=True)) == {user.pk}  # checking the owner
+
+
+def test_the_question_naming_its_source_gets_the_titled_page_first(user, ingest):
+    pages = [
+        "Management discussion\nCapital expenditure rose as the company bought property, plant and equipment for new plants. "
+        "Capital expenditure is discussed with the statement of cash flows in mind throughout this section.",
+        "Consolidated Statements of Cash Flows\nYears ended December 31 2018 2017\nPurchases of property, plant and equipment (1,577) (1,373)\n"
+        "Net cash used in investing activities (222) (3,086)",
+        "Consolidated Balance Sheets\nProperty, plant and equipment, net 8,738 8,866\nTotal assets 36,500 37,987",
+    ]
+    material = ingest(user, make_pdf(pages), "filing.pdf")
+    question = "What is the FY2018 capital expenditure amount (in USD millions)? Give a response by relying on the details shown in the cash flow statement."
+    hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[material.ref_id], k=3)
+    assert hits[0].chunk.page_number <= 2 <= hits[0].chunk.page_end
+
+
+def test_several_codes_in_one_question_are_each_found_verbatim(user, ingest):
+    material = ingest(
+        user,
+        make_pdf(["Order ORD-2024-001 shipped on Monday.", "Order ORD-2024-002 waits for stock.", "Invoices go out by email."]),
+        "orders.pdf",
+    )
+    hits = selectors.chunk_search_lexical(user=user, query="ORD-2024-001 and ORD-2024-002 and 50%_off", ref_ids=[material.ref_id], k=3)
+    contents = " ".join(hit.chunk.content for hit in hits[:2])
+    assert "ORD-2024-001" in contents and "ORD-2024-002" in contents
+
+
+def test_a_question_asked_again_is_not_embedded_again(user, library, monkeypatch):
+    from knowledge.services.embedding import embedder_for_model
+
+    embedder = embedder_for_model(library.embedding_model)
+    calls = []
+    original = type(embedder).embed_query
+    monkeypatch.setattr(type(embedder), "embed_query", lambda self, text: calls.append(text) or original(self, text))
+    question = "레지스터는 어디에 있나요? (a question asked twice)"
+    first = selectors.chunk_search_hybrid(user=user, query=question, k=3)
+    again = selectors.chunk_search_hybrid(user=user, query=question, k=3)
+    assert len(calls) == 1
+    assert [(hit.chunk.pk, hit.score) for hit in again] == [(hit.chunk.pk, hit.score) for hit in first]
+
+
+def test_vector_scans_keep_their_settings_across_transactions(user, library):
+    def settings_now():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('hnsw.iterative_scan'), current_setting('hnsw.ef_search')")
+            return cursor.fetchone()
+
+    with transaction.atomic():  # inside a transaction: local to it, gone with its rollback
+        assert selectors.chunk_search_hybrid(user=user, query="스택", k=3)
+        assert settings_now() == ("relaxed_order", "60")
+        transaction.set_rollback(True)
+    assert selectors.chunk_search_hybrid(user=user, query="스택", k=3)
+    assert settings_now() == ("relaxed_order", "60")  # made for the session, once
+    assert selectors.chunk_search_semantic(user=user, query="스택", k=5, min_similarity=-1)
+    assert settings_now() == ("relaxed_order", "40")

@@ -5,6 +5,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
 
+from accounts.rls import rls_user
 from accounts.scoping import ScopeError
 from knowledge import selectors
 from knowledge.models import Chunk, ChunkEmbedding, Material
@@ -133,7 +134,8 @@ def test_filtered_vector_search_returns_k_results_among_many_other_owners(user, 
     k = min(mine, 3)
     # Force the HNSW path (as the planner picks on a large table): inside a transaction that is rolled
     # back, drop the b-tree indexes that could serve the owner filter, and check the plan uses HNSW.
-    with transaction.atomic(), connection.cursor() as cursor:
+    # As the learner: the login role, which owns the indexes (the system role may not drop them).
+    with transaction.atomic(), rls_user(user.pk), connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexname FROM pg_indexes WHERE tablename = 'knowledge_chunkembedding' "
             "AND indexname NOT LIKE 'chunkemb_hnsw%%' AND indexdef LIKE '%%owner_id%%'"
