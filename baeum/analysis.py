@@ -118,6 +118,19 @@ def _cjk_terms(text: str) -> list[str]:
     return terms
 
 
+# English verbs a question asks with: never what it is about ("What is a register used for?").
+_QUESTION_VERBS = frozenset("use used uses using do does did make made work works happen happens mean means call called get gets need needs".split())
+
+
+def may_name_a_topic(term: str, question: str) -> bool:
+    """Whether ``term`` of ``question`` can be what the question is about: a noun (Korean, by Kiwi's
+    tags) or an English word that is not a verb form ("used", "working")."""
+    if _HAS_CJK.search(term):
+        nouns = {token.form.casefold() for token in _Kiwi.get().tokenize(unicodedata.normalize("NFC", question)) if token.tag.startswith(("NN", "XR", "SL", "SH"))}
+        return term in nouns
+    return term not in _QUESTION_VERBS and not term.endswith(("ed", "ing"))
+
+
 def analyze(text: str) -> list[str]:
     """Return the index terms of ``text``, in order (repeats kept, for term frequencies)."""
     text = unicodedata.normalize("NFC", text)

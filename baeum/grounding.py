@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from .analysis import analyze
+from .analysis import analyze, may_name_a_topic
 from .chunking import quote_pages
 from .tables import superscript_references
 from .text import estimate_tokens, is_hangul_heavy, sentence_spans
@@ -121,12 +122,19 @@ class Evidence:
     sufficient: bool
 
 
+_INTERROGATIVE = re.compile(r"^(?:무엇|뭐|뭔|어떻|어떤|어디|언제|왜|누구|어느|얼마|몇)")
 # A question term carrying this share of the question's weight, found in no passage, decides alone.
 TOPIC_WEIGHT_SHARE = 0.6
 
 
 def judge_evidence(
-    question: str, passages: list[Passage], *, min_coverage: float, min_vector: float | None, strong_coverage: float
+    question: str,
+    passages: list[Passage],
+    *,
+    min_coverage: float,
+    min_vector: float | None,
+    strong_coverage: float,
+    known: Callable[[list[str]], set[str]] | None = None,
 ) -> Evidence:
     """Decide whether the passages can answer the question.
 
@@ -154,9 +162,21 @@ def judge_evidence(
     )
     # The word a question turns on ("광합성" in "광합성은 어떻게 일어나는가?") found in no passage: the
     # passages are about something else, however well the rest of the question matches.
-    core = [term for term in terms if not any(other != term and len(other) >= 2 and term.startswith(other) for other in terms)]  # "일어나는" is "일어나"
+    core = [
+        term
+        for term in terms
+        if not any(other != term and len(other) >= 2 and term.startswith(other) for other in terms)  # "일어나는" is "일어나"
+        and not _INTERROGATIVE.match(term)  # "무엇인" asks; it is not what the question is about
+    ]
     core_sum = sum(weights[term] for term in core) or 1.0
-    missing_topic = any(weights[term] / core_sum >= TOPIC_WEIGHT_SHARE for term in core if not any(term in found for found in found_in))
+    heavy_missing = [
+        term
+        for term in core
+        if weights[term] / core_sum >= TOPIC_WEIGHT_SHARE and not any(term in found for found in found_in) and may_name_a_topic(term, question)
+    ]
+    # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
+    # "used" in "What is a register used for?" is missing from the passages but not from the book.
+    missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
     sufficient = not missing_topic and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
 

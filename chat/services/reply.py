@@ -23,7 +23,7 @@ from baeum.llm import LLMError
 from baeum.questions import analyse_question, named_sources
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
 from config.llm import configured_llm
-from knowledge.selectors import chunk_range, chunk_search_hybrid, materials_in_scope
+from knowledge.selectors import chunk_range, chunk_search_hybrid, materials_in_scope, term_document_frequencies
 from knowledge.services.embedding import embedder_for_model
 
 from ..models import Conversation, Message
@@ -253,11 +253,25 @@ def _search(conversation: Conversation, query: str, *, k: int, sources: list[str
     return _passages(hits)
 
 
-def _judge(question: str, passages: list[Passage]) -> grounding.Evidence:
+def _judge(question: str, passages: list[Passage], known=None) -> grounding.Evidence:
     config = chat_settings()
     return grounding.judge_evidence(
-        question, passages, min_coverage=config["MIN_COVERAGE"], min_vector=config["MIN_VECTOR"], strong_coverage=config["STRONG_COVERAGE"]
+        question,
+        passages,
+        min_coverage=config["MIN_COVERAGE"],
+        min_vector=config["MIN_VECTOR"],
+        strong_coverage=config["STRONG_COVERAGE"],
+        known=known,
     )
+
+
+def _vocabulary(conversation: Conversation, sources: list[str]):
+    """The terms among ``terms`` that the conversation's materials contain (their lexical index)."""
+
+    def known(terms: list[str]) -> set[str]:
+        return set(term_document_frequencies(user=conversation.owner, ref_ids=sources, terms=terms)[0]) if sources else set()
+
+    return known
 
 
 def retrieve_standard(conversation: Conversation, query: str, *, sources: list[str], follow_up: bool = False) -> Retrieval:
@@ -474,6 +488,10 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     remembered = _conversation_answer(question) or _memory_answer(question, memory)
     if remembered:  # nothing to retrieve: small talk, or a fact the learner stated earlier
         return _Turn(question, memory, usage, started, started, question, answer=remembered)
+    overview = _session_overview(conversation, question)
+    if overview is not None:  # "이 세션에서 제일 중요한 게 뭐야?": the session's key points, cited
+        passages, answer = overview
+        return _Turn(question, memory, usage, started, time.perf_counter(), question, passages, grounding.Evidence(1.0, 1.0, True), answer=answer)
     sources, removed = conversation_sources(conversation=conversation)  # the library as it is now, read once
     # "in this book", "PC 어셈블리어 책에서": where to look is not what is asked; a title named narrows the search.
     titles = dict(materials_in_scope(user=conversation.owner, ref_ids=sources).values_list("ref_id", "title")) if sources else {}
@@ -489,7 +507,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     passages = retrieval.passages
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
     asked = analyse_question(question).ask
-    evidence = _judge(resolve_references(asked, memory) if follow_up else asked, passages)  # as written: "ESP" stays an identifier
+    evidence = _judge(resolve_references(asked, memory) if follow_up else asked, passages, _vocabulary(conversation, sources))  # "ESP" stays an identifier
     turn = _Turn(question, memory, usage, started, retrieved_at, search_query, passages, evidence, retrieval.steps, retrieval.tool_calls, removed)
     if not passages:
         turn.answer = Answer(text=grounding.refusal_text(question), refused=True)
@@ -497,6 +515,43 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         titles = list(dict.fromkeys(passage.title for passage in passages))
         turn.answer = Answer(text=grounding.weak_results_text(question, titles or list(conversation.ref_ids)), refused=True)
     return turn
+
+
+# "What matters most in this session?", "summarise this session", "이 세션의 핵심은?": in a session's
+# conversation, the answer is the session's key points (what its page lists), each cited.
+_OVERVIEW = re.compile(
+    r"\b(?:summar(?:y|i[sz]e)|key points?|main (?:points?|ideas?)|most important|matters? (?:the )?most|takeaways?|what (?:did|do) (?:i|we) (?:learn|cover))\b"
+    r"|요약|핵심|(?:제일|가장)\s*중요한|중요한\s*(?:것|게|내용|점)|무엇을\s*배웠|뭘\s*배웠",
+    re.IGNORECASE,
+)
+
+
+def _session_overview(conversation: Conversation, question: str) -> tuple[list[Passage], Answer] | None:
+    if not (conversation.plan_id and conversation.session_number and _OVERVIEW.search(question)):
+        return None
+    from baeum.errors import NotFound
+    from plans.selectors import access_plan, access_session, session_content
+
+    try:
+        plan = access_plan(user=conversation.owner, plan_id=conversation.plan_id)
+        session = access_session(user=conversation.owner, plan=plan, number=conversation.session_number)
+    except NotFound:
+        return None
+    passages, lines = [], []
+    for point in session_content(user=conversation.owner, plan=plan, session=session).key_points:
+        try:
+            (chunk,) = chunk_range(user=conversation.owner, ref_id=point["refId"], start=point["chunkIndex"], end=point["chunkIndex"])
+        except (NotFound, ValueError):
+            continue
+        passage = next((known for known in passages if known.chunk_id == chunk.pk), None)
+        if passage is None:
+            passage = _passage(chunk, n=len(passages) + 1, score=1.0)
+            passages.append(passage)
+        lines.append(f"- {point['text']} [{passage.n}]")
+    if not lines:
+        return None
+    intro = grounding.NOTE_PREFIX + ("이 세션의 핵심 내용입니다." if is_hangul_heavy(question) else "The key points of this session.")
+    return passages, Answer(text="\n".join([intro, *lines]), generator="extractive")
 
 
 def _fallback(turn: _Turn, why: str) -> Answer:
