@@ -53,11 +53,16 @@ def _normalized(email: str) -> str:
     return User.objects.normalize_email(email).strip().lower()
 
 
+EMAIL_MAX_LENGTH = 150
+
+
 @transaction.atomic
 def user_register(*, email: str, password: str) -> User:
     """Create a learner account (the API then issues its first device token; the browser signs in)."""
     email = _normalized(email)
     validate_email(email)  # the browser form and the API accept exactly the same addresses
+    if len(email) > EMAIL_MAX_LENGTH:  # the username column holds 150 characters
+        raise AccountError(f"An email address can have at most {EMAIL_MAX_LENGTH} characters.", code="email_too_long")
     if User.objects.filter(email__iexact=email).exists():
         raise AccountError("An account with this email already exists.", code="email_taken")
     candidate = User(email=email, username=email)

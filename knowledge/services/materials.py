@@ -107,6 +107,20 @@ def material_delete(*, material: Material) -> None:
         material.delete()
         transaction.on_commit(lambda: storage.delete(file_name) if file_name else None)
         transaction.on_commit(lambda: material_page_images_delete(material=material))
+        transaction.on_commit(lambda: _remove_material_directory(storage, file_name))
+
+
+def _remove_material_directory(storage, file_name: str) -> None:
+    """What else was kept beside the original (text read by OCR, page pictures) goes with it: the
+    directory ``materials/<owner>/<refId>/`` is the material's alone."""
+    import shutil
+    from pathlib import Path
+
+    if not file_name or not hasattr(storage, "path"):
+        return
+    directory = Path(storage.path(file_name)).parent
+    if directory.name and directory.parent.parent.name == "materials":
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def material_rename(*, material: Material, title: str) -> Material:

@@ -244,3 +244,11 @@ def test_browser_and_admin_logins_are_throttled_per_account(user, strict_limits)
         assert Client().post("/admin/login/", {"username": staff.email, "password": "wrong"}).status_code == 200
     assert Client().post("/login/", {"username": user.email, "password": PASSWORD}).status_code == 429
     assert Client().post("/admin/login/", {"username": staff.email, "password": PASSWORD}).status_code == 429
+
+
+def test_an_email_too_long_for_the_account_is_refused_not_a_500(client, api_client):
+    long_email = "a" * 145 + "@example.com"  # 157 characters: a valid address the username column cannot hold
+    assert client.post("/signup/", {"email": long_email, "password": "a-long-pass-phrase-2026"}).status_code == 400
+    response = api_client.post("/api/v1/auth/register", {"email": long_email, "password": "a-long-pass-phrase-2026"}, format="json")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "registration_refused"
+
