@@ -35,12 +35,19 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def embeddings_compute(*, texts: Sequence[str], embedder: Embedder, on_progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
-    """Return one vector per text, reusing cached vectors and caching new ones as each batch completes.
+def cache_key(text: str, owner_id: int) -> str:
+    """The embedding cache is kept per owner: a shared cache would let one learner learn, from how fast
+    an upload's progress moves, whether another learner holds the same text (a salary in an HR note)."""
+    return hashlib.sha256(f"{owner_id}\0{text}".encode()).hexdigest()
 
-    Caching per batch makes a failed run resumable: a re-run embeds only what is still missing.
+
+def embeddings_compute(
+    *, texts: Sequence[str], embedder: Embedder, owner_id: int, on_progress: Callable[[int], None] | None = None
+) -> list[np.ndarray]:
+    """Return one vector per text, reusing the owner's cached vectors and caching new ones as each batch
+    completes. Caching per batch makes a failed run resumable: a re-run embeds only what is still missing.
     """
-    hashes = [content_hash(text) for text in texts]
+    hashes = [cache_key(text, owner_id) for text in texts]
     known: dict[str, np.ndarray] = {
         row_hash: np.asarray(vector, dtype=np.float32)
         for row_hash, vector in EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=set(hashes)).values_list(

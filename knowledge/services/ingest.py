@@ -188,6 +188,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
             vectors = embeddings_compute(
                 texts=[chunk.content for chunk in chunks],
                 embedder=embedder,
+                owner_id=material.owner_id,
                 on_progress=lambda done: _update(material, progress_done=done),
             )
             _store(material, pages, chunks, vectors, embedder, ocr_pages=ocr_pages, matter=matter)

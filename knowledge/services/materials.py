@@ -14,7 +14,7 @@ from django.db import transaction
 from baeum import extract
 
 from ..models import Chunk, ChunkEmbedding, EmbeddingCache, Material
-from .embedding import chunk_embeddings_store, embedder_for_model, embeddings_compute, quality_embedder
+from .embedding import cache_key, chunk_embeddings_store, embedder_for_model, embeddings_compute, quality_embedder
 from .page_images import material_page_images_delete
 
 logger = logging.getLogger(__name__)
@@ -182,22 +182,19 @@ def material_reembed(*, material_id: int, model: str, time_budget: float | None 
         Material.objects.unscoped().filter(pk=material.pk).update(pending_embedding_model="")
         return material, True
     chunks = list(Chunk.objects.unscoped().filter(material=material).order_by("chunk_index"))  # system task
-    cached = set(
-        EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=[chunk.content_hash for chunk in chunks]).values_list(
-            "content_hash", flat=True
-        )
-    )
-    pending = [chunk.content for chunk in chunks if chunk.content_hash not in cached]  # what earlier slices did not do
+    keys = {chunk.pk: cache_key(chunk.content, material.owner_id) for chunk in chunks}
+    cached = set(EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=list(keys.values())).values_list("content_hash", flat=True))
+    pending = [chunk.content for chunk in chunks if keys[chunk.pk] not in cached]  # what earlier slices did not do
     started = time.monotonic()
     batch = settings.BAEUM["EMBED_BATCH_SIZE"]
     for start in range(0, len(pending), batch):
-        embeddings_compute(texts=pending[start : start + batch], embedder=embedder)  # cached as each batch completes
+        embeddings_compute(texts=pending[start : start + batch], embedder=embedder, owner_id=material.owner_id)  # cached per batch
         done = len(chunks) - len(pending) + min(start + batch, len(pending))
         Material.objects.unscoped().filter(pk=material.pk).update(reembed_done=done, reembed_total=len(chunks))
         if time_budget is not None and done < len(chunks) and time.monotonic() - started > time_budget:
             return material, False
     Material.objects.unscoped().filter(pk=material.pk).update(reembed_done=len(chunks), reembed_total=len(chunks))
-    vectors = embeddings_compute(texts=[chunk.content for chunk in chunks], embedder=embedder)  # all cached now: one read
+    vectors = embeddings_compute(texts=[chunk.content for chunk in chunks], embedder=embedder, owner_id=material.owner_id)  # all cached: one read
     with transaction.atomic():
         current = Material.objects.unscoped().select_for_update().filter(pk=material.pk, status=Material.Status.READY).first()
         unchanged = current is not None and current.pending_embedding_model == model

@@ -67,7 +67,7 @@ def test_running_the_pipeline_twice_leaves_one_consistent_set(user, ingest, engl
     assert ChunkEmbedding.objects.for_user(user).filter(material=material).count() == len(before)
 
 
-def test_reingesting_the_same_text_reuses_cached_vectors(user, other_user, ingest, english_pdf, monkeypatch):
+def test_reingesting_the_same_text_reuses_the_owners_cached_vectors_only(user, other_user, ingest, english_pdf, monkeypatch):
     ingest(user, english_pdf)
     cached = EmbeddingCache.objects.count()
     from baeum.embeddings import UniversalSentenceEncoder
@@ -75,10 +75,18 @@ def test_reingesting_the_same_text_reuses_cached_vectors(user, other_user, inges
     calls = []
     original = UniversalSentenceEncoder.embed_documents
     monkeypatch.setattr(UniversalSentenceEncoder, "embed_documents", lambda self, texts: calls.append(len(texts)) or original(self, texts))
-    material = ingest(other_user, english_pdf)
+    material = ingest(user, english_pdf)
     assert material.status == READY
-    assert calls == []  # nothing embedded again
+    assert calls == []  # the same learner's same text: nothing embedded again
     assert EmbeddingCache.objects.count() == cached
+    progress = []
+    from knowledge.services import ingest as ingest_module
+
+    update = ingest_module._update
+    monkeypatch.setattr(ingest_module, "_update", lambda material, **fields: progress.append(fields.get("progress_done")) or update(material, **fields))
+    theirs = ingest(other_user, english_pdf)
+    assert theirs.status == READY and calls  # another learner's identical text is embedded for them, not a cache hit
+    assert [done for done in progress if done is not None][:2] == [0, 0]  # embedding starts at 0 and reports no hits
 
 
 def _bad_inputs():

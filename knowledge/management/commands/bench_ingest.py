@@ -27,7 +27,7 @@ class Command(BaseCommand):
         import json as json_module
 
         from knowledge.models import EmbeddingCache
-        from knowledge.services.embedding import active_embedder
+        from knowledge.services.embedding import active_embedder, cache_key
 
         path = Path(file)
         if not path.is_file():
@@ -45,7 +45,7 @@ class Command(BaseCommand):
             seconds = time.perf_counter() - started
             if material.status != Material.Status.READY:
                 raise CommandError(f"{material.ref_id} {material.status} {material.error_message}")
-            hashes = list(material.chunks.values_list("content_hash", flat=True))
+            hashes = [cache_key(content, owner.pk) for content in material.chunks.values_list("content", flat=True)]  # the owner's cache
             spacing = _run_together(material)
             searchable_model = material.embedding_model
             upgrade_seconds = None
