@@ -144,7 +144,7 @@ def _hostile_pdf() -> bytes:
 def test_a_hostile_learner_does_not_hold_up_another_learners_small_upload(api_client, other_api_client, settings, capsys):
     """Real workers as make run starts them (main: celery+quick, quick: quick). A learner uploads three
     small but costly PDFs (the first takes the quick queue, is stopped after QUICK_EXTRACT_SECONDS and
-    moves to the main queue); another learner's small upload is READY within 10 s of its upload."""
+    moves to the main queue); another learner's small upload is READY while they are still being read."""
     import os
     import subprocess
     import sys
@@ -190,10 +190,13 @@ def test_a_hostile_learner_does_not_hold_up_another_learners_small_upload(api_cl
             assert time.monotonic() - started < 120
             time.sleep(0.2)
         waited = time.monotonic() - started
+        still_reading = [ref for ref in hostile if api_client.get(f"/api/v1/materials/{ref}/").json()["status"] not in ("READY", "FAILED")]
         with capsys.disabled():
             print(f"\nsmall upload READY {waited:.1f} s after it was sent, behind 3 hostile files of another learner")
         assert other_api_client.get(f"/api/v1/materials/{ref_id}/").json()["status"] == "READY"
-        assert waited < 10, waited
+        # Not a timed test (the seconds depend on the machine and its load; the load command measures them):
+        # served first come first served, the small upload would wait for every costly file to end.
+        assert still_reading, "the small upload waited for all of the hostile files"
         # The costly files still end, on the main queue, with the reason.
         deadline = time.monotonic() + 120
         while any(api_client.get(f"/api/v1/materials/{ref}/").json()["status"] not in ("READY", "FAILED") for ref in hostile):
