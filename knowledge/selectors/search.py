@@ -254,9 +254,14 @@ _BM25_SQL = """
         FROM knowledge_chunk WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s)
     ),
     df AS MATERIALIZED (
-        SELECT term, count(*)::float8 AS df FROM knowledge_chunkterm
-        WHERE owner_id = %(owner)s AND term = ANY(%(terms)s) AND material_id = ANY(%(materials)s)
-        GROUP BY term
+        -- Term by term through the (owner, term) index: counted over all the terms at once, the
+        -- planner read every posting of the material instead (45,000 rows for a 10-K; 10 ms).
+        SELECT q.term, d.df FROM query_terms q
+        CROSS JOIN LATERAL (
+            SELECT count(*)::float8 AS df FROM knowledge_chunkterm
+            WHERE owner_id = %(owner)s AND term = q.term AND material_id = ANY(%(materials)s)
+        ) AS d
+        WHERE d.df > 0
     ),
     weights AS MATERIALIZED (
         -- IDF once per term. Terms in more than half of the chunks carry almost no evidence and
