@@ -106,8 +106,8 @@ def _run_together(statements: dict[str, _Statement]) -> dict[str, list[tuple[int
     """Run every retriever's statement in one round trip (UNION ALL); return each one's rows by name.
 
     On a busy machine each round trip waits for the database process to be scheduled, a few
-    milliseconds each: a hybrid search made 12 of them (scope, BEGIN, two SET LOCAL, the vectors,
-    COMMIT, BM25, up to three codes, titled pages, their chunks, the hits) and now makes 3 or 4.
+    milliseconds each: a hybrid search made up to 14 of them (two for the scope, BEGIN, two SET LOCAL,
+    the vectors, COMMIT, BM25, up to three codes, titled pages, their chunks, the hits) and now makes 4.
     """
     rows: dict[str, list] = {name: [] for name in statements}
     if not statements:

@@ -246,3 +246,12 @@ def test_vector_scans_keep_their_settings_across_transactions(user, library):
     assert settings_now() == ("relaxed_order", "60")  # made for the session, once
     assert selectors.chunk_search_semantic(user=user, query="스택", k=5, min_similarity=-1)
     assert settings_now() == ("relaxed_order", "40")
+
+
+def test_a_hybrid_search_is_four_round_trips(user, library, django_assert_num_queries):
+    # Vectors, BM25, a code and a named source: every retriever has work.
+    question = "What does the interrupt handler do for ORD-2024-001? Answer from the statement of cash flows."
+    selectors.chunk_search_hybrid(user=user, query="스택", ref_ids=[library.ref_id], k=3)  # the session's scan settings, once
+    with django_assert_num_queries(4):  # the scope (2), every retriever in one statement, the hits
+        hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[library.ref_id], k=3)
+    assert hits
