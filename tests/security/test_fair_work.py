@@ -203,7 +203,7 @@ def test_a_hostile_learner_does_not_hold_up_another_learners_small_upload(api_cl
             assert time.monotonic() < deadline
             time.sleep(0.5)
         failures = {api_client.get(f"/api/v1/materials/{ref}/").json()["failure"]["code"] for ref in hostile}
-        assert failures == {"too_complex"}
+        assert failures and failures <= {"too_complex", "too_much_text"}  # refused for what they cost, with the reason
     finally:
         celery_app.conf.task_always_eager = True
         for worker in workers:
