@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.rls import rls_user
 from config.celery import worker_available
 from knowledge.services.materials import UploadRejected, material_create
 
@@ -30,6 +31,12 @@ class Command(BaseCommand):
             owner = User.objects.create_user(email=user, password=None)
         use_worker = not in_process and self._worker_up()
         self.stderr.write(f"Ingesting with {'the Celery worker' if use_worker else 'an in-process pipeline (no worker running)'}.")
+        with rls_user(owner.pk):  # the command acts for one learner: the database sees that learner's rows only
+            failed = self._ingest(files, owner=owner, title=title, type=type, use_worker=use_worker)
+        if failed:
+            raise SystemExit(1)
+
+    def _ingest(self, files, *, owner, title, type, use_worker) -> int:
         failed = 0
         for name in files:
             path = Path(name)
@@ -53,8 +60,7 @@ class Command(BaseCommand):
             material = run_to_end(material, in_process=not use_worker, stream=self.stderr._out, label=path.name)
             self.stdout.write(final_line(material))
             failed += material.status != material.Status.READY
-        if failed:
-            raise SystemExit(1)
+        return failed
 
     def _worker_up(self) -> bool:
         try:
