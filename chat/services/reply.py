@@ -21,6 +21,7 @@ from baeum import grounding
 from baeum.grounding import Answer, Passage
 from baeum.llm import LLMError
 from baeum.questions import analyse_question, named_sources
+from baeum.tables import superscript_references
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
 from config.llm import configured_llm
 from knowledge.selectors import chunk_range, chunk_search_hybrid, materials_in_scope, term_document_frequencies
@@ -395,7 +396,10 @@ def build_prompt(question: str, memory: Memory, passages: list[Passage]) -> tupl
     if recent:
         sections.append("Recent turns (newest first):\n" + "\n\n".join(recent))
     sections.append(
-        "Passages:\n" + "\n\n".join(f"[{passage.n}] ({passage.title}, p.{passage.page_number})\n{passage.text}" for passage in kept)
+        # The document's own reference markers ("KorQuAD 1.0[1]") as superscripts: a model copying "[1]"
+        # from the text would otherwise cite passage 1.
+        "Passages:\n"
+        + "\n\n".join(f"[{passage.n}] ({passage.title}, p.{passage.page_number})\n{superscript_references(passage.text)}" for passage in kept)
     )
     sections.append(f"Question: {question[:400]}")
     return system, "\n\n".join(sections)

@@ -23,6 +23,7 @@ from baeum import rerank
 from baeum.analysis import analyze
 from baeum.embeddings import Embedder
 from baeum.questions import analyse_question, hint_variants
+from baeum.tables import superscript_references
 from baeum.text import normalize_query
 
 from ..models import Chunk, ChunkEmbedding
@@ -599,7 +600,7 @@ def rerank_with_llm(hits: list[SearchHit], *, query: str, llm, k: int) -> list[S
 
     if not hits:
         return []
-    numbered = "\n\n".join(f"[{number}] {hit.chunk.content[:800]}" for number, hit in enumerate(hits, start=1))
+    numbered = "\n\n".join(f"[{number}] {superscript_references(hit.chunk.content[:800])}" for number, hit in enumerate(hits, start=1))
     system = "Score how well each numbered passage answers the question, from 0 (not at all) to 10 (fully). Reply with a JSON list of numbers, one per passage, in order."
     try:
         reply = llm.complete(system=system, prompt=f"Question: {query}\n\nPassages:\n{numbered}", max_tokens=200)

@@ -119,3 +119,13 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
             assert expected in render_to_string("chat/_message.html", {"message": message})
     message.refused = True
     assert "answer-kind" not in render_to_string("chat/_message.html", {"message": message})
+
+
+def test_the_documents_own_reference_markers_reach_a_model_as_superscripts():
+    from baeum.grounding import Passage
+    from chat.services.memory import Memory
+    from chat.services.reply import build_prompt
+
+    passage = Passage(n=1, ref_id="mat_x", title="Paper", chunk_index=0, chunk_id=1, page_number=2, text="KorQuAD 1.0[1] has 70,000 questions.", score=1.0)
+    _, prompt = build_prompt("How many questions?", Memory(), [passage])
+    assert "KorQuAD 1.0⁽¹⁾ has 70,000 questions." in prompt and "1.0[1]" not in prompt
