@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .grounding import content_terms
+from .grounding import NUMBER_WORDS, content_terms
 
 CORRECT, PARTIAL, WRONG = "correct", "partial", "wrong"
 # Definition answers: the share of the definition's terms an answer names to be right, or half right.
@@ -28,10 +28,7 @@ _PARTICLE = re.compile(r"(?<=[가-힣])(?:이라고|라고|입니다|이다|에�
 _ARTICLE = re.compile(r"\b(?:the|a|an)\b")
 _NUMBER_WITH_UNIT = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z가-힣%]+)?")
 _UNIT_PLURAL = re.compile(r"(?<=[a-z]{2})s$")
-_NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
-    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "sixteen": "16", "thirty-two": "32", "sixty-four": "64",
-}  # fmt: skip
+_NUMBER_WORDS = {"zero": "0", "one": "1", **NUMBER_WORDS}  # a typed answer "one" means 1
 
 
 # The same unit in Korean and English ("8 비트" = "8 bits").

@@ -619,8 +619,9 @@ def _claims(text: str) -> list[str]:
 # --- Contradictions: what shared words cannot catch ----------------------------------------------
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
-_NUMBER_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
-                 "eleven": "11", "twelve": "12", "sixteen": "16", "thirty-two": "32", "sixty-four": "64"}  # fmt: skip
+# Number words above one ("one" is as often a pronoun as a number); baeum.grading adds zero and one.
+NUMBER_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
+                "eleven": "11", "twelve": "12", "sixteen": "16", "thirty-two": "32", "sixty-four": "64"}  # fmt: skip
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n't\b|없|않|못하|못한|아니", re.IGNORECASE
 )
@@ -634,7 +635,7 @@ _OPPOSITE_STRINGS_KO = [("선입", "후입"), ("최상위", "최하위"), ("이�
 def numbers_in(text: str) -> set[str]:
     """The numbers a text states: digits (1,577 = 1577; 4-bit → 4) and English number words above one."""
     found = {match.replace(",", "") for match in _NUMBER.findall(text)}
-    found |= {_NUMBER_WORDS[word] for word in re.findall(r"[a-z]+(?:-[a-z]+)?", text.casefold()) if word in _NUMBER_WORDS}
+    found |= {NUMBER_WORDS[word] for word in re.findall(r"[a-z]+(?:-[a-z]+)?", text.casefold()) if word in NUMBER_WORDS}
     return found
 
 

@@ -64,14 +64,6 @@ def answer_question(
     find right is judged again against the cited sentence (paraphrases count)."""
     now = now or timezone.now()
     question = _find_question(session_content(user=user, plan=plan, session=session), question_id)
-    result = grade(
-        kind=question["kind"],
-        response=response,
-        answer=question["answer"],
-        accepted=question.get("accepted", []),
-        term=question.get("term", ""),
-        choices=question.get("choices"),
-    )
     card, _ = Card.objects.for_user(user).get_or_create(
         owner=user,
         plan=plan,
@@ -88,8 +80,7 @@ def answer_question(
             "due": now,
         },
     )
-    result = _with_llm(result, llm=llm, prompt=question["question"], response=response, quote=question["citation"].get("quote", ""), kind=question["kind"])
-    review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
+    result = _grade_and_review(card, response, term=question.get("term", ""), llm=llm, now=now)
     answers = dict(session.answers or {})
     answers[question_id] = {"response": response[:500], "verdict": result.verdict}
     StudySession.objects.for_user(user).filter(pk=session.pk).update(answers=answers)
@@ -134,11 +125,18 @@ def _before_exam(plan: Plan, due: datetime, now: datetime) -> datetime:
     return min(due, last_day) if now < last_day else due
 
 
+def _grade_and_review(card: Card, response: str, *, term: str = "", llm=None, now: datetime | None = None) -> grading.Grade:
+    """Grade ``response`` against what the card asks (offline, then the LLM where given) and review the
+    card with the rating the grade means."""
+    result = grade(kind=card.kind, response=response, answer=card.answer, accepted=card.accepted, term=term, choices=card.choices)
+    result = _with_llm(result, llm=llm, prompt=card.prompt, response=response, quote=card.citation.get("quote", ""), kind=card.kind)
+    review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
+    return result
+
+
 def answer_card(*, card: Card, response: str, now: datetime | None = None, llm=None) -> tuple[grading.Grade, Card]:
     """Grade a typed or picked answer to a due card and review it with the rating the grade means."""
-    result = grade(kind=card.kind, response=response, answer=card.answer, accepted=card.accepted, term="", choices=card.choices)
-    result = _with_llm(result, llm=llm, prompt=card.prompt, response=response, quote=card.citation.get("quote", ""), kind=card.kind)
-    return result, review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
+    return _grade_and_review(card, response, llm=llm, now=now), card
 
 
 def cards_from_key_points(*, user, plan: Plan, session: StudySession, now: datetime | None = None) -> list[Card]:
