@@ -313,7 +313,8 @@ def review_stats(*, user, now=None) -> dict:
     end_of_today = timezone.make_aware(datetime.combine(today + timedelta(days=1), time.min))
     cards = Card.objects.for_user(user)
     reviews = Review.objects.for_user(user)
-    days = {timezone.localdate(moment) for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=400)).values_list("reviewed_at", flat=True)}
+    reviewed_on = [timezone.localdate(moment) for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=400)).values_list("reviewed_at", flat=True)]
+    days = set(reviewed_on)
     streak, day = 0, today if today in days else today - timedelta(days=1)
     while day in days:
         streak, day = streak + 1, day - timedelta(days=1)
@@ -328,7 +329,7 @@ def review_stats(*, user, now=None) -> dict:
         "dueNow": cards.filter(due__lte=now).count(),
         "dueToday": cards.filter(due__lt=end_of_today).count(),
         "cards": cards.count(),
-        "reviewedToday": sum(1 for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=2)).values_list("reviewed_at", flat=True) if timezone.localdate(moment) == today),
+        "reviewedToday": reviewed_on.count(today),
         "streakDays": streak,
         "retention": round(sum(repeats) / len(repeats), 3) if repeats else None,
     }
