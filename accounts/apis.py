@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from config.api_errors import ApiError
+from core.api_errors import ApiError
 
 from . import services
 from .services import AccountError

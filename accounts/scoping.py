@@ -13,9 +13,7 @@ Django's own forms and validators read through the default manager). Writes that
 
 from django.db import models
 
-
-class ScopeError(LookupError):
-    """A query for user-owned rows was attempted without a user."""
+from baeum.errors import ScopeError
 
 
 class UnscopedQueryError(RuntimeError):

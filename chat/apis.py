@@ -10,8 +10,8 @@ from rest_framework import renderers, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_errors import ApiError
-from config.pagination import paginate, paginated_schema
+from core.api_errors import ApiError
+from core.pagination import paginate, paginated_schema
 
 from . import selectors
 from .services.conversations import (

@@ -3,6 +3,6 @@
 
 def post_worker_init(worker):
     from baeum.warmup import warm_up
-    from knowledge.services.embedding import active_embedder, quality_embedder
+    from core.providers import active_embedder, quality_embedder
 
     warm_up(active_embedder(), quality_embedder())

@@ -58,7 +58,7 @@ def _redis() -> str | None:
 
 
 def _ask_worker() -> str | None:
-    from config.celery import worker_available
+    from core.workers import worker_available
 
     try:
         available = worker_available(timeout=PING_SECONDS)

@@ -6,11 +6,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from accounts import urls as account_urls
 from accounts import views as account_views
 from chat import views as chat_views
+from core.api_errors import FALLBACK_ROUTE_NAME, api_fallback
 from knowledge import views as knowledge_views
 from plans import views as plan_views
 from plans import views_study
 
-from .api_errors import FALLBACK_ROUTE_NAME, api_fallback
 from .health import healthz
 from .views import home
 

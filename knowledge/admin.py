@@ -2,9 +2,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
+from core.providers import active_embedder
+
 from .failure_reasons import reason_translate
 from .models import Chunk, Material
-from .services.embedding import active_embedder
 from .services.materials import UploadRejected, material_create, material_reembed_start, material_reingest
 
 FAILURE_COLUMN_CHARS = 70  # the failure reason in the list, cut so the list fits a 1366 px screen (full text on hover)

@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from config.api_errors import ApiError
-from config.pagination import paginate, paginated_schema
+from core.api_errors import ApiError
+from core.pagination import paginate, paginated_schema
 
 from . import selectors
 from .failure_reasons import reason_translate

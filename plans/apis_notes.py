@@ -11,9 +11,9 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_errors import ApiError
-from config.llm import configured_llm
-from config.pagination import paginate, paginated_schema
+from core.api_errors import ApiError
+from core.pagination import paginate, paginated_schema
+from core.providers import configured_llm
 
 from . import selectors, selectors_guide
 from .models import Note

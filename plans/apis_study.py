@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.llm import configured_llm
+from core.providers import configured_llm
 
 from . import selectors
 from .models import Card

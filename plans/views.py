@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from baeum.errors import NotFound
-from config.llm import configured_llm
+from core.providers import configured_llm
 from knowledge import selectors as knowledge
 
 from . import selectors, selectors_guide

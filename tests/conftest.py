@@ -132,7 +132,7 @@ def start_celery_worker(name: str, **extra_env: str) -> subprocess.Popen:
 
 
 def wait_for_worker(process: subprocess.Popen, seconds: float = 60) -> None:
-    from config.celery import worker_available
+    from core.workers import worker_available
 
     deadline = time.monotonic() + seconds
     while not worker_available(timeout=0.5):

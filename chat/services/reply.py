@@ -23,9 +23,8 @@ from baeum.llm import LLMError
 from baeum.questions import analyse_question, named_sources
 from baeum.tables import superscript_references
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
-from config.llm import configured_llm
+from core.providers import configured_llm, embedder_for_model
 from knowledge.selectors import chunk_range, chunk_search_hybrid, materials_in_scope, term_document_frequencies
-from knowledge.services.embedding import embedder_for_model
 
 from ..models import Conversation, Message
 from .conversations import conversation_sources

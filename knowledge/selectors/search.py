@@ -25,9 +25,9 @@ from baeum.embeddings import Embedder
 from baeum.questions import analyse_question, hint_variants
 from baeum.tables import superscript_references
 from baeum.text import normalize_query
+from core.providers import embedder_for_model
 
 from ..models import Chunk, ChunkEmbedding
-from ..services.embedding import embedder_for_model
 from .materials import DEFAULT_K, materials_in_scope
 
 MODES = ("hybrid", "semantic", "lexical")

@@ -1,4 +1,4 @@
-"""Embedding with a content-hash cache, and the choice of the active model."""
+"""Embedding with a per-owner content-hash cache (the embedders themselves: ``core.providers``)."""
 
 from __future__ import annotations
 
@@ -8,27 +8,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from django.conf import settings
 
-from baeum.embeddings import Embedder, get_embedder
+from baeum.embeddings import Embedder
 
 from ..models import EmbeddingCache
-
-
-def active_embedder() -> Embedder:
-    """Return the embedder new materials are embedded with (``BAEUM_EMBEDDER``)."""
-    config = settings.BAEUM
-    return get_embedder(config["EMBEDDER"], gemini_api_key=config["GEMINI_API_KEY"], gemini_model=config["GEMINI_EMBED_MODEL"])
-
-
-def quality_embedder() -> Embedder | None:
-    """Return the embedder READY materials are upgraded to in the background (``BAEUM_QUALITY_EMBEDDER``), if any."""
-    name = settings.BAEUM["QUALITY_EMBEDDER"]
-    return embedder_for_model(name) if name and name != "none" else None
-
-
-def embedder_for_model(model: str) -> Embedder:
-    """Return the embedder that produced vectors of ``model`` (to embed a query the same way)."""
-    config = settings.BAEUM
-    return get_embedder(model, gemini_api_key=config["GEMINI_API_KEY"], gemini_model=config["GEMINI_EMBED_MODEL"])
 
 
 def content_hash(text: str) -> str:

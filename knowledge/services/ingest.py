@@ -21,9 +21,10 @@ from baeum.chunking import PageText, chunk_pages
 from baeum.embeddings import EmbeddingError
 from baeum.structure import matter_breaks, page_matter
 from baeum.text import normalize_text
+from core.providers import active_embedder
 
 from ..models import Chunk, Material, MaterialPage
-from .embedding import active_embedder, chunk_embeddings_store, content_hash, embeddings_compute
+from .embedding import chunk_embeddings_store, content_hash, embeddings_compute
 from .lexical import chunk_terms_write
 from .materials import material_upgrade_start
 from .ocr import OcrNeeded, ocr_cached, ocr_check, pages_to_read

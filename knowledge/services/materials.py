@@ -12,9 +12,10 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from baeum import extract
+from core.providers import embedder_for_model, quality_embedder
 
 from ..models import Chunk, ChunkEmbedding, EmbeddingCache, Material
-from .embedding import cache_key, chunk_embeddings_store, embedder_for_model, embeddings_compute, quality_embedder
+from .embedding import cache_key, chunk_embeddings_store, embeddings_compute
 from .page_images import material_page_images_delete
 
 logger = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from config.llm import configured_llm
+from core.providers import configured_llm
 
 from ..models import Card, Module, Plan, StudySession
 from ..selectors import removed_materials, session_content, session_is_removed

@@ -13,7 +13,7 @@ from django.utils.translation import gettext
 from baeum import curriculum, study
 from baeum.errors import NotFound
 from baeum.text import is_hangul_heavy
-from config.llm import configured_llm
+from core.providers import configured_llm
 from knowledge import selectors as knowledge
 from knowledge.models import Material
 

@@ -219,7 +219,7 @@ def test_several_codes_in_one_question_are_each_found_verbatim(user, ingest):
 
 
 def test_a_question_asked_again_is_not_embedded_again(user, library, monkeypatch):
-    from knowledge.services.embedding import embedder_for_model
+    from core.providers import embedder_for_model
 
     embedder = embedder_for_model(library.embedding_model)
     calls = []

@@ -8,9 +8,9 @@ from baeum.warmup import warm_up
 from chat.models import Conversation
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
-from knowledge.management.commands._evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
+from core.providers import active_embedder
+from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk, Material
-from knowledge.services.embedding import active_embedder
 
 
 class Command(BaseCommand):

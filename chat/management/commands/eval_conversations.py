@@ -27,8 +27,8 @@ from baeum.metrics import percentile
 from baeum.warmup import warm_up
 from chat.services.conversations import conversation_create, conversation_delete
 from chat.services.reply import chat_reply
-from knowledge.management.commands._evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
-from knowledge.services.embedding import active_embedder
+from core.providers import active_embedder
+from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
 
 DEFAULT_BOOKS = "../shared/samples/text"  # where the sample books live beside the project (evaluation/README.md)
 OPENING_KIND = "first"  # the turn that stands on its own; every other in-scope kind leans on the conversation so far

@@ -7,10 +7,10 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
 from baeum.text import run_together_stats
+from knowledge.evaluation import quality_model
 from knowledge.models import Material
 from knowledge.services.materials import material_create, material_delete, material_reembed
 
-from ._evaluation import quality_model
 from ._ingesting import run_to_end
 
 
@@ -26,8 +26,9 @@ class Command(BaseCommand):
     def handle(self, *args, file, json: bool, keep_cache: bool, no_upgrade: bool, **options):
         import json as json_module
 
+        from core.providers import active_embedder
         from knowledge.models import EmbeddingCache
-        from knowledge.services.embedding import active_embedder, cache_key
+        from knowledge.services.embedding import cache_key
 
         path = Path(file)
         if not path.is_file():

@@ -15,8 +15,8 @@ from django.db import connection, transaction
 from tqdm import tqdm
 
 from baeum.metrics import percentile
+from core.providers import active_embedder, embedder_for_model, quality_embedder
 from knowledge.selectors import search
-from knowledge.services.embedding import active_embedder, embedder_for_model, quality_embedder
 
 MODEL = "use-multilingual-v3"
 DIMENSION = 512

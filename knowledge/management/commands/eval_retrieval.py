@@ -3,11 +3,10 @@ import time
 from django.core.management.base import BaseCommand
 
 from baeum.metrics import dedupe, rank_of, retrieval_summary
+from core.providers import active_embedder
+from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk
 from knowledge.selectors import chunk_search
-from knowledge.services.embedding import active_embedder
-
-from ._evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.rls import rls_user
-from config.celery import worker_available
+from core.workers import worker_available
 from knowledge.services.materials import UploadRejected, material_create
 
 from ._ingesting import final_line, run_to_end

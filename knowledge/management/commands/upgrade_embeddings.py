@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
+from core.providers import quality_embedder
 from knowledge.models import Material
-from knowledge.services.embedding import quality_embedder
 from knowledge.services.materials import material_upgrade_start
 
 

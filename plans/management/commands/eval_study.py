@@ -27,7 +27,7 @@ from baeum.definitions import find_definitions
 from baeum.grading import normalise
 from baeum.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
 from baeum.text import is_hangul_heavy
-from knowledge.management.commands._evaluation import throwaway_documents
+from knowledge.evaluation import throwaway_documents
 from knowledge.models import Chunk, MaterialPage
 from plans import selectors
 from plans.models import Plan

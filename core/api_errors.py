@@ -9,8 +9,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from accounts.scoping import ScopeError
-from baeum.errors import NotFound
+from baeum.errors import NotFound, ScopeError
 
 
 class ApiError(exceptions.APIException):

@@ -1,4 +1,5 @@
-"""Shared by the evaluation commands: load a JSON Lines corpus for a throwaway user, then clean up."""
+"""The evaluation harness shared by the eval_* commands (knowledge, plans, chat): load a JSON Lines corpus or
+PDFs for a throwaway user, then clean up."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from django.core.management.base import CommandError
 from django.db import connection
 from tqdm import tqdm
 
+from core.providers import embedder_for_model, quality_embedder
 from knowledge.models import Material
-from knowledge.services.embedding import embedder_for_model, quality_embedder
 from knowledge.services.ingest import material_ingest_in_process
 from knowledge.services.materials import material_create, material_delete, material_reembed
 

@@ -21,11 +21,10 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from baeum.warmup import warm_up
+from core.providers import embedder_for_model
+from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
 from knowledge.models import MaterialPage
 from knowledge.selectors import chunk_search
-from knowledge.services.embedding import embedder_for_model
-
-from ._evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
 
 TOP_K = 5  # pages a learner looks at: the search API's default k
 
@@ -58,7 +57,9 @@ class PageBaseline:
         self.stemmer = Stemmer.Stemmer("english")
         self.numbers = [number for number, _ in pages]
         self.retriever = bm25s.BM25()
-        self.retriever.index(bm25s.tokenize([text for _, text in pages], stopwords="en", stemmer=self.stemmer, show_progress=False), show_progress=False)
+        self.retriever.index(
+            bm25s.tokenize([text for _, text in pages], stopwords="en", stemmer=self.stemmer, show_progress=False), show_progress=False
+        )
 
     def search(self, question: str, k: int) -> list[set[int]]:
         import bm25s
@@ -91,7 +92,10 @@ class Command(BaseCommand):
         k = options["k"]
         quiet = options["json"]
         with throwaway_documents(
-            [folder / f"{name}.pdf" for name in documents], stream=self.stderr, show_progress=not quiet, quality=quality_model(options["quality"])
+            [folder / f"{name}.pdf" for name in documents],
+            stream=self.stderr,
+            show_progress=not quiet,
+            quality=quality_model(options["quality"]),
         ) as (user, materials):
             # Search as the web server serves it: its models are loaded before the first request
             # (config/gunicorn.py), so the first question does not time loading them (1.5 s for USE).
@@ -136,7 +140,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _ask(user, material, question: str, evidence: set[int]) -> tuple[int, int]:
-        from chat.services.conversations import conversation_create  # the tutor sits above knowledge; evaluation only
+        from chat.services.conversations import conversation_create
         from chat.services.reply import chat_reply
 
         conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
