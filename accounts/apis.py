@@ -45,7 +45,13 @@ class _AuthApi(APIView):
 
 
 class RegisterApi(_AuthApi):
-    @extend_schema(request=CredentialsSerializer, responses={201: TokenOutputSerializer}, operation_id="auth_register")
+    @extend_schema(
+        request=CredentialsSerializer,
+        responses={201: TokenOutputSerializer},
+        operation_id="auth_register",
+        description="With BAEUM_REQUIRE_EMAIL_VERIFICATION on, the answer is `{email, verificationRequired: true}` "
+        "and no token: the account signs in once the emailed link is confirmed (POST /auth/verify).",
+    )
     def post(self, request):
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -56,6 +62,9 @@ class RegisterApi(_AuthApi):
             raise ApiError(str(services.REGISTRATION_REFUSED), code="registration_refused") from error
         except DjangoValidationError as error:
             raise _weak_password(error) from error
+        if user.must_verify_email:  # no token until the address is confirmed through the emailed link
+            services.user_verification_send(user=user, request=request._request)
+            return Response({"email": user.email, "verificationRequired": True}, status=status.HTTP_201_CREATED)
         issued = services.user_token_issue(user=user, name=data.validated_data.get("device", ""))
         return Response(_token_body(user, issued), status=status.HTTP_201_CREATED)
 
@@ -70,6 +79,8 @@ class TokenApi(_AuthApi):
         user = authenticate(request, email=data.validated_data["email"].lower(), password=data.validated_data["password"])
         if user is None:
             raise ApiError("Email or password is wrong.", code="invalid_credentials", status_code=400)
+        if user.must_verify_email:
+            raise ApiError(str(services.VERIFICATION_NEEDED), code="email_not_verified", status_code=403)
         issued = services.user_token_issue(user=user, name=data.validated_data.get("device", ""))
         return Response(_token_body(user, issued))
 
@@ -122,6 +133,10 @@ class MeApi(APIView):
         email = serializers.EmailField()
         name = serializers.CharField(source="first_name")
         dateJoined = serializers.DateTimeField(source="date_joined")
+        emailVerified = serializers.SerializerMethodField()
+
+        def get_emailVerified(self, user) -> bool:  # noqa: N802 - the API's field name
+            return user.email_verified_at is not None
 
     class UpdateSerializer(serializers.Serializer):
         class Meta:
@@ -235,3 +250,40 @@ class PasswordResetConfirmApi(_AuthApi):
         except DjangoValidationError as error:
             raise _weak_password(error) from error
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class EmailVerifyApi(_AuthApi):
+    """Confirm an address with the ``uid`` and ``token`` of the link emailed at sign-up."""
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "EmailVerify"
+
+        uid = serializers.CharField()
+        token = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses={200: None}, operation_id="auth_email_verify")
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            user = services.user_email_verify(uid=data.validated_data["uid"], token=data.validated_data["token"])
+        except AccountError as error:
+            raise ApiError(str(error), code=error.code) from error
+        return Response({"email": user.email, "emailVerified": True})
+
+
+class EmailVerifyResendApi(_AuthApi):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "EmailVerifyResend"
+
+        email = serializers.EmailField()
+
+    @extend_schema(request=InputSerializer, responses={202: None}, operation_id="auth_email_verify_resend")
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.user_verification_resend(email=data.validated_data["email"], request=request._request)
+        # The same answer whether or not the address has an account waiting for confirmation.
+        return Response({"detail": "If this address waits for confirmation, a new link is on its way."}, status=status.HTTP_202_ACCEPTED)

@@ -9,6 +9,8 @@ urlpatterns = [
     path("tokens", apis.TokenListApi.as_view(), name="auth-tokens"),
     path("tokens/<uuid:token_id>", apis.TokenDeleteApi.as_view(), name="auth-token-delete"),
     path("password/reset", apis.PasswordResetApi.as_view(), name="auth-password-reset"),
+    path("verify", apis.EmailVerifyApi.as_view(), name="auth-email-verify"),
+    path("verify/resend", apis.EmailVerifyResendApi.as_view(), name="auth-email-verify-resend"),
     path("password/reset/confirm", apis.PasswordResetConfirmApi.as_view(), name="auth-password-reset-confirm"),
 ]
 
