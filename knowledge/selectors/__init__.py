@@ -1,7 +1,6 @@
 """Reads of the knowledge app. Every function takes the requesting user and sees only their rows."""
 
 from .materials import (
-    DEFAULT_K,
     MAX_RANGE,
     MaterialNotFound,
     access_material,
@@ -14,12 +13,16 @@ from .materials import (
     materials_in_scope,
     term_document_frequencies,
 )
-from .search import SearchHit, chunk_search, chunk_search_hybrid, chunk_search_lexical, chunk_search_multi, chunk_search_semantic
+from .retrieval import SESSION_TOP_K, ChunkRange, Scope, retrieve, retrieve_chunks, retrieve_stats
+from .search import TOP_K, SearchHit, chunk_search, chunk_search_hybrid, chunk_search_lexical, chunk_search_multi, chunk_search_semantic
 
 __all__ = [
-    "DEFAULT_K",
     "MAX_RANGE",
+    "SESSION_TOP_K",
+    "TOP_K",
+    "ChunkRange",
     "MaterialNotFound",
+    "Scope",
     "SearchHit",
     "access_material",
     "chunk_outline",
@@ -34,5 +37,8 @@ __all__ = [
     "material_pages",
     "material_stats",
     "materials_in_scope",
+    "retrieve",
+    "retrieve_chunks",
+    "retrieve_stats",
     "term_document_frequencies",
 ]

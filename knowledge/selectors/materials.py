@@ -11,7 +11,6 @@ from baeum.errors import NotFound
 from ..models import Chunk, Material, MaterialPage
 
 MAX_RANGE = 500
-DEFAULT_K = {"chat": 5, "plan": 10, "session": 3}
 
 
 class MaterialNotFound(NotFound):
@@ -20,6 +19,15 @@ class MaterialNotFound(NotFound):
     def __init__(self, ref_id: str):
         super().__init__(_("No material %(refId)s in your library.") % {"refId": repr(ref_id)})
         self.ref_id = ref_id
+
+
+class MaterialFileMissing(NotFound):
+    """The stored original of a material is gone from storage: the learner can only upload it again."""
+
+    code = "file_missing"
+
+    def __init__(self, material: Material):
+        super().__init__(_("The stored file of “%(name)s” is missing. Upload it again.") % {"name": material.original_filename})
 
 
 def material_list(*, user, status: str | None = None):
@@ -51,6 +59,14 @@ def materials_in_scope(*, user, ref_ids: Iterable[str] | None = None, type: str 
     if ready_only:
         materials = materials.filter(status=Material.Status.READY)
     return materials
+
+
+def material_file_open(*, material: Material):
+    """Open the stored original of a material (already accessed in the owner's scope) for reading in binary."""
+    try:
+        return material.file.open("rb")
+    except (FileNotFoundError, ValueError) as error:  # ValueError: no file is attached to the row
+        raise MaterialFileMissing(material) from error
 
 
 def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None) -> list[MaterialPage]:

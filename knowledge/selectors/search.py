@@ -2,7 +2,9 @@
 pg_trgm for identifiers), hybrid (score-normalised weighted fusion), rerankers and multi-query.
 
 Every function takes the requesting user; the owner filter is in every SQL statement, and refIds are
-checked against the user's materials first (someone else's refId is "not found").
+checked against the user's materials first (someone else's refId is "not found"). Chunk ranges
+(``(refId, first, last)``) are a condition of the same statements, never a filter applied afterwards.
+Callers outside knowledge go through ``knowledge.selectors.retrieval.retrieve`` and its ``Scope``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from baeum.text import normalize_query
 from core.providers import embedder_for_model
 
 from ..models import Chunk, ChunkEmbedding
-from .materials import DEFAULT_K, materials_in_scope
+from .materials import materials_in_scope
 
 MODES = ("hybrid", "semantic", "lexical")
 BM25_K1 = 1.2
@@ -48,6 +50,9 @@ _WHITESPACE_CLASS = "[\\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f
 # Vectors of recent questions, per process (a follow-up, a retry, another page of results or the tutor
 # after the search API ask the same words again); 1,024 USE vectors are 2 MB.
 QUERY_VECTOR_CACHE = 1024
+# How many passages a search returns when the caller does not say: what a tutor's answer reads and the
+# search API shows (answer_hit and page-hit@5 in the README are measured at this K).
+TOP_K = 5
 _IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*(?:[\-./:][A-Za-z0-9_]+)+|[A-Za-z]+\d+[A-Za-z0-9]*|\w+_\w+")
 
 
@@ -68,6 +73,18 @@ class _Scope:
     owner_id: int
     material_ids: list[int]
     by_model: dict[tuple[str, int], list[int]]
+    # (material id, first chunk index, last) of a scope with chunk ranges: a material named here is read
+    # only inside them, in SQL (``_RANGES_SQL``); a material not named is read whole.
+    ranges: tuple[tuple[int, int, int], ...] = ()
+
+    def with_ranges(self, statement: _Statement, *, material: str, chunk_index: str) -> _Statement:
+        """``statement`` with its ``/*ranges*/`` marker replaced by this scope's range condition (or nothing)."""
+        if not self.ranges:
+            return replace(statement, sql=statement.sql.replace(_RANGES_MARK, ""))
+        condition = _RANGES_SQL.format(material=material, chunk_index=chunk_index)
+        materials, starts, ends = (list(column) for column in zip(*self.ranges, strict=True))
+        params = {**statement.params, "range_materials": materials, "range_starts": starts, "range_ends": ends}
+        return replace(statement, sql=statement.sql.replace(_RANGES_MARK, condition), params=params)
 
     @property
     def model_of_material(self) -> dict[int, str]:
@@ -119,7 +136,7 @@ def _run_together(statements: dict[str, _Statement]) -> dict[str, list[tuple[int
         statement = statements[name]
         prefix = f"s{index}_"
         params.update({prefix + key: value for key, value in statement.params.items()})
-        sql = statement.sql.replace("%(", f"%({prefix}")
+        sql = statement.sql.replace(_RANGES_MARK, "").replace("%(", f"%({prefix}")  # a scope without ranges
         pieces.append(f"SELECT {index} AS statement, chunk_id, material_id, score::float8 FROM ({sql}) AS retriever{index}")
     ef_search = max((statement.ef_search or 0 for statement in statements.values()), default=0)
     with connection.cursor() as cursor:
@@ -137,15 +154,34 @@ def min_similarity_of(embedder: Embedder) -> float:
     return embedder.min_similarity if configured is None else float(configured)
 
 
-def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None) -> _Scope:
+# Where a statement keeps only the chunks inside the scope's ranges (``_Scope.with_ranges``).
+_RANGES_MARK = "/*ranges*/"
+_RANGES_SQL = """
+    AND ({material} <> ALL(%(range_materials)s::bigint[]) OR EXISTS (
+        SELECT 1 FROM unnest(%(range_materials)s::bigint[], %(range_starts)s::int[], %(range_ends)s::int[]) AS r(range_material, lo, hi)
+        WHERE r.range_material = {material} AND {chunk_index} BETWEEN r.lo AND r.hi
+    ))
+"""
+# For tables without the chunk's index (vectors, postings): read it from the chunk, the owner's only.
+_CHUNK_INDEX_OF = "(SELECT ci.chunk_index FROM knowledge_chunk ci WHERE ci.id = {chunk} AND ci.owner_id = %(owner)s)"
+
+
+def _scope(
+    *, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Iterable[tuple[str, int, int]] = ()
+) -> _Scope:
+    """The user's READY materials in scope (``MaterialNotFound`` for a refId not theirs), grouped by
+    embedding model, with ``ranges`` (``(refId, first, last)``) resolved to material ids."""
     owner_id = owner_id_of(user)
     by_model: dict[tuple[str, int], list[int]] = defaultdict(list)
     material_ids: list[int] = []
-    rows = materials_in_scope(user=user, ref_ids=ref_ids, type=type).values_list("id", "embedding_model", "embedding_dimension")
-    for material_id, model, dimension in rows:
+    id_of: dict[str, int] = {}
+    rows = materials_in_scope(user=user, ref_ids=ref_ids, type=type).values_list("id", "ref_id", "embedding_model", "embedding_dimension")
+    for material_id, ref_id, model, dimension in rows:
         material_ids.append(material_id)
+        id_of[ref_id] = material_id
         by_model[(model, dimension)].append(material_id)
-    return _Scope(owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model))
+    resolved = tuple((id_of[ref_id], int(start), int(end)) for ref_id, start, end in ranges if ref_id in id_of)
+    return _Scope(owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model), ranges=resolved)
 
 
 # --- Vector retrieval ------------------------------------------------------------------------
@@ -156,7 +192,7 @@ def _vector_statement(*, owner_id: int, model: str, dimension: int, material_ids
     sql = f"""
         SELECT chunk_id, material_id, (embedding::vector({int(dimension)})) <=> %(vector)s::vector({int(dimension)}) AS score
         FROM knowledge_chunkembedding
-        WHERE owner_id = %(owner)s AND model = %(model)s AND material_id = ANY(%(materials)s)
+        WHERE owner_id = %(owner)s AND model = %(model)s AND material_id = ANY(%(materials)s) /*ranges*/
         ORDER BY score
         LIMIT %(k)s
     """
@@ -226,6 +262,7 @@ def _vector_statements(scope: _Scope, query: str, k: int) -> dict[str, tuple[_St
         statement = _vector_statement(
             owner_id=scope.owner_id, model=model, dimension=dimension, material_ids=material_ids, query_vector=vector, k=k
         )
+        statement = scope.with_ranges(statement, material="material_id", chunk_index=_CHUNK_INDEX_OF.format(chunk="chunk_id"))
         statements[f"vector:{model}"] = (statement, embedder)
     return statements
 
@@ -274,7 +311,7 @@ _BM25_SQL = """
     SELECT p.chunk_id, p.material_id,
            sum(w.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(w.avgdl, 1)))) AS score
     FROM knowledge_chunkterm p JOIN weights w USING (term)
-    WHERE p.owner_id = %(owner)s AND p.term = ANY(%(terms)s) AND p.material_id = ANY(%(materials)s)
+    WHERE p.owner_id = %(owner)s AND p.term = ANY(%(terms)s) AND p.material_id = ANY(%(materials)s) /*ranges*/
     GROUP BY p.chunk_id, p.material_id
     ORDER BY score DESC
     LIMIT %(k)s
@@ -300,6 +337,10 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
                 "max_df": 0.5 if len(set(terms)) > 12 else 1.0,
             },
         )
+        # Term statistics (IDF, average length) stay those of the whole materials; ranges narrow the hits.
+        statements["bm25"] = scope.with_ranges(
+            statements["bm25"], material="p.material_id", chunk_index=_CHUNK_INDEX_OF.format(chunk="p.chunk_id")
+        )
     identifiers = list(dict.fromkeys(token for token in _IDENTIFIER.findall(query) if len(token) >= 4))[:3]
     if identifiers:
         statements["identifiers"] = _Statement(
@@ -311,6 +352,7 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
                 "k": k,
             },
         )
+        statements["identifiers"] = scope.with_ranges(statements["identifiers"], material="material_id", chunk_index="chunk_index")
     return statements
 
 
@@ -345,7 +387,7 @@ _IDENTIFIER_SQL = """
     FROM unnest(%(patterns)s::text[]) AS identifier(pattern)
     CROSS JOIN LATERAL (
         SELECT id, material_id FROM knowledge_chunk
-        WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s) AND content ILIKE identifier.pattern
+        WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s) AND content ILIKE identifier.pattern /*ranges*/
         LIMIT %(k)s
     ) AS c
 """
@@ -373,8 +415,9 @@ def chunk_search_semantic(
     query: str,
     ref_ids: Iterable[str] | None = None,
     type: str | None = None,
-    k: int = DEFAULT_K["chat"],
+    k: int = TOP_K,
     min_similarity: float | None = None,
+    ranges: Sequence[tuple[str, int, int]] = (),
 ) -> list[SearchHit]:
     """Return the user's chunks nearest to ``query`` by cosine similarity, best first.
 
@@ -382,7 +425,7 @@ def chunk_search_semantic(
     model and compared only with that model's vectors.
     """
     normalized = normalize_query(analyse_question(query).retrieval_query)
-    scope = _scope(user=user, ref_ids=ref_ids, type=type)
+    scope = _scope(user=user, ref_ids=ref_ids, type=type, ranges=ranges)
     if not normalized or not scope.material_ids:
         return []
     ranked: list[tuple[int, float, float]] = []
@@ -402,10 +445,16 @@ def chunk_search_semantic(
 
 
 def chunk_search_lexical(
-    *, user, query: str, ref_ids: Iterable[str] | None = None, type: str | None = None, k: int = DEFAULT_K["chat"]
+    *,
+    user,
+    query: str,
+    ref_ids: Iterable[str] | None = None,
+    type: str | None = None,
+    k: int = TOP_K,
+    ranges: Sequence[tuple[str, int, int]] = (),
 ) -> list[SearchHit]:
     """Return the user's chunks ranked by BM25 over analysed terms (Korean morphemes, English stems)."""
-    scope = _scope(user=user, ref_ids=ref_ids, type=type)
+    scope = _scope(user=user, ref_ids=ref_ids, type=type, ranges=ranges)
     lexical = _lexical_candidates(scope, analyse_question(query).retrieval_query, k)
     return _hits(user, list(lexical.items()), {}, lexical)
 
@@ -456,11 +505,12 @@ def chunk_search_hybrid(
     query: str,
     ref_ids: Iterable[str] | None = None,
     type: str | None = None,
-    k: int = DEFAULT_K["chat"],
+    k: int = TOP_K,
     alpha: float | None = None,
     candidates: int = CANDIDATES,
     reranker: str | None = None,
     llm=None,
+    ranges: Sequence[tuple[str, int, int]] = (),
 ) -> list[SearchHit]:
     """Return the best ``k`` of lexical top-N ∪ vector top-N, fused (see ``fuse``), optionally reranked.
 
@@ -470,7 +520,7 @@ def chunk_search_hybrid(
     question = analyse_question(query)
     query = question.retrieval_query
     normalized = normalize_query(query)
-    scope = _scope(user=user, ref_ids=ref_ids, type=type)
+    scope = _scope(user=user, ref_ids=ref_ids, type=type, ranges=ranges)
     if not normalized or not scope.material_ids:
         return []
     width = max(candidates, k)
@@ -512,7 +562,7 @@ def _source_statement(scope: _Scope, hints: list[str]) -> _Statement | None:
     names = list(dict.fromkeys(name.casefold() for hint in hints for name in hint_variants(hint)))
     if not names or not scope.material_ids:
         return None
-    return _Statement(
+    statement = _Statement(
         _SOURCE_SQL,
         {
             "owner": scope.owner_id,
@@ -525,6 +575,7 @@ def _source_statement(scope: _Scope, hints: list[str]) -> _Statement | None:
             "head_chars": TITLE_HEAD_CHARS,
         },
     )
+    return scope.with_ranges(statement, material="c.material_id", chunk_index="c.chunk_index")
 
 
 def _source_chunks(scope: _Scope, hints: list[str]) -> set[int]:
@@ -564,6 +615,7 @@ _SOURCE_SQL = """
     FROM titled t
     JOIN knowledge_chunk c
       ON c.owner_id = %(owner)s AND c.material_id = t.material_id AND c.page_number <= t.number AND c.page_end >= t.number
+    WHERE true /*ranges*/
 """
 
 
@@ -580,7 +632,7 @@ def chunk_search(*, user, query: str, mode: str = "hybrid", **options) -> list[S
     raise ValueError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
 
 
-def chunk_search_multi(*, user, queries: Sequence[str], mode: str = "hybrid", k: int = DEFAULT_K["chat"], **options) -> list[SearchHit]:
+def chunk_search_multi(*, user, queries: Sequence[str], mode: str = "hybrid", k: int = TOP_K, **options) -> list[SearchHit]:
     """Search several phrasings and return their union, one hit per chunk keeping its best score."""
     best: dict[int, SearchHit] = {}
     for query in dict.fromkeys(query for query in queries if query.strip()):
