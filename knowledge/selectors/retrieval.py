@@ -115,7 +115,9 @@ def retrieve_chunks(*, user, scope: Scope) -> list[Chunk]:
     position = {item: number for number, item in reversed(list(enumerate(scope.ranges)))}
 
     def order(chunk: Chunk) -> tuple[int, int]:
-        first = min(position[item] for item in scope.ranges if item.ref_id == chunk.material.ref_id and item.start <= chunk.chunk_index <= item.end)
+        first = min(
+            position[item] for item in scope.ranges if item.ref_id == chunk.material.ref_id and item.start <= chunk.chunk_index <= item.end
+        )
         return first, chunk.chunk_index
 
     return sorted(chunks, key=order)
@@ -125,5 +127,7 @@ def retrieve_stats(*, user, scope: Scope) -> dict[str, dict]:
     """Return ``{refId: {chunkCount, status, pageCount}}`` of the scope's materials the user owns."""
     owner_id_of(user)
     if scope.is_everything:
-        return material_stats(user=user, ref_ids=materials_in_scope(user=user, type=scope.type, ready_only=False).values_list("ref_id", flat=True))
+        return material_stats(
+            user=user, ref_ids=materials_in_scope(user=user, type=scope.type, ready_only=False).values_list("ref_id", flat=True)
+        )
     return material_stats(user=user, ref_ids=scope.ref_ids or ())

@@ -166,9 +166,7 @@ _RANGES_SQL = """
 _CHUNK_INDEX_OF = "(SELECT ci.chunk_index FROM knowledge_chunk ci WHERE ci.id = {chunk} AND ci.owner_id = %(owner)s)"
 
 
-def _scope(
-    *, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Iterable[tuple[str, int, int]] = ()
-) -> _Scope:
+def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Iterable[tuple[str, int, int]] = ()) -> _Scope:
     """The user's READY materials in scope (``MaterialNotFound`` for a refId not theirs), grouped by
     embedding model, with ``ranges`` (``(refId, first, last)``) resolved to material ids."""
     owner_id = owner_id_of(user)
