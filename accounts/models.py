@@ -21,6 +21,8 @@ class EmailUserManager(UserManager):
 
 class User(AbstractUser):
     email = models.EmailField(unique=True)
+    # When the address was confirmed through the link sent at sign-up (BAEUM_REQUIRE_EMAIL_VERIFICATION).
+    email_verified_at = models.DateTimeField(null=True, blank=True)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: list[str] = []
@@ -29,6 +31,14 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.email
+
+    @property
+    def must_verify_email(self) -> bool:
+        """Whether this account may not sign in yet: verification is required and its address unconfirmed.
+        Staff are exempt (a superuser made with ``createsuperuser`` could otherwise never reach the admin)."""
+        from django.conf import settings
+
+        return settings.BAEUM_REQUIRE_EMAIL_VERIFICATION and self.email_verified_at is None and not self.is_staff
 
 
 class DeviceToken(AbstractAuthToken):

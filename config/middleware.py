@@ -129,14 +129,16 @@ def client_address(request) -> str:
 
 # Sign-in and account forms, and how each says "wrong credentials" (the status of a failed attempt).
 _SIGN_IN_FAILURE = {"/login": 200, "/admin/login": 200, "/api/v1/auth/token": 400}
-_ACCOUNT_FORMS = {"/signup", "/api/v1/auth/register", "/api/v1/auth/password/reset", "/password-reset"}
+_ACCOUNT_FORMS = {"/signup", "/api/v1/auth/register", "/api/v1/auth/password/reset", "/password-reset", "/verify/resend", "/api/v1/auth/verify/resend"}
+# Forms that send an email to the account they name: counted per account at every attempt (no mail bombing).
+_MAILING_FORMS = {"/api/v1/auth/password/reset", "/password-reset", "/verify/resend", "/api/v1/auth/verify/resend"}
 
 
 class SignInThrottleMiddleware:
     """Throttle sign-in on the browser, the admin and the API: per address (generous: a class shares one
     address), and per account (strict: failed attempts only, so a guessed password never gets through
-    after a burst). Sign-up and password-reset forms count per address, and reset requests per account
-    too (no mail bombing). Limits: ``BAEUM_SIGNIN_LIMITS``; the address honours ``NUM_PROXIES``.
+    after a burst). Sign-up, password-reset and confirmation-resend forms count per address, and those that
+    send mail per account too (no mail bombing). Limits: ``BAEUM_SIGNIN_LIMITS``; the address honours ``NUM_PROXIES``.
     """
 
     def __init__(self, get_response):
@@ -154,7 +156,7 @@ class SignInThrottleMiddleware:
             return _too_many(request, limits["address"][1])
         account = _account_of(request)
         account_key = f"signin:account:{account}" if account else None
-        counts_every_attempt = path in _ACCOUNT_FORMS and "reset" in path
+        counts_every_attempt = path in _MAILING_FORMS
         if account_key and (path in _SIGN_IN_FAILURE or counts_every_attempt):
             from django.core.cache import cache
 

@@ -36,6 +36,8 @@ pages = [
     path("login/", account_views.EmailLoginView.as_view(), name="login"),
     path("logout/", LogoutView.as_view(next_page="login"), name="logout"),
     path("signup/", account_views.signup, name="signup"),
+    path("verify/<uidb64>/<token>/", account_views.verify_email, name="verify-email"),
+    path("verify/resend/", account_views.verify_resend, name="verify-resend"),
     path("account/password/", account_views.password_change, name="password-change"),
     path("account/password/done/", account_views.password_change_done, name="password-change-done"),
     path("account/export", account_views.account_export, name="account-export"),

@@ -162,6 +162,9 @@ REST_KNOX = {"TOKEN_TTL": timedelta(days=env.int("BAEUM_TOKEN_TTL_DAYS", default
 BAEUM_LEGACY_TOKEN_DAYS = env.int("BAEUM_LEGACY_TOKEN_DAYS", default=90)
 # Password reset links: single use (the token hashes the password), valid this long.
 PASSWORD_RESET_TIMEOUT = env.int("BAEUM_PASSWORD_RESET_SECONDS", default=3 * 3600)
+# Off by default (a class's own install); on, a new account signs in only after opening the link emailed at
+# sign-up (valid PASSWORD_RESET_TIMEOUT seconds, once). Accounts from before were confirmed by the migration.
+BAEUM_REQUIRE_EMAIL_VERIFICATION = env.bool("BAEUM_REQUIRE_EMAIL_VERIFICATION", default=False)
 # Sign-in attempts (browser, admin, API): per account strict, per address generous (a class shares one).
 BAEUM_SIGNIN_LIMITS = {
     "account": (env.int("BAEUM_SIGNIN_PER_ACCOUNT", default=10), 15 * 60),  # failed attempts / seconds

@@ -99,7 +99,8 @@ def test_register_returns_a_device_token_and_never_says_an_address_is_taken(user
 
 
 def test_me_reads_and_renames(api_client, user):
-    assert api_client.get("/api/v1/me").json() == {"email": user.email, "name": "", "dateJoined": user.date_joined.isoformat().replace("+00:00", "Z")}
+    joined = user.date_joined.isoformat().replace("+00:00", "Z")
+    assert api_client.get("/api/v1/me").json() == {"email": user.email, "name": "", "dateJoined": joined, "emailVerified": False}
     assert api_client.patch("/api/v1/me", {"name": "Ji-woo"}, format="json").json()["name"] == "Ji-woo"
     user.refresh_from_db()
     assert user.first_name == "Ji-woo"
