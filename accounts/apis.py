@@ -1,7 +1,6 @@
 import tempfile
 
 from django.contrib.auth import authenticate, update_session_auth_hash
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import FileResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -13,11 +12,6 @@ from rest_framework.views import APIView
 from core.api_errors import ApiError
 
 from . import services
-from .services import AccountError
-
-
-def _weak_password(error: DjangoValidationError) -> ApiError:
-    return ApiError(" ".join(error.messages), code="weak_password", details={"password": error.messages})
 
 
 class CredentialsSerializer(serializers.Serializer):
@@ -55,13 +49,8 @@ class RegisterApi(_AuthApi):
     def post(self, request):
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            user = services.user_register(email=data.validated_data["email"], password=data.validated_data["password"])
-        except AccountError as error:
-            # The same answer as any refused address: whether an account exists is not said here.
-            raise ApiError(str(services.REGISTRATION_REFUSED), code="registration_refused") from error
-        except DjangoValidationError as error:
-            raise _weak_password(error) from error
+        # Refused (registration_refused, the same for any address) or a weak password (weak_password): each error says its code.
+        user = services.user_register(email=data.validated_data["email"], password=data.validated_data["password"])
         if user.must_verify_email:  # no token until the address is confirmed through the emailed link
             services.user_verification_send(user=user, request=request._request)
             return Response({"email": user.email, "verificationRequired": True}, status=status.HTTP_201_CREATED)
@@ -165,10 +154,7 @@ class MeApi(APIView):
     def delete(self, request):
         data = self.DeleteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            services.user_delete(user=request.user, password=data.validated_data["password"])
-        except AccountError as error:
-            raise ApiError(str(error), code=error.code) from error
+        services.user_delete(user=request.user, password=data.validated_data["password"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -196,17 +182,12 @@ class PasswordChangeApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            services.user_password_change(
-                user=request.user,
-                old_password=data.validated_data["oldPassword"],
-                new_password=data.validated_data["newPassword"],
-                keep_token=request.auth,
-            )
-        except AccountError as error:
-            raise ApiError(str(error), code=error.code) from error
-        except DjangoValidationError as error:
-            raise _weak_password(error) from error
+        services.user_password_change(
+            user=request.user,
+            old_password=data.validated_data["oldPassword"],
+            new_password=data.validated_data["newPassword"],
+            keep_token=request.auth,
+        )
         if request.auth is None:
             update_session_auth_hash(request._request, request.user)  # the browser stays signed in
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -241,14 +222,9 @@ class PasswordResetConfirmApi(_AuthApi):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            services.user_password_reset_confirm(
-                uid=data.validated_data["uid"], token=data.validated_data["token"], new_password=data.validated_data["newPassword"]
-            )
-        except AccountError as error:
-            raise ApiError(str(error), code=error.code) from error
-        except DjangoValidationError as error:
-            raise _weak_password(error) from error
+        services.user_password_reset_confirm(
+            uid=data.validated_data["uid"], token=data.validated_data["token"], new_password=data.validated_data["newPassword"]
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -266,10 +242,7 @@ class EmailVerifyApi(_AuthApi):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            user = services.user_email_verify(uid=data.validated_data["uid"], token=data.validated_data["token"])
-        except AccountError as error:
-            raise ApiError(str(error), code=error.code) from error
+        user = services.user_email_verify(uid=data.validated_data["uid"], token=data.validated_data["token"])
         return Response({"email": user.email, "emailVerified": True})
 
 

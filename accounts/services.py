@@ -23,12 +23,15 @@ from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from knox.settings import knox_settings
 from rest_framework.authtoken.models import Token
+
+from baeum.errors import BaeumError
 
 from .models import DeviceToken, User
 from .scoping import OwnedManager
@@ -41,12 +44,35 @@ MAX_TOKENS_PER_USER = 50  # a learner's devices; the oldest is revoked when one 
 DEFAULT_DEVICE = "API token"  # the name of a device token whose client gave none
 
 
-class AccountError(Exception):
-    """A sign-up or sign-in request that cannot be honoured; the message is safe to show."""
+class AccountError(BaeumError):
+    """A sign-up or sign-in request that cannot be honoured (400); the message is safe to show."""
 
-    def __init__(self, message: str, *, code: str):
-        super().__init__(message)
-        self.code = code
+    def __init__(self, message, *, code: str, details: dict | None = None):
+        super().__init__(message, code=code, details=details)
+
+
+class RegistrationRefused(AccountError):
+    """Sign-up refused, said the same whatever the reason: whether an address has an account is never told."""
+
+    def __init__(self, *, reason: str):
+        super().__init__(REGISTRATION_REFUSED, code="registration_refused")
+        self.reason = reason  # email_taken or email_too_long: for the code reading it, never for the client
+
+
+class WeakPassword(AccountError):
+    """A new password Django's password validators refuse; ``messages`` are theirs, in the active language."""
+
+    def __init__(self, messages: list[str]):
+        super().__init__(" ".join(messages), code="weak_password", details={"password": messages})
+        self.messages = messages
+
+
+def _validate_password(password: str, *, user: User) -> None:
+    """Run Django's password validators; raise ``WeakPassword`` with their messages."""
+    try:
+        password_validation.validate_password(password, user=user)
+    except ValidationError as error:
+        raise WeakPassword(error.messages) from error
 
 
 def _normalized(email: str) -> str:
@@ -62,11 +88,11 @@ def user_register(*, email: str, password: str) -> User:
     email = _normalized(email)
     validate_email(email)  # the browser form and the API accept exactly the same addresses
     if len(email) > EMAIL_MAX_LENGTH:  # the username column holds 150 characters
-        raise AccountError(f"An email address can have at most {EMAIL_MAX_LENGTH} characters.", code="email_too_long")
+        raise RegistrationRefused(reason="email_too_long")
     if User.objects.filter(email__iexact=email).exists():
-        raise AccountError("An account with this email already exists.", code="email_taken")
+        raise RegistrationRefused(reason="email_taken")
     candidate = User(email=email, username=email)
-    password_validation.validate_password(password, user=candidate)
+    _validate_password(password, user=candidate)
     return User.objects.create_user(email=email, password=password)
 
 
@@ -122,7 +148,7 @@ def user_password_change(*, user: User, old_password: str, new_password: str, ke
     """Change the password after checking the old one; every other device is signed out."""
     if not user.check_password(old_password):
         raise AccountError("The current password is wrong.", code="wrong_password")
-    password_validation.validate_password(new_password, user=user)
+    _validate_password(new_password, user=user)
     with transaction.atomic():
         user.set_password(new_password)
         user.save(update_fields=["password"])
@@ -159,7 +185,7 @@ def user_password_reset_confirm(*, uid: str, token: str, new_password: str) -> U
         user = None
     if user is None or not default_token_generator.check_token(user, token):
         raise AccountError("This reset link is invalid or has expired. Ask for a new one.", code="invalid_reset_link")
-    password_validation.validate_password(new_password, user=user)
+    _validate_password(new_password, user=user)
     with transaction.atomic():
         user.set_password(new_password)
         user.save(update_fields=["password"])

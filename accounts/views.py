@@ -8,7 +8,7 @@ from django.urls import reverse_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from . import services
-from .services import REGISTRATION_REFUSED, AccountError, user_register
+from .services import REGISTRATION_REFUSED, AccountError, WeakPassword, user_register
 
 
 class EmailLoginView(auth_views.LoginView):
@@ -25,9 +25,11 @@ def signup(request):
         email, password = request.POST.get("email", ""), request.POST.get("password", "")
         try:
             user = user_register(email=email, password=password)
+        except WeakPassword as error:
+            context = {"error": " ".join(error.messages), "email": email}
         except AccountError:
             context = {"error": str(REGISTRATION_REFUSED), "email": email}  # never "this address has an account"
-        except ValidationError as error:
+        except ValidationError as error:  # an address Django's email validator refuses
             context = {"error": " ".join(error.messages), "email": email}
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")

@@ -8,18 +8,16 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
-from baeum.errors import NotFound, ScopeError
+from baeum.errors import BaeumError, ScopeError
 
 
-class ApiError(exceptions.APIException):
-    """An error a service raises for the API to report with a specific code and status."""
+class ApiError(BaeumError):
+    """An ad-hoc refusal an API view raises itself (a malformed parameter); domain errors raise their own class."""
 
-    def __init__(self, message: str, *, code: str = "invalid", status_code: int = 400, details=None):
-        self.status_code = status_code
-        self.code = code
-        self.details = details or {}
-        super().__init__(detail=message, code=code)
+    def __init__(self, message, *, code: str = "invalid", status_code: int = 400, details: dict | None = None):
+        super().__init__(message, code=code, status=status_code, details=details)
 
 
 def _message_from(detail) -> str:
@@ -33,25 +31,30 @@ def _message_from(detail) -> str:
     return str(detail)
 
 
+def _database_unreachable() -> Response:
+    body = {
+        "code": "unavailable",
+        "message": _("The database is unreachable right now. Nothing was changed; try again in a moment."),
+        "details": {},
+    }
+    return Response({"error": body}, status=503, headers={"Retry-After": "5"})
+
+
+def _baeum_error(exc: BaeumError) -> Response:
+    """Answer a domain error with its own status and code: the one place a ``BaeumError`` becomes HTTP."""
+    set_rollback()  # as DRF does for its own exceptions: a refused request writes nothing
+    return Response({"error": {"code": exc.code, "message": exc.public_message(), "details": exc.details}}, status=exc.status)
+
+
 def exception_handler(exc, context):
     from django.db import InterfaceError, OperationalError
 
     if isinstance(exc, (OperationalError, InterfaceError)):
-        return Response(
-            {
-                "error": {
-                    "code": "unavailable",
-                    "message": _("The database is unreachable right now. Nothing was changed; try again in a moment."),
-                    "details": {},
-                }
-            },
-            status=503,
-            headers={"Retry-After": "5"},
-        )
-    if isinstance(exc, NotFound):
-        exc = ApiError(str(exc), code=exc.code, status_code=404)
-    elif isinstance(exc, ScopeError):
-        exc = exceptions.NotAuthenticated()
+        return _database_unreachable()
+    if isinstance(exc, ScopeError):
+        exc = exceptions.NotAuthenticated()  # no user reached a user-owned query: DRF's own 401, in the client's language
+    elif isinstance(exc, BaeumError):
+        return _baeum_error(exc)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -59,14 +62,11 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
-    if isinstance(exc, ApiError):
-        body = {"code": exc.code, "message": str(exc.detail), "details": exc.details}
-    else:
-        code = getattr(exc, "default_code", "error")
-        if isinstance(exc, exceptions.ValidationError):
-            code = "invalid"
-        details = exc.detail if isinstance(exc.detail, (dict, list)) else {}
-        body = {"code": code, "message": _message_from(exc.detail), "details": details}
+    code = getattr(exc, "default_code", "error")
+    if isinstance(exc, exceptions.ValidationError):
+        code = "invalid"
+    details = exc.detail if isinstance(exc.detail, (dict, list)) else {}
+    body = {"code": code, "message": _message_from(exc.detail), "details": details}
     if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS:
         body["code"] = "throttled"
     headers = {name: response[name] for name in ("Retry-After", "WWW-Authenticate") if response.has_header(name)}

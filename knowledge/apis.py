@@ -17,7 +17,8 @@ from core.pagination import paginate, paginated_schema
 from . import selectors
 from .failure_reasons import reason_translate
 from .models import Material
-from .services.materials import UploadRejected, material_create, material_delete, material_reingest, material_rename
+from .selectors.materials import material_file_open
+from .services.materials import material_create, material_delete, material_reingest, material_rename
 
 
 def _material_location(request, material: Material) -> str:
@@ -159,15 +160,12 @@ class MaterialListCreateApi(APIView):
         """
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            material = material_create(
-                owner=request.user,
-                upload=data.validated_data["file"],
-                title=data.validated_data.get("title", ""),
-                type=data.validated_data.get("type", "material"),
-            )
-        except UploadRejected as error:
-            raise ApiError(reason_translate(message=str(error), code=error.code), code=error.code, status_code=error.status) from error
+        material = material_create(
+            owner=request.user,
+            upload=data.validated_data["file"],
+            title=data.validated_data.get("title", ""),
+            type=data.validated_data.get("type", "material"),
+        )  # a refused upload (UploadRejected) answers with its own code and status
         return Response(
             {"refId": material.ref_id, "status": material.status},
             status=status.HTTP_202_ACCEPTED,
@@ -271,14 +269,7 @@ class MaterialFileApi(APIView):
         names in `filename*`). Only the owner can download it; 404 `file_missing` if the stored file is gone.
         """
         material = selectors.access_material(user=request.user, ref_id=ref_id)
-        try:
-            handle = material.file.open("rb")
-        except (FileNotFoundError, ValueError) as error:
-            raise ApiError(
-                _("The stored file of “%(name)s” is missing. Upload it again.") % {"name": material.original_filename},
-                code="file_missing",
-                status_code=404,
-            ) from error
+        handle = material_file_open(material=material)  # 404 file_missing when the stored file is gone
         content_type = ORIGINAL_CONTENT_TYPES.get(material.extension, "application/octet-stream")
         return FileResponse(handle, as_attachment=True, filename=material.original_filename, content_type=content_type)
 

@@ -12,8 +12,10 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from baeum import extract
+from baeum.errors import BaeumError
 from core.providers import embedder_for_model, quality_embedder
 
+from ..failure_reasons import reason_translate
 from ..models import Chunk, ChunkEmbedding, EmbeddingCache, Material
 from .embedding import cache_key, chunk_embeddings_store, embeddings_compute
 from .page_images import material_page_images_delete
@@ -21,13 +23,18 @@ from .page_images import material_page_images_delete
 logger = logging.getLogger(__name__)
 
 
-class UploadRejected(Exception):
-    """An upload refused before any work; ``status`` is the HTTP status the API answers with."""
+class UploadRejected(BaeumError):
+    """An upload refused before any work; ``status`` is the HTTP status the API answers with.
+
+    The message is the English reason as written (what the CLI and the admin print); the API shows it
+    in the learner's language.
+    """
 
     def __init__(self, message: str, *, code: str, status: int = 400):
-        super().__init__(message)
-        self.code = code
-        self.status = status
+        super().__init__(message, code=code, status=status)
+
+    def public_message(self) -> str:
+        return reason_translate(message=self.message, code=self.code)
 
 
 def _enqueue_ingest(material_id: int) -> None:

@@ -83,3 +83,16 @@ def test_create_answers_with_the_location_and_patch_renames(api_client, other_ap
     stolen = other_api_client.patch(f"/api/v1/conversations/{conversation_id}", {"title": "mine"}, format="json")
     assert stolen.status_code == 404 and stolen.json()["error"]["code"] == "not_found"
     assert Conversation.objects.unscoped().get(pk=conversation_id).title == "Registers and the stack"  # test inspection
+
+
+def test_a_conversation_over_a_material_not_ready_is_refused_with_its_code(api_client, user):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from knowledge.services.materials import material_create
+
+    pending = material_create(owner=user, upload=SimpleUploadedFile("notes.txt", b"Registers hold data."), enqueue=False)
+    refused = api_client.post("/api/v1/conversations/", {"refIds": [pending.ref_id]}, format="json")
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert error["code"] == "material_not_ready" and pending.ref_id in error["message"]
+    assert not Conversation.objects.for_user(user).exists()

@@ -74,3 +74,13 @@ def test_a_failed_plan_has_the_failure_shape_in_the_requested_language(api_clien
     korean = api_client.get(f"/api/v1/plans/{plan.pk}/", HTTP_ACCEPT_LANGUAGE="ko").json()
     assert korean["failure"]["code"] == "material_removed"
     assert any("\uac00" <= char <= "\ud7a3" for char in korean["failure"]["message"]), korean["failure"]["message"]
+
+
+def test_regenerating_a_plan_whose_every_material_was_removed_answers_409_materials_removed(api_client, book, plan_id):
+    from knowledge.services.materials import material_delete
+
+    material_delete(material=book)
+    refused = api_client.post(f"/api/v1/plans/{plan_id}/regenerate/")
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "materials_removed" and refused.json()["error"]["details"] == {}
+    assert api_client.get(f"/api/v1/plans/{plan_id}/").json()["status"] == Plan.Status.READY  # nothing was queued
