@@ -343,7 +343,7 @@ class SearchApi(APIView):
         query = serializers.CharField(max_length=2000)
         refIds = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=100)
         type = serializers.CharField(required=False, max_length=40)
-        k = serializers.IntegerField(required=False, min_value=1, max_value=50, default=5)
+        k = serializers.IntegerField(required=False, min_value=1, max_value=50, default=selectors.TOP_K)
         mode = serializers.ChoiceField(choices=["hybrid", "semantic", "lexical"], default="hybrid")
         rerank = serializers.ChoiceField(choices=["keyword", "mmr"], required=False, help_text="hybrid mode only")
         minScore = serializers.FloatField(required=False, min_value=-1, max_value=1, help_text="semantic mode only")
@@ -376,10 +376,12 @@ class SearchApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        options = {"ref_ids": values.get("refIds"), "type": values.get("type"), "k": values["k"]}
+        chosen = values.get("refIds")
+        scope = selectors.Scope.library(type=values.get("type")) if chosen is None else selectors.Scope.materials(chosen, type=values.get("type"))
+        options = {}
         if values["mode"] == "semantic":
             options["min_similarity"] = values.get("minScore")  # None: each embedding model's own floor
         if values["mode"] == "hybrid" and values.get("rerank"):
             options["reranker"] = values["rerank"]
-        hits = selectors.chunk_search(user=request.user, query=values["query"], mode=values["mode"], **options)
+        hits = selectors.retrieve(user=request.user, scope=scope, query=values["query"], k=values["k"], mode=values["mode"], **options)
         return Response(self.HitSerializer(hits, many=True).data)
