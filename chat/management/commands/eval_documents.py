@@ -24,9 +24,7 @@ from baeum.warmup import warm_up
 from core.providers import embedder_for_model
 from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
 from knowledge.models import MaterialPage
-from knowledge.selectors import chunk_search
-
-TOP_K = 5  # pages a learner looks at: the search API's default k
+from knowledge.selectors import TOP_K, chunk_search  # TOP_K: pages a learner looks at, the search API's default k
 
 
 def evidence_pages(row: dict) -> set[int]:
