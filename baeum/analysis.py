@@ -15,9 +15,8 @@ import re
 import threading
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
-ANALYZER_VERSION = 3
-WORD_STEMS = True
 HANGUL_BIGRAMS = os.environ.get("BAEUM_HANGUL_BIGRAMS", "1") != "0"  # measured: +0.3 to +5 MRR points on the Korean sets
 
 _LATIN_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_'’]|[\-./:](?=[A-Za-z0-9]))*")
@@ -103,7 +102,7 @@ def _word_stems(text: str) -> list[str]:
 
 
 def _cjk_terms(text: str) -> list[str]:
-    terms: list[str] = _word_stems(text) if WORD_STEMS else []
+    terms: list[str] = _word_stems(text)
     for token in _Kiwi.get().tokenize(text):
         if token.tag in _KEEP_TAGS or token.tag.startswith("NN") and token.tag != "NNB":
             form = token.form.casefold()
@@ -119,14 +118,20 @@ def _cjk_terms(text: str) -> list[str]:
 
 
 # English verbs a question asks with: never what it is about ("What is a register used for?").
-_QUESTION_VERBS = frozenset("use used uses using do does did make made work works happen happens mean means call called get gets need needs".split())
+_QUESTION_VERBS = frozenset(
+    "use used uses using do does did make made work works happen happens mean means call called get gets need needs".split()
+)
 
 
 def may_name_a_topic(term: str, question: str) -> bool:
     """Whether ``term`` of ``question`` can be what the question is about: a noun (Korean, by Kiwi's
     tags) or an English word that is not a verb form ("used", "working")."""
     if _HAS_CJK.search(term):
-        nouns = {token.form.casefold() for token in _Kiwi.get().tokenize(unicodedata.normalize("NFC", question)) if token.tag.startswith(("NN", "XR", "SL", "SH"))}
+        nouns = {
+            token.form.casefold()
+            for token in _Kiwi.get().tokenize(unicodedata.normalize("NFC", question))
+            if token.tag.startswith(("NN", "XR", "SL", "SH"))
+        }
         return term in nouns
     return term not in _QUESTION_VERBS and not term.endswith(("ed", "ing"))
 
@@ -140,6 +145,17 @@ def analyze(text: str) -> list[str]:
     latin = [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token)]
     masked = _LATIN_TOKEN.sub("A", text)  # a stop word that keeps "Python의" parsed as noun + particle
     return _cjk_terms(masked) + latin
+
+
+@lru_cache(maxsize=8192)
+def _content_terms(text: str) -> tuple[str, ...]:
+    return tuple(term for term in analyze(text) if not term.startswith("~"))
+
+
+def content_terms(text: str) -> list[str]:
+    """Analysed terms without the character bigrams (those say little about meaning). Cached: one
+    turn analyses the same passages and sentences for sufficiency, extraction and the ground check."""
+    return list(_content_terms(text))
 
 
 def term_frequencies(text: str) -> tuple[Counter[str], int]:

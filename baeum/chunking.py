@@ -21,6 +21,19 @@ from dataclasses import dataclass, field
 from .tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
 from .text import estimate_tokens, normalize_text, split_sentences
 
+# Packing. Ingestion passes BAEUM_CHUNK_TOKENS and BAEUM_CHUNK_OVERLAP (config/settings/base.py, the same
+# defaults); the retrieval numbers in the README ("Hybrid retrieval") were measured with these values.
+TARGET_TOKENS = 300  # a chunk's budget: a few paragraphs, one idea to cite
+OVERLAP = 0.12  # share of the budget repeated from the previous chunk, so a sentence cut at a border is found whole
+HEADING_BREAK_FILL = 0.4  # a sub-heading starts a new chunk once the current one holds this share of the budget
+# Layout heuristics, read off the sample books' PDFs (tests/machinery/test_chunking.py pins them).
+PARAGRAPH_END_WIDTH = 0.75  # a line shorter than this share of a typical line that ends a sentence closes its paragraph
+DEFAULT_LINE_WIDTH = 80.0  # a typical line's characters when a document has too few lines to measure it
+RUNNING_LINE_SHARE = 0.3  # a line repeated at the edge of this share of the pages is a running head or footer...
+RUNNING_LINE_MIN_PAGES = 3  # ...and of at least this many pages (a numbered one: its number moving with the page)
+RUNNING_LINE_MAX_CHARS = 100  # running heads and footers are short
+HEADING_MAX_CHARS = 90  # a longer line is a sentence, never a heading
+
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER_LINE = re.compile(r"^[\W_]*(?:page\s*)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.IGNORECASE)
 _HEADING_PATTERNS: list[tuple[re.Pattern[str], int]] = [
@@ -100,7 +113,7 @@ def heading_level(line: str, *, markdown: bool = False) -> int:
     """Return 1..6 when ``line`` looks like a heading, else 0. ``#`` lines count only in Markdown."""
     if line.startswith("#") and not markdown:
         return 0
-    if len(line) > 90 or len(line) < 2 or _TERMINAL.search(line) and not line.startswith("#"):
+    if len(line) > HEADING_MAX_CHARS or len(line) < 2 or _TERMINAL.search(line) and not line.startswith("#"):
         return 0
     if _TOC_ENTRY.search(line) and not _BARE_CHAPTER.match(line):
         return 0  # a table-of-contents entry ("3.2 Loops .... 41"), not the section itself
@@ -140,24 +153,24 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
     (and at least 3). A line with a number ("12 Chapter 2. Variables") is one when its number moves
     with the page on at least 3 pages, so chapter headings that merely repeat a word stay.
     """
-    if len(pages) < 3:
+    if len(pages) < RUNNING_LINE_MIN_PAGES:
         return [[line for line in lines if not _PAGE_NUMBER_LINE.match(line)] for lines in pages]
     counts: Counter[str] = Counter()
     for position, lines in enumerate(pages):
         keys: set[str] = set()
         for line in lines[:edge] + lines[-edge:]:
-            if len(line) <= 100:  # running heads and footers are short
+            if len(line) <= RUNNING_LINE_MAX_CHARS:
                 keys |= _edge_keys(line, position)
         counts.update(keys)
-    threshold = max(3, int(0.3 * len(pages)))
-    repeated = {key for key, count in counts.items() if count >= (3 if "@" in key else threshold)}
+    threshold = max(RUNNING_LINE_MIN_PAGES, int(RUNNING_LINE_SHARE * len(pages)))
+    repeated = {key for key, count in counts.items() if count >= (RUNNING_LINE_MIN_PAGES if "@" in key else threshold)}
     cleaned: list[list[str]] = []
     for position, lines in enumerate(pages):
         keep = list(lines)
         edges = sorted(set(range(min(edge, len(keep)))) | set(range(max(0, len(keep) - edge), len(keep))))
         for index in edges:
             line = keep[index]
-            if line and len(line) <= 100 and (_edge_keys(line, position) & repeated or _PAGE_NUMBER_LINE.match(line)):
+            if line and len(line) <= RUNNING_LINE_MAX_CHARS and (_edge_keys(line, position) & repeated or _PAGE_NUMBER_LINE.match(line)):
                 keep[index] = ""
         cleaned.append([line for line in keep if line])
     return cleaned
@@ -229,7 +242,7 @@ def _page_units(
             continue
         paragraph.append(line)
         # A short line that ends a sentence closes its paragraph (PDF text has no blank lines).
-        if _TERMINAL.search(line) and len(line) < 0.75 * typical_width:
+        if _TERMINAL.search(line) and len(line) < PARAGRAPH_END_WIDTH * typical_width:
             yield from flush()
     if pending_title is not None:
         yield pending_title
@@ -332,7 +345,7 @@ def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool
     normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
     cleaned = strip_running_lines(normalised)
     widths = [len(line) for lines in cleaned for line in lines if line]
-    typical_width = statistics.quantiles(widths, n=10)[7] if len(widths) >= 10 else 80.0
+    typical_width = statistics.quantiles(widths, n=10)[7] if len(widths) >= 10 else DEFAULT_LINE_WIDTH  # the 80th percentile
     units: list[_Unit] = []
     table_id = 1
     for page, lines in zip(pages, cleaned, strict=True):
@@ -387,7 +400,12 @@ def _table_parts(rows: list[_Unit], target_tokens: int, used: int = 0) -> list[l
 
 
 def chunk_pages(
-    pages: list[PageText], *, target_tokens: int = 300, overlap: float = 0.12, markdown: bool = False, breaks: frozenset[int] = frozenset()
+    pages: list[PageText],
+    *,
+    target_tokens: int = TARGET_TOKENS,
+    overlap: float = OVERLAP,
+    markdown: bool = False,
+    breaks: frozenset[int] = frozenset(),
 ) -> list[Chunk]:
     """Cut pages into chunks; see the module docstring. Never returns an empty chunk. A page in ``breaks``
     (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it."""
@@ -480,7 +498,7 @@ def chunk_pages(
         if len(current) > len(carried) and (
             current_tokens + size > target_tokens
             or (unit.heading_level == 1)
-            or (unit.heading_level and own_tokens >= 0.4 * target_tokens)
+            or (unit.heading_level and own_tokens >= HEADING_BREAK_FILL * target_tokens)
             or at_break
         ):
             if not unit.table or at_break:

@@ -16,6 +16,13 @@ import numpy as np
 
 TOKENS_PER_MINUTE = 200  # study pace: about 150 English words or 300 Korean syllables a minute
 
+# Modules: chosen by reading the sample books' plans; measured with `eval_study` (README, "Learning plans").
+MODULE_SESSIONS = 3  # without headings, a module is cut at topic shifts to about three sessions' reading
+TOPIC_CUT_WINDOW = 0.35  # a topic cut may move this share of a module's length from the even cut, to a larger shift
+MIN_CHUNKS_FOR_TOPIC_CUTS = 4  # fewer chunks than this stay one module: there is no shift worth finding
+SLIVER_SHARE = 0.2  # a module shorter than this share of a session (a lone heading, a stray page) joins a neighbour
+TITLE_MODULES = 3  # a session spanning more modules is titled with the first three and "…"
+
 
 @dataclass(frozen=True)
 class ChunkInfo:
@@ -63,7 +70,7 @@ def _boundaries_from_headings(chunks: list[ChunkInfo]) -> list[int] | None:
 def _boundaries_from_topics(chunks: list[ChunkInfo], vectors: np.ndarray | None, target_tokens: int) -> list[int]:
     total = sum(chunk.tokens for chunk in chunks)
     wanted = max(1, round(total / target_tokens))
-    if wanted <= 1 or len(chunks) < 4:
+    if wanted <= 1 or len(chunks) < MIN_CHUNKS_FOR_TOPIC_CUTS:
         return [chunks[0].index]
     if vectors is not None and len(vectors) == len(chunks):
         normed = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
@@ -73,7 +80,7 @@ def _boundaries_from_topics(chunks: list[ChunkInfo], vectors: np.ndarray | None,
         for part in range(1, wanted):
             ideal = part * total / wanted
             # Among chunks near the ideal cut, take the largest topic shift.
-            window = [i for i in range(1, len(chunks)) if abs(cumulative[i - 1] - ideal) <= 0.35 * total / wanted]
+            window = [i for i in range(1, len(chunks)) if abs(cumulative[i - 1] - ideal) <= TOPIC_CUT_WINDOW * total / wanted]
             if window:
                 cuts.append(max(window, key=lambda i: distance[i - 1]))
         return sorted({chunks[0].index, *(chunks[i].index for i in cuts)})
@@ -129,7 +136,7 @@ def _chapter_modules(
 ) -> list[ModuleSpec]:
     if not chunks:
         return []
-    starts = _boundaries_from_headings(chunks) or _boundaries_from_topics(chunks, vectors, 3 * session_tokens)
+    starts = _boundaries_from_headings(chunks) or _boundaries_from_topics(chunks, vectors, MODULE_SESSIONS * session_tokens)
     by_index = {chunk.index: chunk for chunk in chunks}
     last_index = chunks[-1].index
     modules: list[ModuleSpec] = []
@@ -152,10 +159,10 @@ def _chapter_modules(
     # Fold slivers (a few front-matter chunks, a lone heading) into a neighbour.
     folded: list[ModuleSpec] = []
     for module in modules:
-        if folded and module.tokens < 0.2 * session_tokens:
+        if folded and module.tokens < SLIVER_SHARE * session_tokens:
             previous = folded[-1]
             previous.end, previous.page_last, previous.tokens = module.end, module.page_last, previous.tokens + module.tokens
-        elif folded and folded[-1].tokens < 0.2 * session_tokens and folded[-1].start == chunks[0].index:
+        elif folded and folded[-1].tokens < SLIVER_SHARE * session_tokens and folded[-1].start == chunks[0].index:
             previous = folded.pop()  # a sliver at the very start joins the first real module
             module.start, module.page_first, module.tokens = previous.start, previous.page_first, module.tokens + previous.tokens
             folded.append(module)
@@ -167,6 +174,7 @@ def _chapter_modules(
 # Session sizing: a session within ±30 % of the learner's minutes costs little; outside it costs more than
 # any cut. Where a session may end: a chapter (module) start is free, a section start cheap, a page mid-section dear.
 LENGTH_TOLERANCE = 0.3
+_INSIDE_COST = 4.0  # inside the tolerance a deviation costs quadratically: 4 · 0.3² = 0.36, less than a section cut (0.5)
 _OUT_OF_RANGE_COST = 100.0
 _CUT_COST = {"module": 0.0, "section": 0.5, "subsection": 1.5, "text": 4.0}
 # A session never runs longer than this many times the budget (unless one chunk alone does).
@@ -178,6 +186,15 @@ class _Unit:
     chunk: ChunkInfo
     module: ModuleSpec
     cut: str  # what starts here: "material", "module", "section", "subsection", "text"
+
+
+def _cut_kind(position: int, chunk: ChunkInfo) -> str:
+    """What a session ending before this chunk would cut at (``_CUT_COST``): a module, a section, a subsection or text."""
+    if position == 0:
+        return "module"
+    if chunk.section_level == 2:
+        return "section"
+    return "subsection" if chunk.section_level >= 3 else "text"
 
 
 def _units(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[ChunkInfo]]) -> list[list[_Unit]]:
@@ -192,15 +209,14 @@ def _units(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[ChunkInfo]])
         if previous is None or previous.ref_id != module.ref_id or previous.end + 1 != module.start:
             runs.append([])
         for position, chunk in enumerate(members):
-            cut = "module" if position == 0 else "section" if chunk.section_level == 2 else "subsection" if chunk.section_level >= 3 else "text"
-            runs[-1].append(_Unit(chunk, module, cut))
+            runs[-1].append(_Unit(chunk, module, _cut_kind(position, chunk)))
         previous = module
     return [run for run in runs if run]
 
 
 def _segment_cost(tokens: int, budget: int) -> float:
     deviation = abs(tokens - budget) / budget
-    inside = 4 * min(deviation, LENGTH_TOLERANCE) ** 2
+    inside = _INSIDE_COST * min(deviation, LENGTH_TOLERANCE) ** 2
     return inside + _OUT_OF_RANGE_COST * max(0.0, deviation - LENGTH_TOLERANCE)
 
 
@@ -235,19 +251,27 @@ def _session_of(units: list[_Unit], parts_of: dict[int, int], part: dict[int, in
             session.ranges[-1]["pages"][1] = unit.chunk.page_end
             continue
         session.ranges.append(
-            {"refId": unit.module.ref_id, "chunkRange": [unit.chunk.index, unit.chunk.index], "pages": [unit.chunk.page_start, unit.chunk.page_end], "_module": unit.module}
+            {
+                "refId": unit.module.ref_id,
+                "chunkRange": [unit.chunk.index, unit.chunk.index],
+                "pages": [unit.chunk.page_start, unit.chunk.page_end],
+                "_module": unit.module,
+            }
         )
         session.module_titles.append(unit.module.title)
     first = units[0]
     module = first.module
     if len(session.module_titles) > 1:
-        session.title = " · ".join(session.module_titles[:3]) + (" …" if len(session.module_titles) > 3 else "")
+        shown = session.module_titles[:TITLE_MODULES]
+        session.title = " · ".join(shown) + (" …" if len(session.module_titles) > TITLE_MODULES else "")
     elif parts_of[id(module)] == 1:
         session.title = module.title
     else:
         heading = first.chunk.section_title if first.chunk.section_level >= 2 and first.cut != "module" else ""
         number = part[id(module)]
-        session.title = f"{module.title} — {heading}" if heading and heading != module.title else f"{module.title} ({number}/{parts_of[id(module)]})"
+        session.title = (
+            f"{module.title} — {heading}" if heading and heading != module.title else f"{module.title} ({number}/{parts_of[id(module)]})"
+        )
     for item in session.ranges:
         del item["_module"]
     return session

@@ -13,7 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .grounding import NUMBER_WORDS, content_terms
+from .analysis import content_terms
+from .grounding import NUMBER_WORDS
 
 CORRECT, PARTIAL, WRONG = "correct", "partial", "wrong"
 # Definition answers: the share of the definition's terms an answer names to be right, or half right.

@@ -11,9 +11,10 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
-from .analysis import analyze, may_name_a_topic
+# content_terms lives in baeum.analysis; imported here for this module and still reachable as
+# grounding.content_terms for chat/services/reply.py and plans/selectors.py until they import it from analysis.
+from .analysis import content_terms, may_name_a_topic
 from .chunking import quote_pages
 from .tables import superscript_references
 from .text import estimate_tokens, is_hangul_heavy, sentence_spans
@@ -64,17 +65,6 @@ class Answer:
     refused: bool = False
     confidence: float = 0.0
     generator: str = "extractive"
-
-
-@lru_cache(maxsize=8192)
-def _content_terms(text: str) -> tuple[str, ...]:
-    return tuple(term for term in analyze(text) if not term.startswith("~"))
-
-
-def content_terms(text: str) -> list[str]:
-    """Analysed terms without the character bigrams (those say little about meaning). Cached: one
-    turn analyses the same passages and sentences for sufficiency, extraction and the ground check."""
-    return list(_content_terms(text))
 
 
 def refusal_text(question: str) -> str:
@@ -172,7 +162,9 @@ def judge_evidence(
     heavy_missing = [
         term
         for term in core
-        if weights[term] / core_sum >= TOPIC_WEIGHT_SHARE and not any(term in found for found in found_in) and may_name_a_topic(term, question)
+        if weights[term] / core_sum >= TOPIC_WEIGHT_SHARE
+        and not any(term in found for found in found_in)
+        and may_name_a_topic(term, question)
     ]
     # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
     # "used" in "What is a register used for?" is missing from the passages but not from the book.
@@ -266,11 +258,12 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     if similarity is not None and candidates:
         cosines = similarity(question, [candidate.sentence for candidate in candidates])
         candidates = [
-            replace(candidate, score=candidate.score + MEANING_WEIGHT * cosine, overlap=max(cosine, 1e-6))  # _choose keeps those near the best
+            replace(
+                candidate, score=candidate.score + MEANING_WEIGHT * cosine, overlap=max(cosine, 1e-6)
+            )  # _choose keeps those near the best
             for candidate, cosine in zip(candidates, cosines, strict=True)
         ]
     return candidates
-
 
 
 # --- Extractive answer ---------------------------------------------------------------------
@@ -622,9 +615,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
 # Number words above one ("one" is as often a pronoun as a number); baeum.grading adds zero and one.
 NUMBER_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
                 "eleven": "11", "twelve": "12", "sixteen": "16", "thirty-two": "32", "sixty-four": "64"}  # fmt: skip
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n't\b|없|않|못하|못한|아니", re.IGNORECASE
-)
+_NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n't\b|없|않|못하|못한|아니", re.IGNORECASE)
 # Words whose swap turns a sentence into its opposite (English stems, Korean morphemes or strings).
 _OPPOSITES_EN = [("increas", "decreas"), ("first-in", "last-in"), ("most significant", "least significant"), ("upward", "downward"),
                  ("higher", "lower"), ("minimum", "maximum"), ("smallest", "largest"), ("before", "after"), ("inside", "outside")]  # fmt: skip
@@ -727,14 +718,18 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
 
 # --- Context budgets -----------------------------------------------------------------------
 
-BUDGETS = {"system": 1500, "memory": 500, "entities": 200, "recent": 1500, "passages": 1500, "question": 100}
+# Tokens of the tutor's prompt each part may take (estimate_tokens): the passages and the recent turns
+# get most, the summary and the learner's stated facts a little; together with the system prompt they
+# stay well under the smallest context window the providers offer.
+BUDGETS = {"memory": 500, "entities": 200, "recent": 1500, "passages": 1500}
+PASSAGE_HEADER_TOKENS = 12  # the "[n] (title, p.N)" line that introduces a passage in the prompt
 
 
 def fit_passages(passages: list[Passage], budget: int = BUDGETS["passages"]) -> list[Passage]:
     """Keep whole passages, best first, while they fit the token budget (never cut one in half)."""
     kept, used = [], 0
     for passage in passages:
-        cost = estimate_tokens(passage.text) + 12
+        cost = estimate_tokens(passage.text) + PASSAGE_HEADER_TOKENS
         if kept and used + cost > budget:
             continue
         kept.append(passage)

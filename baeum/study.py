@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from .grounding import _found_terms, content_terms
+from .analysis import content_terms
+from .grounding import _found_terms
 from .llm import LLM, LLMError
 from .tables import superscript_references
 

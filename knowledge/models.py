@@ -73,10 +73,6 @@ class Material(models.Model):
     def __str__(self) -> str:
         return f"{self.ref_id} {self.title}"
 
-    @property
-    def is_ready(self) -> bool:
-        return self.status == self.Status.READY
-
 
 class MaterialPage(models.Model):
     material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="pages")

@@ -231,13 +231,6 @@ class PlanRegenerateApi(APIView):
         )
 
 
-class CitationSerializer(serializers.Serializer):
-    refId = serializers.CharField()
-    chunkIndex = serializers.IntegerField()
-    pageNumber = serializers.IntegerField()
-    quote = serializers.CharField()
-
-
 class SessionDetailSerializer(SessionSummarySerializer):
     parts = serializers.ListField(child=serializers.DictField())
     keyPoints = serializers.ListField(child=serializers.DictField())

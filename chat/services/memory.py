@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.core.cache import cache
 
-from baeum.grounding import content_terms
+from baeum.analysis import content_terms
 from baeum.text import is_hangul_heavy, split_sentences
 
 from ..models import Conversation, Message

@@ -300,7 +300,6 @@ BAEUM = {
     "QUALITY_EMBEDDER": env("BAEUM_QUALITY_EMBEDDER", default="e5" if _EMBEDDER == "use" else ""),
     "EXTRACT_WORKERS": env.int("BAEUM_EXTRACT_WORKERS", default=2),
     "CHAT": {
-        "TOP_K": 5,
         "MESSAGE_CAP": env.int("BAEUM_CHAT_MESSAGE_CAP", default=100),
         # Sufficiency: weighted share of question terms in the best passage, and cosine similarity.
         "MIN_COVERAGE": env.float("BAEUM_CHAT_MIN_COVERAGE", default=0.3),

@@ -11,8 +11,8 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 
 from baeum import grading, quiz, study
+from baeum.analysis import content_terms
 from baeum.errors import NotFound
-from baeum.grounding import content_terms
 from baeum.quiz import BLANK
 from baeum.text import is_hangul_heavy
 

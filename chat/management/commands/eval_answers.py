@@ -1,6 +1,8 @@
 import time
+from contextlib import nullcontext
 
 from django.core.management.base import BaseCommand
+from django.test import override_settings
 from tqdm import tqdm
 
 from baeum.metrics import percentile
@@ -11,6 +13,11 @@ from chat.services.reply import chat_reply
 from core.providers import active_embedder
 from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk, Material
+
+# --calibrate answers every question: no coverage or vector bar, nothing sufficient by coverage alone.
+NO_THRESHOLDS = {"MIN_COVERAGE": 0.0, "MIN_VECTOR": -1.0, "STRONG_COVERAGE": 0.0}
+# The false-refusal bound the shipped thresholds were chosen under (README, "Tutor": ≤ 0.033 on KorQuAD and SQuAD).
+MAX_FALSE_REFUSAL = 0.035
 
 
 class Command(BaseCommand):
@@ -25,20 +32,30 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
         quality_option(parser)
         parser.add_argument(
-            "--calibrate", metavar="FILE", help="Answer everything (no refusal thresholds) and write per-question evidence to FILE."
+            "--calibrate",
+            metavar="FILE",
+            help="Answer everything (no refusal thresholds) and write a JSON report to FILE: each question's evidence "
+            "and the thresholds it suggests (printed too). Settings are never changed: set the suggested ones in the environment.",
+        )
+        parser.add_argument(
+            "--max-false-refusal",
+            type=float,
+            default=MAX_FALSE_REFUSAL,
+            help="with --calibrate: the share of in-scope questions the suggested thresholds may refuse",
         )
 
-    def handle(self, *args, corpus, queries, out_of_scope, limit, mode, json: bool, calibrate: str | None, **options):
+    def handle(
+        self, *args, corpus, queries, out_of_scope, limit, mode, json: bool, calibrate: str | None, max_false_refusal: float, **options
+    ):
         import json as json_module
 
         from django.conf import settings
 
         records = []
-        if calibrate:
-            settings.BAEUM = {
-                **settings.BAEUM,
-                "CHAT": {**settings.BAEUM["CHAT"], "MIN_COVERAGE": 0.0, "MIN_VECTOR": -1.0, "STRONG_COVERAGE": 0.0},
-            }
+        # Calibration reads the evidence of every answer, so this run alone answers with the refusal
+        # thresholds off (restored when the run ends); what it suggests goes to the report, never to settings.
+        thresholds_off = override_settings(BAEUM={**settings.BAEUM, "CHAT": {**settings.BAEUM["CHAT"], **NO_THRESHOLDS}})
+        configured = {name: settings.BAEUM["CHAT"][name] for name in NO_THRESHOLDS}
 
         passages = read_jsonl(corpus, ("doc_id", "text"))
         in_scope = read_jsonl(queries, ("question", "doc_id"))
@@ -47,7 +64,10 @@ class Command(BaseCommand):
             in_scope, outside = in_scope[:limit], outside[:limit]
         warm_up(active_embedder())
         quality = quality_model(options.get("quality"))
-        with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json, quality=quality) as (user, doc_of):
+        with (
+            thresholds_off if calibrate else nullcontext(),
+            throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json, quality=quality) as (user, doc_of),
+        ):
             doc_of_ref = {ref_id: doc_of[pk] for pk, ref_id in Material.objects.for_user(user).values_list("id", "ref_id")}
             chunks = {
                 (ref_id, index): content
@@ -96,6 +116,45 @@ class Command(BaseCommand):
             "embedding_model": quality or active_embedder().model,
         }
         if calibrate:
+            suggestion = suggest_thresholds(records, strong_coverage=configured["STRONG_COVERAGE"], max_false_refusal=max_false_refusal)
+            calibration = {"configured": configured, "suggested": suggestion, "measured": report, "questions": records}
             with open(calibrate, "w") as handle:
-                handle.writelines(json_module.dumps(record) + "\n" for record in records)
+                json_module.dump(calibration, handle, indent=1)
+            self.stderr.write(
+                f"Suggested (not applied): BAEUM_CHAT_MIN_COVERAGE={suggestion['MIN_COVERAGE']} "
+                f"BAEUM_CHAT_MIN_VECTOR={suggestion['MIN_VECTOR']} → false_refusal {suggestion['false_refusal']}, "
+                f"refusal_out_of_scope {suggestion['refusal_out_of_scope']}; report in {calibrate}"
+            )
         self.stdout.write(json_module.dumps(report))
+
+
+def suggest_thresholds(records: list[dict], *, strong_coverage: float, max_false_refusal: float = MAX_FALSE_REFUSAL) -> dict:
+    """Return the coverage and vector thresholds that refuse the most out-of-scope questions while refusing
+    at most ``max_false_refusal`` of the in-scope ones, from each question's evidence.
+
+    It replays the main rule of ``baeum.grounding.judge_evidence`` (strong coverage, or enough coverage with a
+    plausible vector match); the missing-topic and cross-language rules are not replayed, so re-run the
+    evaluation with the suggested values before adopting them.
+    """
+    evidence = [(record["kind"], record["coverage"] or 0.0, record["vector"] or 0.0) for record in records]
+    inside = [(coverage, vector) for kind, coverage, vector in evidence if kind == "in"]
+    outside = [(coverage, vector) for kind, coverage, vector in evidence if kind == "out"]
+
+    def refused(pairs: list[tuple[float, float]], min_coverage: float, min_vector: float) -> float:
+        answered = sum(coverage >= strong_coverage or (coverage >= min_coverage and vector >= min_vector) for coverage, vector in pairs)
+        return round(1 - answered / max(1, len(pairs)), 4)
+
+    candidates = [(0.0, -1.0)] + [
+        (min_coverage, min_vector)
+        for min_coverage in sorted({round(coverage, 2) for coverage, _ in inside})
+        for min_vector in sorted({round(vector, 2) for _, vector in inside})
+    ]
+    allowed = [pair for pair in candidates if refused(inside, *pair) <= max_false_refusal] or [(0.0, -1.0)]
+    best = max(allowed, key=lambda pair: (refused(outside, *pair), -refused(inside, *pair)))
+    return {
+        "MIN_COVERAGE": best[0],
+        "MIN_VECTOR": best[1],
+        "false_refusal": refused(inside, *best),
+        "refusal_out_of_scope": refused(outside, *best),
+        "max_false_refusal": max_false_refusal,
+    }
