@@ -159,6 +159,34 @@ def rls_owner_of(model, pk):
 
 
 
+@contextmanager
+def owner_session(database):
+    """Connect ``database`` as the role that owns the tables (``BAEUM_DB_OWNER_ROLE``) for the block:
+    ``migrate``, and benchmarks that create a throwaway schema. Without that setting, as the login role
+    with no learner. Never in the system context: tables created under it would belong to that role."""
+    from django.conf import settings
+
+    owner = settings.BAEUM_DB_OWNER_ROLE
+    switch = bool(owner) and not database.in_atomic_block and database.settings_dict.get("USER") != owner
+    saved = {key: database.settings_dict.get(key) for key in ("USER", "PASSWORD")}
+    database.baeum_owner_session = True
+    if switch:
+        database.close()
+        database.settings_dict["USER"] = owner
+        database.settings_dict["PASSWORD"] = settings.BAEUM_DB_OWNER_PASSWORD
+    elif database.connection is not None:
+        apply_login_role(database)
+    try:
+        yield
+    finally:
+        database.baeum_owner_session = False
+        if switch:
+            database.close()
+            database.settings_dict.update(saved)
+        elif database.connection is not None:
+            reapply(database)
+
+
 def reapply(db) -> None:
     """Put an open connection back in this thread's context (after ``migrate`` used the login role)."""
     _apply(db, current())

@@ -283,6 +283,8 @@ def _create_database(server, database: str) -> None:
         connection.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
         connection.execute(f'ALTER DATABASE "{database}" OWNER TO {APP_ROLE}')
         connection.execute(f"ALTER SCHEMA public OWNER TO {APP_ROLE}")
+        # The owner role makes schema objects: a benchmark's throwaway schema too (bench_retrieval).
+        connection.execute(f'GRANT CREATE ON DATABASE "{database}" TO {OWNER_ROLE}')
         _grant_system_role(connection)
         # Tables made by older versions (owned by the application role, or by the superuser before it
         # existed) go to the owner role; the grants above already cover them.

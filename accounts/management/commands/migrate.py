@@ -8,7 +8,6 @@ role) and with no learner setting: a data migration on user-owned rows sees none
 says whose rows it wants (``rls_system(why=...)`` around its queries).
 """
 
-from django.conf import settings
 from django.core.management.commands.migrate import Command as DjangoMigrateCommand
 from django.db import connections
 
@@ -17,23 +16,5 @@ from accounts import rls
 
 class Command(DjangoMigrateCommand):
     def handle(self, *args, **options):
-        database = connections[options["database"]]
-        owner = settings.BAEUM_DB_OWNER_ROLE
-        switch = bool(owner) and not database.in_atomic_block and database.settings_dict.get("USER") != owner
-        saved = {key: database.settings_dict.get(key) for key in ("USER", "PASSWORD")}
-        database.baeum_owner_session = True
-        if switch:
-            database.close()
-            database.settings_dict["USER"] = owner
-            database.settings_dict["PASSWORD"] = settings.BAEUM_DB_OWNER_PASSWORD
-        elif database.connection is not None:
-            rls.apply_login_role(database)
-        try:
+        with rls.owner_session(connections[options["database"]]):
             return super().handle(*args, **options)
-        finally:
-            database.baeum_owner_session = False
-            if switch:
-                database.close()
-                database.settings_dict.update(saved)
-            elif database.connection is not None:
-                rls.reapply(database)

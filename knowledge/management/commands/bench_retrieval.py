@@ -3,6 +3,11 @@
 The schema copies the knowledge tables (with their indexes, HNSW included) and is dropped at the end.
 Vectors are clustered (topics + noise) and chunks draw their terms from topic vocabularies, so both
 retrievers face realistic neighbours. Times exclude embedding the query, which is reported apart.
+
+``--skewed`` builds what a school meets: a few teacher-sized libraries (50,000–200,000 chunks each) among
+many small ones (100–1,000), and reports each group apart — the large owners are where the HNSW index
+with iterative scans is used; the small ones are answered from the owner b-tree. The vector index is
+built after loading, as a restore or a bulk import would, and its build time and size are reported.
 """
 
 import json
@@ -14,6 +19,7 @@ from django.core.management.base import BaseCommand
 from django.db import connection, transaction
 from tqdm import tqdm
 
+from accounts import rls
 from baeum.metrics import percentile
 from core.providers import active_embedder, embedder_for_model, quality_embedder
 from knowledge.selectors import search
@@ -33,8 +39,15 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=10)
         parser.add_argument("--seed", type=int, default=42)
         parser.add_argument("--json", action="store_true")
+        parser.add_argument("--skewed", action="store_true", help="A few large libraries among many small ones (default 1,000,000 chunks).")
+        parser.add_argument("--large", default="200000,150000,100000,50000", help="Sizes of the large libraries (with --skewed).")
+        parser.add_argument("--small", default="100,1000", help="Smallest,largest size of the small libraries (with --skewed).")
 
-    def handle(self, *args, chunks, users, queries, k, seed, json: bool, **options):
+    def handle(self, *args, chunks, users, queries, k, seed, json: bool, skewed: bool, large: str, small: str, **options):
+        with rls.owner_session(connection):  # a throwaway schema: made and dropped by the tables' owner
+            self._run(chunks, users, queries, k, seed, json, skewed, large, small)
+
+    def _run(self, chunks, users, queries, k, seed, json, skewed, large, small):
         from pgvector.psycopg import register_vector
 
         rng = np.random.default_rng(seed)
@@ -49,9 +62,15 @@ class Command(BaseCommand):
                     cursor.execute(
                         f"CREATE TABLE {schema}.{table} (LIKE public.{table} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)"
                     )
-                build_seconds, truth = self._build(cursor, schema, rng, chunks, users, show)
-                cursor.execute(f"SET search_path TO {schema}, public")
-                report = self._measure(rng, truth, users, queries, k, show)
+                if skewed:
+                    sizes = _skewed_sizes(rng, chunks if chunks != 100_000 else 1_000_000, large, small)
+                    chunks, users = sum(sizes), len(sizes)
+                    report = self._skewed(cursor, schema, rng, sizes, queries, k, seed, show)
+                    build_seconds = report.pop("build_seconds")
+                else:
+                    build_seconds, truth = self._build(cursor, schema, rng, chunks, users, show)
+                    cursor.execute(f"SET search_path TO {schema}, public")
+                    report = self._measure(rng, truth, users, queries, k, show)
             finally:
                 cursor.execute("SET search_path TO public")
                 cursor.execute(f"DROP SCHEMA {schema} CASCADE")
@@ -59,12 +78,14 @@ class Command(BaseCommand):
         report["query_embedding_ms"] = self._embedding_latency(active_embedder())
         if quality_embedder() is not None:  # what a query costs once the library is upgraded
             report["quality_query_embedding_ms"] = self._embedding_latency(quality_embedder())
+        if skewed:
+            report["build_s"] = report["build_seconds"]
         self.stdout.write(
             json_dumps(report)
             if json
-            else "\n".join(json_dumps(mode) for mode in report["modes"])
+            else "\n".join(json_dumps(mode) for mode in report.get("modes", report.get("groups", [])))
             + "\n"
-            + json_dumps({key: value for key, value in report.items() if key != "modes"})
+            + json_dumps({key: value for key, value in report.items() if key not in ("modes", "groups")})
         )
 
     def _build(self, cursor, schema, rng, chunks, users, show):
@@ -97,10 +118,10 @@ class Command(BaseCommand):
                         truth["vectors"][chunk_id] = vector
                 truth["owner_chunks"][owner] = ids
         with cursor.copy(
-            f"COPY {schema}.knowledge_chunk (id, owner_id, material_id, chunk_index, page_number, page_end, type, content, token_count, overlap_chars, section_title, section_level, content_hash, term_count) FROM STDIN"
+            f"COPY {schema}.knowledge_chunk (id, owner_id, material_id, chunk_index, page_number, page_end, type, content, token_count, overlap_chars, section_title, section_level, content_hash, term_count, page_starts, matter) FROM STDIN"
         ) as copy:
             for cid, (owner, material, words) in tqdm(truth["terms"].items(), desc="Chunks", disable=not show, unit="chunk"):
-                copy.write_row([cid, owner, material, cid, 1, 1, "material", " ".join(words), 60, 0, "", 0, "h", len(words)])
+                copy.write_row([cid, owner, material, cid, 1, 1, "material", " ".join(words), 60, 0, "", 0, "h", len(words), "[0]", ""])
         with cursor.copy(f"COPY {schema}.knowledge_chunkterm (chunk_id, material_id, owner_id, term, tf, doc_length) FROM STDIN") as copy:
             for cid, (owner, material, words) in tqdm(truth["terms"].items(), desc="Postings", disable=not show, unit="chunk"):
                 values, counts = np.unique(words, return_counts=True)
@@ -112,16 +133,21 @@ class Command(BaseCommand):
         return time.perf_counter() - started, truth
 
     def _measure(self, rng, truth, users, queries, k, show):
+        probes = []
+        for _ in range(queries):
+            owner = int(rng.integers(1, users + 1))
+            target = truth["owner_chunks"][owner][0]
+            query_vector = truth["vectors"][target] + 0.3 * rng.normal(size=DIMENSION).astype(np.float32)
+            query_vector /= np.linalg.norm(query_vector)
+            probes.append((owner, [owner * 10, owner * 10 + 1], query_vector, list(rng.choice(truth["terms"][target][2], size=5))))
+        return {"modes": self._time(probes, k, show)}
+
+    def _time(self, probes, k, show, label="Queries"):
+        """p50/p95 per mode and vector recall against exact search over ``probes`` (owner, materials, vector, terms)."""
         modes = {"semantic": [], "lexical": [], "hybrid": []}
         recalls = []
         embedder = embedder_for_model(MODEL)  # the synthetic vectors stand in for this model's
-        for _ in tqdm(range(queries), desc="Queries", disable=not show, unit="query"):
-            owner = int(rng.integers(1, users + 1))
-            target = truth["owner_chunks"][owner][0]
-            materials = [owner * 10, owner * 10 + 1]
-            query_vector = truth["vectors"][target] + 0.3 * rng.normal(size=DIMENSION).astype(np.float32)
-            query_vector /= np.linalg.norm(query_vector)
-            query_terms = list(rng.choice(truth["terms"][target][2], size=5))
+        for owner, materials, query_vector, query_terms in tqdm(probes, desc=label, disable=not show, unit="query"):
             scope = search._Scope(owner_id=owner, material_ids=materials, by_model={(MODEL, DIMENSION): materials})
 
             began = time.perf_counter()
@@ -160,7 +186,98 @@ class Command(BaseCommand):
             if mode in ("semantic", "hybrid"):
                 entry["recall_vs_exact"] = round(float(np.mean(recalls)), 4)
             result.append(entry)
-        return {"modes": result}
+        return result
+
+    # --- Skewed tenants ---------------------------------------------------------------------------
+
+    def _skewed(self, cursor, schema, rng, sizes, queries, k, seed, show):
+        """Load ``sizes`` (chunks per owner), build the vector index, and time each group's queries."""
+        started = time.perf_counter()
+        centers = rng.normal(size=(SKEWED_TOPICS, DIMENSION)).astype(np.float32)
+        vocabulary = np.array([[_word(topic * 100 + word) for word in range(100)] for topic in range(SKEWED_TOPICS)])
+        indexes = self._drop_vector_indexes(cursor, schema)
+        samples: dict[int, list] = {}
+        with cursor.copy(
+            f"COPY {schema}.knowledge_chunkembedding (id, chunk_id, material_id, owner_id, model, dimension, embedding) FROM STDIN WITH (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["bigint", "bigint", "bigint", "bigint", "varchar", "integer", "vector"])
+            for owner, first, rows in tqdm(_owners(sizes), total=len(sizes), desc="Vectors", disable=not show, unit="owner"):
+                for block in _blocks(rows):
+                    topics, vectors = _owner_vectors(centers, seed, owner, block, rows)
+                    for offset, vector in zip(block, vectors, strict=True):
+                        chunk_id = first + offset
+                        copy.write_row([chunk_id, chunk_id, _material(owner, offset), owner, MODEL, DIMENSION, vector])
+                    if block.start == 0:
+                        samples[owner] = [(first + offset, vectors[offset], topics[offset]) for offset in range(min(3, len(block)))]
+        for table, columns, rows_of in (
+            ("knowledge_chunk", SKEWED_CHUNK_COLUMNS, _chunk_rows),
+            ("knowledge_chunkterm", "(chunk_id, material_id, owner_id, term, tf, doc_length)", _posting_rows),
+        ):
+            with cursor.copy(f"COPY {schema}.{table} {columns} FROM STDIN") as copy:
+                for owner, first, rows in tqdm(_owners(sizes), total=len(sizes), desc=table.split("_")[1], disable=not show, unit="owner"):
+                    for block in _blocks(rows):
+                        topics = _owner_topics(seed, owner, block, rows)
+                        words = _chunk_words(vocabulary, seed, owner, block, topics)
+                        for offset, chunk_words in zip(block, words, strict=True):
+                            for row in rows_of(first + offset, _material(owner, offset), owner, chunk_words):
+                                copy.write_row(row)
+        for table in TABLES:
+            cursor.execute(f"ANALYZE {schema}.{table}")
+        load_seconds = time.perf_counter() - started
+        began = time.perf_counter()
+        cursor.execute("SET maintenance_work_mem = '4GB'")  # the graph in memory: a build that spills is many times slower
+        for definition in tqdm(indexes, desc="HNSW index", disable=not show):
+            cursor.execute(definition)
+        index_seconds = time.perf_counter() - began
+        cursor.execute("RESET maintenance_work_mem")
+        cursor.execute(
+            "SELECT coalesce(sum(pg_relation_size(indexrelid)), 0) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'hnsw' AND c.relnamespace = %s::regnamespace",
+            [schema],
+        )
+        index_bytes = int(cursor.fetchone()[0])
+        cursor.execute(f"ANALYZE {schema}.knowledge_chunkembedding")
+        cursor.execute(f"SET search_path TO {schema}, public")
+        groups = []
+        for group, owners in (
+            ("large", [o for o, n in enumerate(sizes, 1) if n >= SKEWED_LARGE_FROM]),
+            ("small", [o for o, n in enumerate(sizes, 1) if n < SKEWED_LARGE_FROM]),
+        ):
+            if not owners:
+                continue
+            probes = []
+            for _ in range(queries):
+                owner = int(rng.choice(owners))
+                chunk_id, vector, topic = samples[owner][int(rng.integers(len(samples[owner])))]
+                query_vector = vector + 0.3 * rng.normal(size=DIMENSION).astype(np.float32)
+                query_vector /= np.linalg.norm(query_vector)
+                terms = list(rng.choice(vocabulary[topic][:60], size=5, p=_zipf(60)))
+                materials = sorted({_material(owner, offset) for offset in range(0, sizes[owner - 1], CHUNKS_PER_MATERIAL)})
+                probes.append((owner, materials, query_vector, terms))
+            groups.append(
+                {
+                    "group": group,
+                    "owners": len(owners),
+                    "chunks": sum(sizes[o - 1] for o in owners),
+                    "modes": self._time(probes, k, show, label=group),
+                }
+            )
+        return {
+            "groups": groups,
+            "build_seconds": round(load_seconds + index_seconds, 1),
+            "load_seconds": round(load_seconds, 1),
+            "index_build_seconds": round(index_seconds, 1),
+            "index_mb": round(index_bytes / 2**20, 1),
+            "largest_library": max(sizes),
+        }
+
+    def _drop_vector_indexes(self, cursor, schema) -> list[str]:
+        """Drop the HNSW indexes the copied tables came with; return the statements that rebuild them."""
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = %s AND indexdef ILIKE '%%USING hnsw%%'", [schema])
+        found = cursor.fetchall()
+        for name, _definition in found:
+            cursor.execute(f"DROP INDEX {schema}.{name}")
+        return [definition for _name, definition in found]
 
     def _exact(self, owner, materials, query_vector, k):
         literal = "[" + ",".join(f"{value:.7g}" for value in query_vector) + "]"
@@ -181,6 +298,72 @@ class Command(BaseCommand):
             embedder.embed_query(question)
             timings.append((time.perf_counter() - began) * 1000)
         return {"model": embedder.model, "p50_ms": round(percentile(timings, 0.5), 2), "p95_ms": round(percentile(timings, 0.95), 2)}
+
+
+# --- The skewed library, generated again for each table from per-owner seeds (never all in memory) ----
+
+SKEWED_TOPICS = 800
+SKEWED_LARGE_FROM = 10_000  # an owner with this many chunks or more is in the "large" group
+CHUNKS_PER_MATERIAL = 500  # a large library is many books, as a teacher's shelf is
+WORDS_PER_CHUNK = 16  # fewer than the even benchmark's 60: 1M chunks would otherwise mean 40M postings
+BLOCK = 20_000  # chunks generated at a time
+SKEWED_CHUNK_COLUMNS = (
+    "(id, owner_id, material_id, chunk_index, page_number, page_end, type, content, token_count, overlap_chars, "
+    "section_title, section_level, content_hash, term_count, page_starts, matter)"
+)
+
+
+def _skewed_sizes(rng, total: int, large: str, small: str) -> list[int]:
+    """Chunks per owner: the large libraries, then small ones drawn uniformly until ``total`` is reached."""
+    sizes = [int(size) for size in large.split(",") if size.strip()]
+    low, high = (int(value) for value in small.split(","))
+    while sum(sizes) < total:
+        sizes.append(min(int(rng.integers(low, high + 1)), total - sum(sizes)))
+    return sizes
+
+
+def _owners(sizes: list[int]):
+    first = 1
+    for owner, rows in enumerate(sizes, 1):
+        yield owner, first, rows
+        first += rows
+
+
+def _blocks(rows: int):
+    for start in range(0, rows, BLOCK):
+        yield range(start, min(rows, start + BLOCK))
+
+
+def _material(owner: int, offset: int) -> int:
+    return owner * 1000 + offset // CHUNKS_PER_MATERIAL
+
+
+def _owner_topics(seed: int, owner: int, block: range, rows: int) -> np.ndarray:
+    """Each chunk's topic: a large library covers many topics, a small one a handful."""
+    owned = np.random.default_rng([seed, owner]).choice(SKEWED_TOPICS, size=40 if rows >= SKEWED_LARGE_FROM else 5, replace=False)
+    return owned[np.arange(block.start, block.stop) % len(owned)]
+
+
+def _owner_vectors(centers, seed: int, owner: int, block: range, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    topics = _owner_topics(seed, owner, block, rows)
+    noise = np.random.default_rng([seed, owner, block.start, 0]).normal(size=(len(block), DIMENSION)).astype(np.float32)
+    vectors = centers[topics] + 0.6 * noise
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return topics, vectors
+
+
+def _chunk_words(vocabulary, seed: int, owner: int, block: range, topics: np.ndarray) -> np.ndarray:
+    picks = np.random.default_rng([seed, owner, block.start, 1]).choice(100, size=(len(block), WORDS_PER_CHUNK), p=_zipf(100))
+    return vocabulary[topics[:, None], picks]
+
+
+def _chunk_rows(chunk_id: int, material: int, owner: int, words) -> list[list]:
+    return [[chunk_id, owner, material, chunk_id, 1, 1, "material", " ".join(words), len(words), 0, "", 0, "h", len(words), "[0]", ""]]
+
+
+def _posting_rows(chunk_id: int, material: int, owner: int, words) -> list[list]:
+    values, counts = np.unique(words, return_counts=True)
+    return [[chunk_id, material, owner, str(term), int(tf), len(words)] for term, tf in zip(values, counts, strict=True)]
 
 
 def _word(number: int) -> str:
