@@ -3,6 +3,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from accounts.scoping import OwnedManager
+from knowledge.selectors import TOP_K
 
 
 class Conversation(models.Model):
@@ -20,7 +21,7 @@ class Conversation(models.Model):
     session_number = models.PositiveIntegerField(null=True, blank=True)
     # "Ask about this session": only chunks inside these ranges are retrieved ([{"refId", "start", "end"}]).
     scope_ranges = models.JSONField(default=list, blank=True)
-    top_k = models.PositiveSmallIntegerField(default=5)
+    top_k = models.PositiveSmallIntegerField(default=TOP_K)
     # Long-term memory, durable here; the working copy lives in Redis (see chat.services.memory).
     summary = models.TextField(blank=True)
     summary_turn = models.PositiveIntegerField(default=0)  # last turn folded into the summary
@@ -37,6 +38,35 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return self.title or f"Conversation {self.pk}"
+
+
+class ConversationSource(models.Model):
+    """One material a conversation over chosen materials searches (a snapshot of its refId and title).
+
+    ``material`` is null once the material is deleted from the library: the conversation goes on over
+    the others and says once which was removed (``Conversation.removals_announced``).
+    """
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="sources")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    material = models.ForeignKey("knowledge.Material", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    ref_id = models.CharField(max_length=32)
+    title = models.CharField(max_length=300, blank=True)
+    position = models.PositiveIntegerField()
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["conversation", "position"]
+        constraints = [models.UniqueConstraint(fields=["conversation", "ref_id"], name="unique_source_per_conversation")]
+
+    def __str__(self) -> str:
+        return f"{self.conversation_id}:{self.ref_id}"
+
+    @property
+    def is_removed(self) -> bool:
+        """The material was deleted from the library after the conversation chose it."""
+        return self.material_id is None
 
 
 class Message(models.Model):

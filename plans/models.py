@@ -41,10 +41,15 @@ class Plan(models.Model):
 
 
 class PlanMaterial(models.Model):
-    """The plan's snapshot: which materials (and how many chunks) it was built from."""
+    """The plan's snapshot: which materials (and how many chunks) it was built from.
+
+    ``material`` is the material itself while it is in the library; deleting it sets it to null, and
+    that is how every reader knows it was removed (``is_removed``): the refId and title stay to name it.
+    """
 
     plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="snapshot")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    material = models.ForeignKey("knowledge.Material", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     ref_id = models.CharField(max_length=32)
     title = models.CharField(max_length=300)
     chunk_count = models.PositiveIntegerField()
@@ -59,6 +64,11 @@ class PlanMaterial(models.Model):
 
     def __str__(self) -> str:
         return f"{self.plan_id}:{self.ref_id}"
+
+    @property
+    def is_removed(self) -> bool:
+        """The material was deleted from the library after the plan was made."""
+        return self.material_id is None
 
 
 class Module(models.Model):

@@ -60,9 +60,9 @@ def library_ref_ids(*, user) -> set[str]:
 
 
 def removed_materials(*, user, plan: Plan, library: set[str] | None = None) -> dict[str, str]:
-    """refId → title of the plan's materials that are no longer in the user's library."""
-    present = library_ref_ids(user=user) if library is None else library
-    return {material.ref_id: material.title for material in plan.snapshot.all() if material.ref_id not in present}
+    """refId → title of the plan's materials deleted from the library since (recorded on the snapshot
+    row: its ``material`` is null). ``library`` is not needed any more; callers may still pass it."""
+    return {material.ref_id: material.title for material in plan.snapshot.all() if material.is_removed}
 
 
 def session_is_removed(session: StudySession, removed: dict[str, str]) -> bool:
@@ -101,13 +101,16 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     return [term for term, _ in _weighted_terms(user, plan, text)[:limit]]
 
 
+def ranges_scope(ranges: list[dict]) -> knowledge.Scope:
+    """The retrieval scope of a session's ranges (``[{"refId", "chunkRange": [start, end], …}]``)."""
+    return knowledge.Scope.within(knowledge.ChunkRange(item["refId"], *item["chunkRange"]) for item in ranges)
+
+
 def _range_chunks(user, ranges: list[dict]):
-    chunks = []
-    for item in ranges:
-        start, end = item["chunkRange"]
-        for window in range(start, end + 1, knowledge.MAX_RANGE):
-            chunks += knowledge.chunk_range(user=user, ref_id=item["refId"], start=window, end=min(end, window + knowledge.MAX_RANGE - 1))
-    return chunks
+    """The chunks of the ranges, range by range in order (``MaterialNotFound`` when a material is gone)."""
+    if not ranges:
+        return []
+    return knowledge.retrieve_chunks(user=user, scope=ranges_scope(ranges))
 
 
 def _source(chunk, start: int = 0, end: int | None = None) -> dict:
@@ -237,7 +240,9 @@ def _session_content(
         sentence, chunk, offset = sentences[candidate.position]
         content.key_points.append({"text": sentence, **_quoted(sentence, (chunk, offset))})
     if llm is not None and best:
-        sources = [sentences[candidate.position] for candidate in sorted(candidates, key=lambda candidate: -candidate.score)[: max_questions * 2]]
+        sources = [
+            sentences[candidate.position] for candidate in sorted(candidates, key=lambda candidate: -candidate.score)[: max_questions * 2]
+        ]
         written = study.short_answer_questions(
             llm,
             sentences=[sentence for sentence, _, _ in sources],
@@ -262,9 +267,9 @@ def _quoted(sentence: str, where: tuple) -> dict:
     return _source(chunk, offset, offset + len(sentence))
 
 
-def session_scope(*, session: StudySession) -> list[dict]:
-    """The ranges a session's conversation may retrieve from."""
-    return [{"refId": item["refId"], "start": item["chunkRange"][0], "end": item["chunkRange"][1]} for item in session.ranges]
+def session_scope(*, session: StudySession) -> knowledge.Scope:
+    """Where a session's conversation may retrieve from: only the chunks of the session's ranges."""
+    return ranges_scope(session.ranges)
 
 
 # --- Review (spaced repetition) -----------------------------------------------------------------
@@ -313,12 +318,17 @@ def review_stats(*, user, now=None) -> dict:
     end_of_today = timezone.make_aware(datetime.combine(today + timedelta(days=1), time.min))
     cards = Card.objects.for_user(user)
     reviews = Review.objects.for_user(user)
-    reviewed_on = [timezone.localdate(moment) for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=400)).values_list("reviewed_at", flat=True)]
+    reviewed_on = [
+        timezone.localdate(moment)
+        for moment in reviews.filter(reviewed_at__gte=now - timedelta(days=400)).values_list("reviewed_at", flat=True)
+    ]
     days = set(reviewed_on)
     streak, day = 0, today if today in days else today - timedelta(days=1)
     while day in days:
         streak, day = streak + 1, day - timedelta(days=1)
-    recent = list(reviews.filter(reviewed_at__gte=now - timedelta(days=RETENTION_DAYS)).order_by("reviewed_at").values_list("card_id", "rating"))
+    recent = list(
+        reviews.filter(reviewed_at__gte=now - timedelta(days=RETENTION_DAYS)).order_by("reviewed_at").values_list("card_id", "rating")
+    )
     seen_before = set(reviews.filter(reviewed_at__lt=now - timedelta(days=RETENTION_DAYS)).values_list("card_id", flat=True).distinct())
     repeats = []
     for card_id, rating in recent:

@@ -1,8 +1,10 @@
+from django.db import transaction
 from django.utils.translation import gettext as _
 
-from knowledge.selectors import materials_in_scope
+from knowledge.models import Material
+from knowledge.selectors import SESSION_TOP_K, TOP_K, materials_in_scope
 
-from ..models import Conversation
+from ..models import Conversation, ConversationSource
 from .memory import memory_forget
 
 
@@ -18,19 +20,18 @@ def conversation_create(
         ranges: list[dict] = []
         if session_number is not None:
             session = access_session(user=owner, plan=plan, number=session_number)
-            ranges = session_scope(session=session)
+            ranges = [item.as_dict() for item in session_scope(session=session).ranges]
             title = title or session.title
         snapshot = plan.ref_ids
         existing = set(materials_in_scope(user=owner).filter(ref_id__in=snapshot).values_list("ref_id", flat=True))
         kept = [ref_id for ref_id in snapshot if ref_id in existing]
-        return Conversation.objects.create(
+        return _created(
             owner=owner,
             ref_ids=kept,
-            material_titles=_titles(owner, kept),
             plan=plan,
             session_number=session_number,
             scope_ranges=ranges,
-            top_k=3 if ranges else 5,
+            top_k=SESSION_TOP_K if ranges else TOP_K,
             title=(title or plan.title)[:200],
         )
     if ref_ids:
@@ -42,28 +43,60 @@ def conversation_create(
     every = not ref_ids
     if every:
         ref_ids = list(materials_in_scope(user=owner).values_list("ref_id", flat=True))
-    ref_ids = list(dict.fromkeys(ref_ids))
-    return Conversation.objects.create(
-        owner=owner, ref_ids=ref_ids, all_materials=every, material_titles=_titles(owner, ref_ids), title=title[:200]
-    )
+    return _created(owner=owner, ref_ids=list(dict.fromkeys(ref_ids)), all_materials=every, title=title[:200])
+
+
+@transaction.atomic
+def _created(*, owner, ref_ids: list[str], **fields) -> Conversation:
+    """A new conversation over ``ref_ids``, with a source row for each (see ``_record_sources``)."""
+    conversation = Conversation.objects.create(owner=owner, ref_ids=ref_ids, material_titles=_titles(owner, ref_ids), **fields)
+    _record_sources(conversation)
+    return conversation
 
 
 def _titles(owner, ref_ids: list[str]) -> dict[str, str]:
     return dict(materials_in_scope(user=owner, ready_only=False).filter(ref_id__in=ref_ids).values_list("ref_id", "title"))
 
 
+def _record_sources(conversation: Conversation) -> None:
+    """Keep one ``ConversationSource`` per refId of the conversation, linked to its material: deleting
+    the material sets the link to null, which is how the conversation knows it was removed."""
+    owner = conversation.owner
+    rows = ConversationSource.objects.for_user(owner).filter(conversation=conversation)
+    rows.exclude(ref_id__in=conversation.ref_ids).delete()
+    known = set(rows.values_list("ref_id", flat=True))
+    materials = {material.ref_id: material for material in Material.objects.for_user(owner).filter(ref_id__in=conversation.ref_ids)}
+    ConversationSource.objects.bulk_create(
+        [
+            ConversationSource(
+                conversation=conversation,
+                owner=owner,
+                material=materials.get(ref_id),
+                ref_id=ref_id,
+                title=conversation.material_titles.get(ref_id, "")[:300],
+                position=position,
+            )
+            for position, ref_id in enumerate(conversation.ref_ids)
+            if ref_id not in known
+        ]
+    )
+    for position, ref_id in enumerate(conversation.ref_ids):
+        if ref_id in known:
+            rows.filter(ref_id=ref_id).update(position=position)
+
+
 def conversation_sources(*, conversation: Conversation) -> tuple[list[str], list[str]]:
     """Return the refIds a question is searched in now and those removed from the library since.
 
     A conversation over all materials follows the library (a material uploaded later is searched);
-    one over chosen materials keeps those still there. A material being re-read is skipped for the
-    moment, not counted as removed.
+    one over chosen materials keeps those still there: a removed one is recorded on its source row
+    (its material is null). A material being re-read is skipped for the moment, not counted as removed.
     """
-    library = dict(materials_in_scope(user=conversation.owner, ready_only=False).values_list("ref_id", "status"))
     if conversation.all_materials:
-        return [ref_id for ref_id, status in library.items() if status == "READY"], []
-    searched = [ref_id for ref_id in conversation.ref_ids if library.get(ref_id) == "READY"]
-    removed = [ref_id for ref_id in conversation.ref_ids if ref_id not in library]
+        return list(materials_in_scope(user=conversation.owner).values_list("ref_id", flat=True)), []
+    sources = ConversationSource.objects.for_user(conversation.owner).filter(conversation=conversation).select_related("material")
+    searched = [source.ref_id for source in sources if not source.is_removed and source.material.status == Material.Status.READY]
+    removed = [source.ref_id for source in sources if source.is_removed]
     return searched, removed
 
 
@@ -77,7 +110,9 @@ def conversation_sources_update(*, conversation: Conversation, ref_ids: list[str
     conversation.ref_ids = list(dict.fromkeys(ref_ids))
     conversation.all_materials = every
     conversation.material_titles = {**conversation.material_titles, **_titles(conversation.owner, conversation.ref_ids)}
-    conversation.save(update_fields=["ref_ids", "all_materials", "material_titles", "updated_at"])
+    with transaction.atomic():
+        conversation.save(update_fields=["ref_ids", "all_materials", "material_titles", "updated_at"])
+        _record_sources(conversation)
     return conversation
 
 

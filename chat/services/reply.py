@@ -24,7 +24,7 @@ from baeum.questions import analyse_question, named_sources
 from baeum.tables import superscript_references
 from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
 from core.providers import configured_llm, embedder_for_model
-from knowledge.selectors import chunk_range, chunk_search_hybrid, materials_in_scope, term_document_frequencies
+from knowledge.selectors import TOP_K, ChunkRange, Scope, chunk_range, materials_in_scope, retrieve, term_document_frequencies
 
 from ..models import Conversation, Message
 from .conversations import conversation_sources
@@ -34,6 +34,16 @@ _ANAPHORA_EN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|s
 _ANAPHORA_KO = re.compile(r"(?:^|\s)(?:그|이|저)\s+\S+|그것|이것|저것|그거|이거|거기|그들|그곳|해당")
 _COMPARISON = re.compile(r"\b(?:compare|difference between|versus|vs\.?)\b|차이|비교|다른\s*점", re.IGNORECASE)
 _MY_QUESTION = re.compile(r"\bmy\b|(?:^|\s)(?:내|제|나의)\s", re.IGNORECASE)
+
+# --- Tuning (each measured or chosen where its comment says) --------------------------------
+# How many passages an answer reads is ``knowledge.selectors.TOP_K`` (5; a session's conversation: 3).
+LLM_RERANK_CANDIDATES = 20  # with an LLM: a first stage this wide, narrowed to k by the LLM reranker (one call)
+FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask
+PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
+AGENTIC_MAX_CALLS = 3  # the agentic loop's bound: search, one refinement or split, one neighbour expansion
+AGENTIC_PART_K = 3  # passages for each part of a split comparison (two parts: about one answer's worth)
+NEIGHBOUR_RADIUS = 1  # the agentic "get_section" step reads the best hit's chunks either side
+NEIGHBOUR_SCORE = 0.9  # a neighbour ranks just under the hit it was read for
 
 
 def chat_settings() -> dict:
@@ -49,7 +59,6 @@ _ORDINAL_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b(?:\s+(?:on
 _ORDINALS_KO = {"첫": 1, "두": 2, "세": 3, "네": 4, "다섯": 5}
 _ORDINAL_KO = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
 _ONE_EN = re.compile(r"\b(?:one|ones|example|examples|more)\b", re.IGNORECASE)  # "Give me an example of one", "Tell me more"
-FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask
 
 
 def _previous_turn(memory: Memory) -> dict | None:
@@ -228,28 +237,22 @@ def _renumber(passages: list[Passage]) -> list[Passage]:
     return [Passage(**{**passage.__dict__, "n": number}) for number, passage in enumerate(seen.values(), start=1)]
 
 
-def _in_ranges(hit, ranges: list[dict]) -> bool:
-    return any(hit.chunk.material.ref_id == item["refId"] and item["start"] <= hit.chunk.chunk_index <= item["end"] for item in ranges)
+def conversation_scope(conversation: Conversation, sources: list[str]) -> Scope:
+    """Where this answer searches: ``sources`` (the conversation's materials in the library now, read
+    once per answer), and in a study session's conversation only the session's chunk ranges."""
+    ranges = [ChunkRange.from_dict(item) for item in conversation.scope_ranges]
+    return (Scope.within(ranges) if ranges else Scope.materials(sources)).narrowed_to(sources)
 
 
-def _search(conversation: Conversation, query: str, *, k: int, sources: list[str]) -> list[Passage]:
-    """Search the conversation's ``sources`` (refIds in the library now, read once per answer)."""
-    ref_ids = sources
-    if not ref_ids:
-        return []
-    ranges = conversation.scope_ranges
-    if ranges:
-        # A session conversation: search the plan's materials widely, keep only the session's chunks.
-        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids, k=60, candidates=60)
-        return _passages([hit for hit in hits if _in_ranges(hit, ranges)][: min(k, conversation.top_k)])
+def _search(conversation: Conversation, query: str, *, k: int, scope: Scope) -> list[Passage]:
+    """The best ``k`` passages for ``query`` within ``scope`` (hybrid retrieval; with an LLM, reranked by it)."""
+    if scope.ranges:  # a session's conversation reads at most its own (smaller) top-K
+        return _passages(retrieve(user=conversation.owner, scope=scope, query=query, k=min(k, conversation.top_k)))
     llm = configured_llm()
     if llm is not None:
-        # With an LLM: a wide first stage (20 candidates) narrowed to k by the LLM reranker.
-        hits = chunk_search_hybrid(
-            user=conversation.owner, query=query, ref_ids=ref_ids, k=k, candidates=20, reranker="llm", llm=llm
-        )
+        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k, candidates=LLM_RERANK_CANDIDATES, reranker="llm", llm=llm)
     else:
-        hits = chunk_search_hybrid(user=conversation.owner, query=query, ref_ids=ref_ids, k=k)
+        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k)
     return _passages(hits)
 
 
@@ -274,15 +277,12 @@ def _vocabulary(conversation: Conversation, sources: list[str]):
     return known
 
 
-def retrieve_standard(conversation: Conversation, query: str, *, sources: list[str], follow_up: bool = False) -> Retrieval:
-    top_k = conversation.top_k or chat_settings()["TOP_K"]
-    passages = _search(conversation, query, k=top_k, sources=sources)
+def retrieve_standard(conversation: Conversation, query: str, *, scope: Scope, follow_up: bool = False) -> Retrieval:
+    top_k = conversation.top_k or TOP_K
+    passages = _search(conversation, query, k=top_k, scope=scope)
     if follow_up:
         passages = _renumber(passages + _previous_passages(conversation))[: top_k + PREVIOUS_PASSAGES]
     return Retrieval(query=query, passages=passages, tool_calls=1)
-
-
-PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
 
 
 def _previous_passages(conversation: Conversation) -> list[Passage]:
@@ -299,17 +299,19 @@ def _previous_passages(conversation: Conversation) -> list[Passage]:
     passages: list[Passage] = []
     for citation in (reply.citations if reply else [])[:PREVIOUS_PASSAGES]:
         try:
-            chunks = chunk_range(user=conversation.owner, ref_id=citation["refId"], start=citation["chunkIndex"], end=citation["chunkIndex"])
+            chunks = chunk_range(
+                user=conversation.owner, ref_id=citation["refId"], start=citation["chunkIndex"], end=citation["chunkIndex"]
+            )
         except NotFound:
             continue
         passages += [_passage(chunk, n=0, score=0.0) for chunk in chunks]
     return passages
 
 
-def retrieve_agentic(conversation: Conversation, query: str, *, sources: list[str]) -> Retrieval:
-    """A bounded loop (at most 3 tool calls) with deterministic rules: split a comparison into its
-    parts, refine an unanswered query to its key terms, and expand a good hit to its neighbours."""
-    top_k = chat_settings()["TOP_K"]
+def retrieve_agentic(conversation: Conversation, query: str, *, scope: Scope) -> Retrieval:
+    """A bounded loop (at most ``AGENTIC_MAX_CALLS`` tool calls) with deterministic rules: split a comparison
+    into its parts, refine an unanswered query to its key terms, and expand a good hit to its neighbours."""
+    top_k = TOP_K
     steps: list[dict] = []
     calls = 0
     parts = (
@@ -318,20 +320,20 @@ def retrieve_agentic(conversation: Conversation, query: str, *, sources: list[st
     passages: list[Passage] = []
     if len(parts) >= 2:
         for part in parts[:2]:
-            found = _search(conversation, part, k=3, sources=sources)
+            found = _search(conversation, part, k=AGENTIC_PART_K, scope=scope)
             calls += 1
             steps.append({"tool": "search_by_metadata", "input": {"query": part, "refIds": conversation.ref_ids}, "results": len(found)})
             passages += found
     else:
-        passages = _search(conversation, query, k=top_k, sources=sources)
+        passages = _search(conversation, query, k=top_k, scope=scope)
         calls += 1
         steps.append({"tool": "search_all", "input": {"query": query}, "results": len(passages)})
     evidence = _judge(query, passages)
     steps[-1]["judgement"] = "answer" if evidence.sufficient else "search again"
-    if not evidence.sufficient and calls < 3:
+    if not evidence.sufficient and calls < AGENTIC_MAX_CALLS:
         refined = " ".join(dict.fromkeys(term for term in grounding.content_terms(query) if len(term) > 1))
         if refined and refined != query:
-            passages = _search(conversation, refined, k=top_k, sources=sources) + passages
+            passages = _search(conversation, refined, k=top_k, scope=scope) + passages
             calls += 1
             evidence = _judge(query, passages)
             steps.append(
@@ -342,19 +344,24 @@ def retrieve_agentic(conversation: Conversation, query: str, *, sources: list[st
                     "judgement": "answer" if evidence.sufficient else "give up",
                 }
             )
-    if evidence.sufficient and passages and calls < 3:
+    if evidence.sufficient and passages and calls < AGENTIC_MAX_CALLS:
         best = passages[0]
-        neighbours = chunk_range(user=conversation.owner, ref_id=best.ref_id, start=max(0, best.chunk_index - 1), end=best.chunk_index + 1)
+        neighbours = chunk_range(
+            user=conversation.owner,
+            ref_id=best.ref_id,
+            start=max(0, best.chunk_index - NEIGHBOUR_RADIUS),
+            end=best.chunk_index + NEIGHBOUR_RADIUS,
+        )
         calls += 1
         expanded = [
-            _passage(chunk, n=0, score=best.score * 0.9, vector_score=best.vector_score)
+            _passage(chunk, n=0, score=best.score * NEIGHBOUR_SCORE, vector_score=best.vector_score)
             for chunk in neighbours
             if chunk.pk != best.chunk_id
         ]
         steps.append(
             {
                 "tool": "get_section",
-                "input": {"refId": best.ref_id, "chunkIndex": best.chunk_index, "radius": 1},
+                "input": {"refId": best.ref_id, "chunkIndex": best.chunk_index, "radius": NEIGHBOUR_RADIUS},
                 "results": len(expanded),
                 "judgement": "answer",
             }
@@ -398,7 +405,9 @@ def build_prompt(question: str, memory: Memory, passages: list[Passage]) -> tupl
         # The document's own reference markers ("KorQuAD 1.0[1]") as superscripts: a model copying "[1]"
         # from the text would otherwise cite passage 1.
         "Passages:\n"
-        + "\n\n".join(f"[{passage.n}] ({passage.title}, p.{passage.page_number})\n{superscript_references(passage.text)}" for passage in kept)
+        + "\n\n".join(
+            f"[{passage.n}] ({passage.title}, p.{passage.page_number})\n{superscript_references(passage.text)}" for passage in kept
+        )
     )
     sections.append(f"Question: {question[:400]}")
     return system, "\n\n".join(sections)
@@ -482,42 +491,82 @@ class _Turn:
     tool_calls: int = 0
     removed: list[str] = field(default_factory=list)
     answer: Answer | None = None
+    # The written answer that already passed the ground check whole (``_written``, ``_stream_written``):
+    # ``_finish`` checks every other answer, so each answer is checked exactly once.
+    checked: Answer | None = None
 
 
 def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
+    """Everything before an answer is written: what to answer without the materials, where to search,
+    the retrieval, the evidence judged, and the refusal when the evidence is not enough."""
     started = time.perf_counter()
     memory = memory_load(conversation=conversation)
     usage = {"llmCalls": 0, "inputTokens": 0, "outputTokens": 0, "estimated": True}
+    turn = _answered_without_search(conversation, question, memory, usage, started)
+    if turn is not None:
+        return turn
+    question, sources, removed = _where_to_search(conversation, question)
+    search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
+    follow_up = search_query != normalize_query(question)
+    scope = conversation_scope(conversation, sources)
+    if mode == "agentic":
+        retrieval = retrieve_agentic(conversation, search_query, scope=scope)
+    else:
+        retrieval = retrieve_standard(conversation, search_query, scope=scope, follow_up=follow_up)
+    retrieved_at = time.perf_counter()
+    # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
+    asked = analyse_question(question).ask
+    evidence = _judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, _vocabulary(conversation, sources))
+    turn = _Turn(
+        question,
+        memory,
+        usage,
+        started,
+        retrieved_at,
+        search_query,
+        retrieval.passages,
+        evidence,
+        retrieval.steps,
+        retrieval.tool_calls,
+        removed,
+    )
+    turn.answer = _refusal(conversation, question, retrieval.passages, evidence)
+    return turn
+
+
+def _answered_without_search(conversation: Conversation, question: str, memory: Memory, usage: dict, started: float) -> _Turn | None:
+    """Small talk, a fact the learner stated earlier, or a session's key points: answered without a search."""
     remembered = _conversation_answer(question) or _memory_answer(question, memory)
-    if remembered:  # nothing to retrieve: small talk, or a fact the learner stated earlier
+    if remembered:
         return _Turn(question, memory, usage, started, started, question, answer=remembered)
     overview = _session_overview(conversation, question)
     if overview is not None:  # "이 세션에서 제일 중요한 게 뭐야?": the session's key points, cited
         passages, answer = overview
-        return _Turn(question, memory, usage, started, time.perf_counter(), question, passages, grounding.Evidence(1.0, 1.0, True), answer=answer)
-    sources, removed = conversation_sources(conversation=conversation)  # the library as it is now, read once
-    # "in this book", "PC 어셈블리어 책에서": where to look is not what is asked; a title named narrows the search.
+        evidence = grounding.Evidence(1.0, 1.0, True)
+        return _Turn(question, memory, usage, started, time.perf_counter(), question, passages, evidence, answer=answer)
+    return None
+
+
+def _where_to_search(conversation: Conversation, question: str) -> tuple[str, list[str], list[str]]:
+    """Return the question without where-to-look words, the refIds to search and those removed since.
+
+    The library is read once per answer. "in this book", "PC 어셈블리어 책에서": where to look is not
+    what is asked; a title named narrows the search to that material.
+    """
+    sources, removed = conversation_sources(conversation=conversation)
     titles = dict(materials_in_scope(user=conversation.owner, ref_ids=sources).values_list("ref_id", "title")) if sources else {}
     question, named = named_sources(question, titles)
-    sources = named or sources
-    search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
-    follow_up = search_query != normalize_query(question)
-    if mode == "agentic":
-        retrieval = retrieve_agentic(conversation, search_query, sources=sources)
-    else:
-        retrieval = retrieve_standard(conversation, search_query, sources=sources, follow_up=follow_up)
-    retrieved_at = time.perf_counter()
-    passages = retrieval.passages
-    # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
-    asked = analyse_question(question).ask
-    evidence = _judge(resolve_references(asked, memory) if follow_up else asked, passages, _vocabulary(conversation, sources))  # "ESP" stays an identifier
-    turn = _Turn(question, memory, usage, started, retrieved_at, search_query, passages, evidence, retrieval.steps, retrieval.tool_calls, removed)
+    return question, named or sources, removed
+
+
+def _refusal(conversation: Conversation, question: str, passages: list[Passage], evidence: grounding.Evidence) -> Answer | None:
+    """The refusal when nothing was found or the evidence is too weak to answer from; else None."""
     if not passages:
-        turn.answer = Answer(text=grounding.refusal_text(question), refused=True)
-    elif not evidence.sufficient:
+        return Answer(text=grounding.refusal_text(question), refused=True)
+    if not evidence.sufficient:
         titles = list(dict.fromkeys(passage.title for passage in passages))
-        turn.answer = Answer(text=grounding.weak_results_text(question, titles or list(conversation.ref_ids)), refused=True)
-    return turn
+        return Answer(text=grounding.weak_results_text(question, titles or list(conversation.ref_ids)), refused=True)
+    return None
 
 
 # "What matters most in this session?", "summarise this session", "이 세션의 핵심은?": in a session's
@@ -577,22 +626,41 @@ def _written(turn: _Turn, llm) -> Answer:
     grounded, citations, _problems = grounding.ground_check(text, turn.passages)
     if not grounded:
         return _fallback(turn, "LLM answer failed the ground check")
-    return Answer(text=text, citations=citations, generator=completion.model)
+    turn.checked = Answer(text=text, citations=citations, generator=completion.model)
+    return turn.checked
 
 
 def _finish(conversation: Conversation, turn: _Turn, answer: Answer) -> Outcome:
     """The last word on any answer: the ground check (an unsupported answer becomes a refusal, whatever
     wrote it), confidence, usage, and the one-time note about removed materials."""
-    remembered = turn.evidence is None and answer is turn.answer  # small talk or a stated fact: nothing retrieved to check
-    if not answer.refused and not remembered:
-        grounded, citations, _problems = grounding.ground_check(answer.text, turn.passages)
-        if not grounded:  # never let an unsupported answer through, whatever produced it
-            answer = Answer(text=grounding.refusal_text(turn.question), refused=True, generator=answer.generator)
-        else:
-            answer.citations = citations
-    evidence = turn.evidence
-    if evidence is not None:
-        answer.confidence = _confidence(evidence, not answer.refused)
+    answer = _ground_checked(turn, answer)
+    if turn.evidence is not None:
+        answer.confidence = _confidence(turn.evidence, not answer.refused)
+    _measure_usage(turn, answer)
+    removals = _unannounced_removals(conversation, turn.removed)
+    if removals:
+        answer.text = f"{_removal_prefix(conversation, turn.question, removals)}{answer.text}"
+    return Outcome(answer, turn.usage, turn.steps, turn.search_query, removals)
+
+
+def _ground_checked(turn: _Turn, answer: Answer) -> Answer:
+    """``answer`` with its citations when every claim is supported by what it cites, else a refusal.
+
+    Not checked again: a refusal, small talk or a stated fact (nothing retrieved), and a written answer
+    that passed the check whole already (``turn.checked``).
+    """
+    remembered = turn.evidence is None and answer is turn.answer
+    if answer.refused or remembered or answer is turn.checked:
+        return answer
+    grounded, citations, _problems = grounding.ground_check(answer.text, turn.passages)
+    if not grounded:  # never let an unsupported answer through, whatever produced it
+        return Answer(text=grounding.refusal_text(turn.question), refused=True, generator=answer.generator)
+    answer.citations = citations
+    return answer
+
+
+def _measure_usage(turn: _Turn, answer: Answer) -> None:
+    """Tokens (estimated when no model counted them), milliseconds per stage, and the evidence's measures."""
     if turn.usage["estimated"]:
         turn.usage["inputTokens"] = estimate_tokens(turn.question) + sum(estimate_tokens(passage.text) for passage in turn.passages)
         turn.usage["outputTokens"] = estimate_tokens(answer.text)
@@ -602,12 +670,8 @@ def _finish(conversation: Conversation, turn: _Turn, answer: Answer) -> Outcome:
         generationMs=round((finished - turn.retrieved_at) * 1000, 1),
         totalMs=round((finished - turn.started) * 1000, 1),
     )
-    if evidence is not None:
-        turn.usage.update(toolCalls=turn.tool_calls, coverage=evidence.coverage, vector=evidence.vector)
-    removals = _unannounced_removals(conversation, turn.removed)
-    if removals:
-        answer.text = f"{_removal_prefix(conversation, turn.question, removals)}{answer.text}"
-    return Outcome(answer, turn.usage, turn.steps, turn.search_query, removals)
+    if turn.evidence is not None:
+        turn.usage.update(toolCalls=turn.tool_calls, coverage=turn.evidence.coverage, vector=turn.evidence.vector)
 
 
 def _removal_prefix(conversation: Conversation, question: str, removals: list[str]) -> str:
@@ -628,7 +692,9 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
 def _unannounced_removals(conversation: Conversation, removed: list[str]) -> list[str]:
     if not removed:
         return []
-    announced = Conversation.objects.for_user(conversation.owner).filter(pk=conversation.pk).values_list("removals_announced", flat=True).first()
+    announced = (
+        Conversation.objects.for_user(conversation.owner).filter(pk=conversation.pk).values_list("removals_announced", flat=True).first()
+    )
     return [ref_id for ref_id in removed if ref_id not in (announced or [])]
 
 
@@ -767,4 +833,5 @@ def _stream_written(turn: _Turn, llm) -> Iterator[tuple[str, object]]:
     grounded, citations, _problems = grounding.ground_check(answer_text, turn.passages)
     if not grounded:
         return _fallback(turn, "LLM answer failed the ground check")
-    return Answer(text=answer_text, citations=citations, generator=getattr(llm, "model", "llm"))
+    turn.checked = Answer(text=answer_text, citations=citations, generator=getattr(llm, "model", "llm"))
+    return turn.checked

@@ -18,7 +18,7 @@ from knowledge import selectors as knowledge
 from knowledge.models import Material
 
 from ..models import Module, Plan, PlanMaterial, StudySession
-from ..selectors import characteristic_terms, session_content
+from ..selectors import characteristic_terms, ranges_scope, session_content
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +152,7 @@ def _snapshot(plan: Plan, materials: list[Material]) -> None:
             PlanMaterial(
                 plan=plan,
                 owner=plan.owner,
+                material=material,
                 ref_id=material.ref_id,
                 title=material.title,
                 chunk_count=material.chunk_count,
@@ -201,22 +202,17 @@ def _update(plan: Plan, **fields) -> None:
     Plan.objects.unscoped().filter(pk=plan.pk).update(updated_at=timezone.now(), **fields)  # id re-fetched by the task
 
 
-def _llm_headings(*, owner, plan: Plan, session, terms: list[str], llm, korean: bool) -> tuple[str, list[str]] | None:
-    """With an LLM: title and objectives from the session's top-10 passages (hybrid retrieval in the
-    plan's snapshot, kept inside the session's ranges), checked against those passages."""
+HEADING_PASSAGES = 10  # passages an LLM reads to title a session: about two sessions' worth of text at 25 minutes
+
+
+def _llm_headings(*, owner, session, terms: list[str], llm, korean: bool) -> tuple[str, list[str]] | None:
+    """With an LLM: title and objectives from the session's best passages (hybrid retrieval inside the
+    session's ranges), checked against those passages."""
     query = " ".join([session.title, *terms])
-    hits = knowledge.chunk_search_hybrid(user=owner, query=query, ref_ids=plan.ref_ids, k=40, candidates=40)
-    inside = [
-        hit
-        for hit in hits
-        if any(
-            item["refId"] == hit.chunk.material.ref_id and item["chunkRange"][0] <= hit.chunk.chunk_index <= item["chunkRange"][1]
-            for item in session.ranges
-        )
-    ][:10]
-    if not inside:
+    hits = knowledge.retrieve(user=owner, scope=ranges_scope(session.ranges), query=query, k=HEADING_PASSAGES)
+    if not hits:
         return None
-    return study.session_title(llm, passages=[hit.chunk.content for hit in inside], language="ko" if korean else "en")
+    return study.session_title(llm, passages=[hit.chunk.content for hit in hits], language="ko" if korean else "en")
 
 
 def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
@@ -228,39 +224,12 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
     plan = Plan.objects.unscoped().filter(pk=plan_id).select_related("owner").first()  # system task: id from the owner's request
     if plan is None:
         return None
-    owner = plan.owner
     snapshot = list(plan.snapshot.all())
     _update(plan, status=Plan.Status.GENERATING, progress_done=0, progress_total=len(snapshot) + 1, error_message="")
     budget = plan.minutes_per_session * curriculum.TOKENS_PER_MINUTE
     chosen = plan.assumptions.get(CHOSEN_RANGES) or []
-    modules: list[curriculum.ModuleSpec] = []
-    chunks_by_ref: dict[str, list[curriculum.ChunkInfo]] = {}
     try:
-        for done, entry in enumerate(snapshot, start=1):
-            outline = knowledge.chunk_outline(user=owner, ref_id=entry.ref_id)
-            chunks = [
-                curriculum.ChunkInfo(
-                    index=row["chunk_index"],
-                    tokens=max(
-                        1, round(row["token_count"] * (1 - row["overlap_chars"] / max(1, row["content_length"])))
-                    ),  # overlap read once
-                    page_start=row["page_number"],
-                    page_end=row["page_end"],
-                    section_level=row["section_level"],
-                    section_title=row["section_title"],
-                    matter=row["matter"],
-                )
-                for row in outline
-            ]
-            vectors = knowledge.chunk_vectors(user=owner, ref_id=entry.ref_id)
-            aligned = vectors is not None and len(vectors) == len(chunks)
-            positions = {chunk.index: position for position, chunk in enumerate(chunks)}
-            runs = chosen_chunks(chunks, [item for item in chosen if item["refId"] == entry.ref_id])
-            chunks_by_ref[entry.ref_id] = [chunk for run in runs for chunk in run]
-            for run in runs:
-                rows = vectors[positions[run[0].index] : positions[run[-1].index] + 1] if aligned else None
-                modules += curriculum.build_modules(entry.ref_id, entry.title, run, vectors=rows, session_tokens=budget)
-            _update(plan, progress_done=done)
+        modules, chunks_by_ref = _modules_of_snapshot(plan, snapshot, chosen=chosen, budget=budget)
     except NotFound as error:
         _update(
             plan, status=Plan.Status.FAILED, error_message=f"{error} It was deleted after the plan was created; remove it from the plan."
@@ -270,8 +239,62 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
         _update(plan, status=Plan.Status.FAILED, error_message="The chapters or pages you chose hold no text; choose others.")
         return plan
     sessions = curriculum.build_sessions(modules, chunks_by_ref, session_tokens=budget)
-    korean = plan.language == "ko" or (not plan.language and is_hangul_heavy(" ".join(module.title for module in modules)))
     llm = llm if llm is not None else configured_llm()
+    created = _replace_modules_and_sessions(plan, modules, sessions, chunks_by_ref, llm=llm)
+    # Prepare each session's text, key points and questions now (generation work), so the session
+    # page opens at once; they are cached per session (see plans.selectors.session_content).
+    for session in created:
+        session_content(user=plan.owner, plan=plan, session=session, llm=llm)
+    if plan.exam_date:
+        plan_schedule(plan=plan)
+    _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
+    return plan
+
+
+def _modules_of_snapshot(
+    plan: Plan, snapshot: list[PlanMaterial], *, chosen: list[dict], budget: int
+) -> tuple[list[curriculum.ModuleSpec], dict[str, list[curriculum.ChunkInfo]]]:
+    """Cut each material of the snapshot (its chosen chapters or pages only) into modules, recording
+    progress a material at a time. A material removed since the plan was made is ``MaterialNotFound``."""
+    modules: list[curriculum.ModuleSpec] = []
+    chunks_by_ref: dict[str, list[curriculum.ChunkInfo]] = {}
+    for done, entry in enumerate(snapshot, start=1):
+        if entry.is_removed:  # recorded when the material was deleted
+            raise knowledge.MaterialNotFound(entry.ref_id)
+        chunks = _chunk_infos(knowledge.chunk_outline(user=plan.owner, ref_id=entry.ref_id))
+        vectors = knowledge.chunk_vectors(user=plan.owner, ref_id=entry.ref_id)
+        aligned = vectors is not None and len(vectors) == len(chunks)
+        positions = {chunk.index: position for position, chunk in enumerate(chunks)}
+        runs = chosen_chunks(chunks, [item for item in chosen if item["refId"] == entry.ref_id])
+        chunks_by_ref[entry.ref_id] = [chunk for run in runs for chunk in run]
+        for run in runs:
+            rows = vectors[positions[run[0].index] : positions[run[-1].index] + 1] if aligned else None
+            modules += curriculum.build_modules(entry.ref_id, entry.title, run, vectors=rows, session_tokens=budget)
+        _update(plan, progress_done=done)
+    return modules, chunks_by_ref
+
+
+def _chunk_infos(outline: list[dict]) -> list[curriculum.ChunkInfo]:
+    """What the curriculum needs of each chunk; its tokens without the overlap it repeats (read once)."""
+    return [
+        curriculum.ChunkInfo(
+            index=row["chunk_index"],
+            tokens=max(1, round(row["token_count"] * (1 - row["overlap_chars"] / max(1, row["content_length"])))),
+            page_start=row["page_number"],
+            page_end=row["page_end"],
+            section_level=row["section_level"],
+            section_title=row["section_title"],
+            matter=row["matter"],
+        )
+        for row in outline
+    ]
+
+
+def _replace_modules_and_sessions(plan: Plan, modules, sessions, chunks_by_ref: dict, *, llm) -> list[StudySession]:
+    """Write the new modules and sessions in place of the old ones; a session whose ranges are unchanged
+    keeps its progress (status, answers, dates)."""
+    owner = plan.owner
+    korean = plan.language == "ko" or (not plan.language and is_hangul_heavy(" ".join(module.title for module in modules)))
     objectives = [characteristic_terms(user=owner, plan=plan, ranges=session.ranges, limit=5) for session in sessions]
     with transaction.atomic():
         kept = {
@@ -280,56 +303,48 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
         }
         Module.objects.for_user(owner).filter(plan=plan).delete()
         StudySession.objects.for_user(owner).filter(plan=plan).delete()
-        Module.objects.bulk_create(
-            [
-                Module(
-                    plan=plan,
-                    owner=owner,
-                    position=position,
-                    title=module.title[:300],
-                    ref_id=module.ref_id,
-                    chunk_start=module.start,
-                    chunk_end=module.end,
-                    page_first=module.page_first,
-                    page_last=module.page_last,
-                    tokens=module.tokens,
-                    optional=module.optional,
-                )
-                for position, module in enumerate(modules, start=1)
-            ]
-        )
+        Module.objects.bulk_create([_module_row(plan, position, module) for position, module in enumerate(modules, start=1)])
         rows = []
         for number, (session, terms) in enumerate(zip(sessions, objectives, strict=True), start=1):
-            previous = kept.get(_range_key(session.ranges))
             title, goals = session.title, session_objectives(session, chunks_by_ref, terms, korean=korean)
-            written = _llm_headings(owner=owner, plan=plan, session=session, terms=terms, llm=llm, korean=korean) if llm else None
+            written = _llm_headings(owner=owner, session=session, terms=terms, llm=llm, korean=korean) if llm else None
             if written:
                 title, goals = written
-            rows.append(
-                StudySession(
-                    plan=plan,
-                    owner=owner,
-                    number=number,
-                    title=title[:300],
-                    objectives=goals,
-                    ranges=session.ranges,
-                    tokens=session.tokens,
-                    estimated_minutes=session.minutes,
-                    status=previous.status if previous else StudySession.Status.NOT_STARTED,
-                    answers=previous.answers if previous else {},
-                    started_at=previous.started_at if previous else None,
-                    completed_at=previous.completed_at if previous else None,
-                )
-            )
-        created = StudySession.objects.bulk_create(rows)
-    # Prepare each session's text, key points and questions now (generation work), so the session
-    # page opens at once; they are cached per session (see plans.selectors.session_content).
-    for session in created:
-        session_content(user=owner, plan=plan, session=session, llm=llm)
-    if plan.exam_date:
-        plan_schedule(plan=plan)
-    _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
-    return plan
+            rows.append(_session_row(plan, number, session, title, goals, previous=kept.get(_range_key(session.ranges))))
+        return StudySession.objects.bulk_create(rows)
+
+
+def _module_row(plan: Plan, position: int, module) -> Module:
+    return Module(
+        plan=plan,
+        owner=plan.owner,
+        position=position,
+        title=module.title[:300],
+        ref_id=module.ref_id,
+        chunk_start=module.start,
+        chunk_end=module.end,
+        page_first=module.page_first,
+        page_last=module.page_last,
+        tokens=module.tokens,
+        optional=module.optional,
+    )
+
+
+def _session_row(plan: Plan, number: int, session, title: str, goals: list[str], *, previous: StudySession | None) -> StudySession:
+    return StudySession(
+        plan=plan,
+        owner=plan.owner,
+        number=number,
+        title=title[:300],
+        objectives=goals,
+        ranges=session.ranges,
+        tokens=session.tokens,
+        estimated_minutes=session.minutes,
+        status=previous.status if previous else StudySession.Status.NOT_STARTED,
+        answers=previous.answers if previous else {},
+        started_at=previous.started_at if previous else None,
+        completed_at=previous.completed_at if previous else None,
+    )
 
 
 MAX_HEADING_OBJECTIVES = 3  # the sections a session covers, by name; then its most characteristic terms

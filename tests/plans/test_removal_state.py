@@ -1,0 +1,101 @@
+"""Removing a material is a recorded state: the plan's snapshot rows and the conversation's source rows
+point at the material, and deleting it sets that link to null. Every reader (plan progress, session
+content, regeneration, the tutor) reads the link, not a comparison of refIds with the library."""
+
+import pytest
+from django.db import connection
+
+from chat.models import ConversationSource
+from chat.services.conversations import conversation_create, conversation_sources, conversation_sources_update
+from chat.services.reply import chat_reply
+from knowledge.services.materials import material_delete
+from plans import selectors
+from plans.models import Plan, PlanMaterial
+from plans.services.plans import plan_create, plan_generate
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db
+
+STACK = [f"Chapter {n} Stack part {n}\n" + "The stack is a last-in first-out structure used for calls. " * 30 for n in (1, 2)]
+CLOUDS = [f"Chapter {n} Clouds part {n}\n" + "Clouds form when water vapour condenses around particles. " * 30 for n in (1, 2)]
+
+
+def _plan(user, *materials):
+    plan = plan_create(owner=user, title="Both", ref_ids=[material.ref_id for material in materials], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    return Plan.objects.for_user(user).get(pk=plan.pk)
+
+
+def test_deleting_a_material_sets_the_plan_snapshot_link_to_null_and_every_reader_sees_it(user, ingest):
+    stack = ingest(user, make_pdf(STACK), "stack.pdf", title="Stack notes")
+    clouds = ingest(user, make_pdf(CLOUDS), "clouds.pdf", title="Cloud notes")
+    plan = _plan(user, stack, clouds)
+    rows = PlanMaterial.objects.for_user(user).filter(plan=plan)
+    assert dict(rows.values_list("ref_id", "material_id")) == {stack.ref_id: stack.pk, clouds.ref_id: clouds.pk}
+
+    material_delete(material=clouds)
+
+    assert dict(rows.values_list("ref_id", "material_id")) == {stack.ref_id: stack.pk, clouds.ref_id: None}
+    plan = selectors.access_plan(user=user, plan_id=plan.pk)
+    assert selectors.removed_materials(user=user, plan=plan) == {clouds.ref_id: "Cloud notes"}
+    removed = selectors.removed_materials(user=user, plan=plan)
+    marked = [session for session in plan.sessions.all() if selectors.session_is_removed(session, removed)]
+    assert marked and selectors.plan_progress(plan, removed)["removedSessions"] == len(marked)
+    content = selectors.session_content(user=user, plan=plan, session=marked[0])
+    assert content.removed_materials == ["Cloud notes"] and not content.parts
+
+
+def test_generation_of_a_plan_with_a_removed_material_fails_as_before(user, ingest):
+    stack = ingest(user, make_pdf(STACK), "stack.pdf")
+    clouds = ingest(user, make_pdf(CLOUDS), "clouds.pdf")
+    plan = plan_create(owner=user, title="Both", ref_ids=[stack.ref_id, clouds.ref_id], minutes_per_session=5, enqueue=False)
+    material_delete(material=clouds)
+    plan = plan_generate(plan_id=plan.pk)
+    assert plan.status == Plan.Status.FAILED
+    assert (
+        plan.error_message
+        == f"No material {clouds.ref_id!r} in your library. It was deleted after the plan was created; remove it from the plan."
+    )
+
+
+def test_the_removal_is_read_from_the_link_not_from_the_library(user, ingest):
+    stack = ingest(user, make_pdf(STACK), "stack.pdf", title="Stack notes")
+    plan = _plan(user, stack)
+    conversation = conversation_create(owner=user, ref_ids=[stack.ref_id])
+    # The link cut by hand, the material still in the library: the readers follow the recorded state.
+    PlanMaterial.objects.for_user(user).filter(plan=plan).update(material=None)
+    ConversationSource.objects.for_user(user).filter(conversation=conversation).update(material=None)
+    assert selectors.removed_materials(user=user, plan=selectors.access_plan(user=user, plan_id=plan.pk)) == {stack.ref_id: "Stack notes"}
+    assert conversation_sources(conversation=conversation) == ([], [stack.ref_id])
+
+
+def test_a_conversation_records_its_sources_and_says_once_which_was_removed(user, ingest):
+    stack = ingest(user, make_pdf(STACK), "stack.pdf", title="Stack notes")
+    clouds = ingest(user, make_pdf(CLOUDS), "clouds.pdf", title="Cloud notes")
+    conversation = conversation_create(owner=user, ref_ids=[stack.ref_id, clouds.ref_id])
+    sources = ConversationSource.objects.for_user(user).filter(conversation=conversation)
+    assert list(sources.values_list("ref_id", "material_id", "title", "position")) == [
+        (stack.ref_id, stack.pk, "Stack notes", 0),
+        (clouds.ref_id, clouds.pk, "Cloud notes", 1),
+    ]
+
+    material_delete(material=clouds)
+
+    assert list(sources.values_list("ref_id", "material_id")) == [(stack.ref_id, stack.pk), (clouds.ref_id, None)]
+    assert conversation_sources(conversation=conversation) == ([stack.ref_id], [clouds.ref_id])
+    first = chat_reply(conversation=conversation, content="What is the stack?")
+    assert "“Cloud notes” was removed from your library" in first.content.splitlines()[0]
+    assert "removed" not in chat_reply(conversation=conversation, content="What is a stack used for?").content
+
+    conversation_sources_update(conversation=conversation, ref_ids=[stack.ref_id])  # the removed one dropped
+    assert list(sources.values_list("ref_id", flat=True)) == [stack.ref_id]
+    assert conversation_sources(conversation=conversation) == ([stack.ref_id], [])
+
+
+def test_source_rows_are_the_owners_only(user, other_user, ingest):
+    stack = ingest(user, make_pdf(STACK), "stack.pdf")
+    conversation_create(owner=user, ref_ids=[stack.ref_id])
+    assert ConversationSource.objects.for_user(other_user).count() == 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE relname = 'chat_conversationsource'")
+        assert cursor.fetchone() == (True, True)  # row-level security under the ORM's scoping, as on every owned table
