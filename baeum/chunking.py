@@ -410,49 +410,137 @@ def chunk_pages(
     """Cut pages into chunks; see the module docstring. Never returns an empty chunk. A page in ``breaks``
     (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it."""
     units = _document_units(pages, target_tokens=target_tokens, markdown=markdown)
+    packer = _Packer(target_tokens=target_tokens, overlap=overlap)
+    previous_page = None
+    for item in _items(units):
+        at_break = item[0].page in breaks and item[0].page != previous_page
+        previous_page = item[-1].page
+        packer.add(item, at_break=at_break)
+    return packer.finish()
 
-    overlap_budget = max(1, int(target_tokens * overlap))
-    chunks: list[Chunk] = []
-    current: list[_Unit] = []
-    carried: list[_Unit] = []  # overlap units at the head of ``current``
-    current_tokens = 0
-    section_title = ""
-    chunk_section = ""
-    opening_level = 0
 
-    def emit() -> None:
-        nonlocal current, carried, current_tokens
-        own = current[len(carried) :]
-        if not own or not any(unit.text.strip() for unit in own):
-            current, carried, current_tokens = [], [], 0
-            return
-        content, page_starts, note_spans = _join_with_spans(current)
-        overlap_chars = len(_join(carried)) + (len(_separator(carried[-1], own[0])) if carried else 0)
-        chunks.append(
-            Chunk(
-                index=len(chunks),
-                content=content,
-                page_start=current[0].page,
-                page_end=current[-1].page,
-                token_count=estimate_tokens(content),
-                overlap_chars=overlap_chars if carried else 0,
-                section_title=chunk_section,
-                section_level=opening_level,
-                page_starts=page_starts,
-                note_spans=note_spans,
-            )
+class _Packer:
+    """Packs units into chunks in reading order: the chunk being filled (``current``), the overlap repeated at
+    its head (``carried``), and the section in force."""
+
+    def __init__(self, *, target_tokens: int, overlap: float):
+        self.target_tokens = target_tokens
+        self.overlap_budget = max(1, int(target_tokens * overlap))
+        self.chunks: list[Chunk] = []
+        self.current: list[_Unit] = []
+        self.carried: list[_Unit] = []  # overlap units at the head of ``current``
+        self.current_tokens = 0
+        self.section_title = ""  # the heading in force
+        self.chunk_section = ""  # the heading in force where the current chunk's own text begins
+        self.opening_level = 0  # the level of a heading that opens the current chunk
+
+    @property
+    def own(self) -> list[_Unit]:
+        """The current chunk's own units (after the overlap)."""
+        return self.current[len(self.carried) :]
+
+    def add(self, item: list[_Unit], *, at_break: bool) -> None:
+        """Place one item (a unit, or a table's units): first end the current chunk if the item starts a new one."""
+        unit = item[0]
+        size = sum(part.tokens for part in item)
+        if self.own and self._ends_before(unit, size, at_break):
+            if not unit.table or at_break:
+                self.emit()
+            elif not all(own.heading_level for own in self.own):
+                self.start_table()  # (a heading right above the table stays with it)
+        if at_break:
+            self.restart()  # front/back matter and the chapters share no text
+        if unit.table:
+            self._add_table(item, size)
+        else:
+            self.place(unit)
+
+    def _ends_before(self, unit: _Unit, size: int, at_break: bool) -> bool:
+        """Whether the current chunk ends before ``unit``: it would overflow, a chapter starts, a section
+        starts once the chunk is reasonably full, or front or back matter begins or ends."""
+        own_tokens = self.current_tokens - sum(carried.tokens for carried in self.carried)
+        return (
+            self.current_tokens + size > self.target_tokens
+            or unit.heading_level == 1
+            or bool(unit.heading_level and own_tokens >= HEADING_BREAK_FILL * self.target_tokens)
+            or at_break
         )
-        # Carry the tail of this chunk into the next one (never rows of a table: a part opens with its header).
+
+    def _add_table(self, rows: list[_Unit], size: int) -> None:
+        """Place a table whole, or cut between rows into parts (each its own chunk) when it exceeds the budget."""
+        if self.carried and self.current_tokens + size > self.target_tokens:  # the overlap would push the table over: drop it
+            self.current, self.carried, self.current_tokens = self.own, [], self.current_tokens - sum(unit.tokens for unit in self.carried)
+        parts = _table_parts(rows, self.target_tokens, self.current_tokens) if size > self.target_tokens else [rows]
+        for number, part in enumerate(parts):
+            if number:
+                self.emit()
+                self.restart()
+            for row in part:
+                self.place(row)
+
+    def place(self, unit: _Unit) -> None:
+        """Append a unit to the current chunk; a heading sets the section (and, before any own text, starts clean)."""
+        if unit.heading_level:
+            self.section_title = unit.text
+            if not self.own:
+                self.restart()  # a new section starts clean
+        if not self.own:
+            self.chunk_section = self.section_title
+            self.opening_level = unit.heading_level
+        self.current.append(unit)
+        self.current_tokens += unit.tokens
+
+    def start_table(self) -> None:
+        """Begin a chunk for a table: no overlap before it; a lead-in ("… as follows:") goes with it."""
+        lead_in = self.current[-1] if len(self.own) > 1 and self.current[-1].text.rstrip().endswith(":") else None
+        if lead_in is not None and (lead_in.heading_level or lead_in.table):
+            lead_in = None
+        if lead_in is not None:
+            self.current.pop()
+            self.current_tokens -= lead_in.tokens
+        self.emit()
+        self.restart()
+        if lead_in is not None:
+            self.place(lead_in)
+
+    def emit(self) -> None:
+        """Close the current chunk (unless it has no text of its own) and start the next with its overlap."""
+        own = self.own
+        if not own or not any(unit.text.strip() for unit in own):
+            self.restart()
+            return
+        self.chunks.append(self._chunk(own))
+        self.restart(*self._overlap_tail(own))
+
+    def _chunk(self, own: list[_Unit]) -> Chunk:
+        content, page_starts, note_spans = _join_with_spans(self.current)
+        carried = self.carried
+        overlap_chars = len(_join(carried)) + len(_separator(carried[-1], own[0])) if carried else 0
+        return Chunk(
+            index=len(self.chunks),
+            content=content,
+            page_start=self.current[0].page,
+            page_end=self.current[-1].page,
+            token_count=estimate_tokens(content),
+            overlap_chars=overlap_chars,
+            section_title=self.chunk_section,
+            section_level=self.opening_level,
+            page_starts=page_starts,
+            note_spans=note_spans,
+        )
+
+    def _overlap_tail(self, own: list[_Unit]) -> tuple[list[_Unit], int]:
+        """The tail of a chunk to repeat at the head of the next, within the overlap budget (never a heading
+        or a table's rows: a part opens with its header); a sentence too long to fit gives its last words."""
         tail: list[_Unit] = []
         tokens = 0
         for unit in reversed(own):
             if unit.heading_level or unit.table:
                 break
-            if tokens + unit.tokens > overlap_budget:
-                # Fill the rest of the budget with the last words of this sentence.
+            if tokens + unit.tokens > self.overlap_budget:
                 words = unit.text.split(" ")
                 take: list[str] = []
-                while words and estimate_tokens(" ".join([words[-1], *take])) + tokens <= overlap_budget:
+                while words and estimate_tokens(" ".join([words[-1], *take])) + tokens <= self.overlap_budget:
                     take.insert(0, words.pop())
                 if take and words:
                     tail.insert(0, _Unit(" ".join(take), unit.page, note=unit.note))
@@ -460,65 +548,13 @@ def chunk_pages(
                 break
             tail.insert(0, unit)
             tokens += unit.tokens
-        current, carried, current_tokens = list(tail), list(tail), tokens
+        return tail, tokens
 
-    def place(unit: _Unit) -> None:
-        nonlocal current_tokens, section_title, chunk_section, opening_level
-        if unit.heading_level:
-            section_title = unit.text
-            if len(current) == len(carried):
-                current.clear()
-                carried.clear()
-                current_tokens = 0  # a new section starts clean
-        if len(current) == len(carried):
-            chunk_section = section_title
-            opening_level = unit.heading_level
-        current.append(unit)
-        current_tokens += unit.tokens
+    def restart(self, overlap: list[_Unit] | None = None, tokens: int = 0) -> None:
+        """Start the next chunk, empty or opening with ``overlap``."""
+        self.current, self.carried, self.current_tokens = list(overlap or []), list(overlap or []), tokens
 
-    def start_table() -> None:
-        """Begin a chunk for a table: no overlap before it; a lead-in ("… as follows:") goes with it."""
-        nonlocal current, carried, current_tokens
-        lead_in = current[-1] if len(current) > len(carried) + 1 and current[-1].text.rstrip().endswith(":") else None
-        if lead_in is not None and not lead_in.heading_level and not lead_in.table:
-            current.pop()
-            current_tokens -= lead_in.tokens
-        emit()
-        current, carried, current_tokens = [], [], 0
-        if lead_in is not None and not lead_in.heading_level and not lead_in.table:
-            place(lead_in)
-
-    previous_page = None
-    for item in _items(units):
-        unit = item[0]
-        own_tokens = current_tokens - sum(u.tokens for u in carried)
-        at_break = unit.page in breaks and unit.page != previous_page
-        previous_page = item[-1].page
-        size = sum(part.tokens for part in item)
-        if len(current) > len(carried) and (
-            current_tokens + size > target_tokens
-            or (unit.heading_level == 1)
-            or (unit.heading_level and own_tokens >= HEADING_BREAK_FILL * target_tokens)
-            or at_break
-        ):
-            if not unit.table or at_break:
-                emit()
-            elif not all(own.heading_level for own in current[len(carried) :]):
-                start_table()  # (a heading right above the table stays with it)
-        if at_break:
-            current, carried, current_tokens = [], [], 0  # front/back matter and the chapters share no text
-        if not unit.table:
-            place(unit)
-            continue
-        if carried and current_tokens + size > target_tokens:  # the overlap would push the table over: drop it
-            current, carried, current_tokens = current[len(carried) :], [], current_tokens - sum(u.tokens for u in carried)
-        parts = _table_parts(item, target_tokens, current_tokens) if size > target_tokens else [item]
-        for number, part in enumerate(parts):
-            if number:
-                emit()
-                current, carried, current_tokens = [], [], 0
-            for row in part:
-                place(row)
-    if current:
-        emit()
-    return chunks
+    def finish(self) -> list[Chunk]:
+        if self.current:
+            self.emit()
+        return self.chunks

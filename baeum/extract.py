@@ -408,63 +408,111 @@ def extract_pdf_pages(
     A page that fails, even by killing its child (PDFium aborts when out of memory), is left empty and a new
     child carries on after it, up to ``MAX_RESTARTS`` times per file.
     """
+    _refuse_over_page_limit(filename, page_count, budget)
+    readers = _PageReaders(path, filename=filename, budget=budget, deadline=time.monotonic() + _seconds_for(page_count, budget))
+    try:
+        readers.start(_shards(page_count, workers))
+        while readers.running:
+            arrived = readers.next_line()
+            if arrived is None:
+                continue
+            shard, line = arrived
+            if line is None:  # the child ended
+                if not readers.child_ended(shard):
+                    continue
+            elif not _take_record(line, shard, readers.collected):
+                continue
+            readers.refuse_over_text_limit()
+            if on_page:
+                on_page(len(readers.collected.texts))
+    finally:
+        readers.stop()
+    return _finish(readers.collected, readers.crashes, filename=filename, page_count=page_count, scanned_ok=scanned_ok)
+
+
+def _refuse_over_page_limit(filename: str, page_count: int, budget: Budget) -> None:
     if page_count > budget.max_pages:
         raise ExtractionError(
             "too_many_pages", f"“{filename}” has {page_count} pages; the limit is {budget.max_pages}. Split it into smaller files."
         )
+
+
+def _seconds_for(page_count: int, budget: Budget) -> float:
+    """The wall-clock time a whole file may take to read."""
+    return max(budget.min_seconds, budget.seconds_per_page * page_count)
+
+
+def _shards(page_count: int, workers: int) -> list[_Shard]:
+    """Split the pages into contiguous runs, one per child; a child gets at least 8 pages (starting one costs more)."""
     workers = max(1, min(workers, page_count // 8 or 1))
     bounds = [round(i * page_count / workers) for i in range(workers + 1)]
-    shards = [_Shard(bounds[i] + 1, bounds[i + 1]) for i in range(workers)]
-    deadline = time.monotonic() + max(budget.min_seconds, budget.seconds_per_page * page_count)
-    collected = _Collected()
-    crashes: list[ExtractionError] = []
-    cpu_limited = 0  # pages whose child ran past its CPU budget
-    lines: queue.Queue = queue.Queue()
-    started: list[subprocess.Popen] = []
-    try:
+    return [_Shard(bounds[i] + 1, bounds[i + 1]) for i in range(workers)]
+
+
+class _PageReaders:
+    """The children reading one PDF, the lines they send, and what they reported and how they died."""
+
+    def __init__(self, path: Path, *, filename: str, budget: Budget, deadline: float):
+        self.path, self.filename, self.budget, self.deadline = path, filename, budget, deadline
+        self.collected = _Collected()
+        self.crashes: list[ExtractionError] = []
+        self.cpu_limited = 0  # pages whose child ran past its CPU budget
+        self.running = 0
+        self._lines: queue.Queue = queue.Queue()
+        self._started: list[subprocess.Popen] = []
+
+    def start(self, shards: list[_Shard]) -> None:
         for shard in shards:
-            _start_shard(shard, path, budget, lines, started)
-        running = len(shards)
-        while running:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ExtractionError(
-                    "too_slow", f"“{filename}” took too long to read. Re-save it as a simpler PDF or split it into parts."
-                )
-            cap = _time_cap.get()
-            if cap is not None and time.monotonic() > cap:
-                raise Preempted(f"“{filename}” is taking longer than the time cap")
-            try:
-                shard, line = lines.get(timeout=min(remaining, 0.5))
-            except queue.Empty:
-                continue
-            if line is None:
-                running -= 1
-                crash = _crashed(shard, filename, deadline)
-                if crash is None:
-                    continue
-                crashes.append(crash)
-                if shard.process.returncode in _CPU_LIMIT_RETURNCODES:
-                    cpu_limited += 1
-                if len(crashes) > MAX_RESTARTS or cpu_limited >= MAX_CPU_LIMIT_PAGES:
-                    raise crash
-                collected.fail(shard.next_page)  # the page it was reading when it died
-                shard.next_page += 1
-                if shard.unfinished:
-                    _start_shard(shard, path, budget, lines, started)
-                    running += 1
-            elif not _take_record(line, shard, collected):
-                continue
-            if collected.total_chars > budget.max_chars:
-                raise ExtractionError(
-                    "too_much_text",
-                    f"“{filename}” holds more than {budget.max_chars:,} characters of text; split it into smaller files.",
-                )
-            if on_page:
-                on_page(len(collected.texts))
-    finally:
-        _stop(started)
-    return _finish(collected, crashes, filename=filename, page_count=page_count, scanned_ok=scanned_ok)
+            self._start(shard)
+
+    def _start(self, shard: _Shard) -> None:
+        _start_shard(shard, self.path, self.budget, self._lines, self._started)
+        self.running += 1
+
+    def next_line(self) -> tuple[_Shard, str | None] | None:
+        """Wait (at most half a second) for a child's next line; None when none came. Refuse a file past its time."""
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise ExtractionError(
+                "too_slow", f"“{self.filename}” took too long to read. Re-save it as a simpler PDF or split it into parts."
+            )
+        cap = _time_cap.get()
+        if cap is not None and time.monotonic() > cap:
+            raise Preempted(f"“{self.filename}” is taking longer than the time cap")
+        try:
+            return self._lines.get(timeout=min(remaining, 0.5))
+        except queue.Empty:
+            return None
+
+    def child_ended(self, shard: _Shard) -> bool:
+        """Note a child's end; when it died on a page, record the page as failed and restart after it.
+
+        Return whether a page was lost; raise once a file has killed too many children.
+        """
+        self.running -= 1
+        crash = _crashed(shard, self.filename, self.deadline)
+        if crash is None:
+            return False
+        self.crashes.append(crash)
+        if shard.process.returncode in _CPU_LIMIT_RETURNCODES:
+            self.cpu_limited += 1
+        if len(self.crashes) > MAX_RESTARTS or self.cpu_limited >= MAX_CPU_LIMIT_PAGES:
+            raise crash
+        self.collected.fail(shard.next_page)  # the page it was reading when it died
+        shard.next_page += 1
+        if shard.unfinished:
+            self._start(shard)
+        return True
+
+    def refuse_over_text_limit(self) -> None:
+        if self.collected.total_chars > self.budget.max_chars:
+            raise ExtractionError(
+                "too_much_text",
+                f"“{self.filename}” holds more than {self.budget.max_chars:,} characters of text; split it into smaller files.",
+            )
+
+    def stop(self) -> None:
+        _stop(self._started)
 
 
 def _take_record(line: str, shard: _Shard, collected: _Collected) -> bool:
