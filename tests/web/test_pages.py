@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.utils.html import escape
 
 from tests.pdfgen import make_pdf
 
@@ -47,24 +48,43 @@ def test_pages_render_in_korean_when_the_browser_asks(browser_client):
     assert "학습 계획" in browser_client.get("/plans/").content.decode()
 
 
-def test_library_material_plan_session_and_chat_pages(browser_client, user, ingest, django_capture_on_commit_callbacks):
+def test_library_material_plan_session_and_chat_pages(browser_client, user, other_user, ingest, django_capture_on_commit_callbacks):
+    from chat.models import Conversation
+    from plans.models import Plan
+
     material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU."] * 2), "regs.pdf")
-    assert material.title in browser_client.get("/library/").content.decode()
+    theirs = ingest(
+        other_user, make_pdf(["Chapter 1 Secret\nTheir private notes about caches."]), "secret.pdf", title="Their secret caches"
+    )
+    library = browser_client.get("/library/").content.decode()
+    assert material.title in library and theirs.title not in library
     page = browser_client.get(f"/library/{material.ref_id}/?page=2&quote=fast storage").content.decode()
     assert "Page 2 of 2" in page and "fast storage location" in page
     with django_capture_on_commit_callbacks(execute=True):
         response = browser_client.post("/plans/new", {"title": "Regs", "ref_ids": [material.ref_id], "minutes": "10"})
     plan_url = response["Location"]
-    assert "Sessions" in browser_client.get(plan_url).content.decode()
+    plan = Plan.objects.for_user(user).get(pk=int(plan_url.strip("/").split("/")[-1]))
+    session_titles = list(plan.sessions.values_list("title", flat=True))  # the plan's own sessions, in order
+    plan_page = browser_client.get(plan_url).content.decode()
+    assert session_titles and all(escape(title) in plan_page for title in session_titles)
+    assert f"<h1>{plan.title}</h1>" in plan_page and f"Study guide: {material.title}" in plan_page
+    assert theirs.title not in plan_page  # not offered among the materials to add either
     session = browser_client.get(f"{plan_url}sessions/1/").content.decode()
     assert "Practice questions" in session or "Key points" in session
-    started = browser_client.post("/chat/new", {"plan_id": plan_url.strip("/").split("/")[-1], "session": "1"})
+    started = browser_client.post("/chat/new", {"plan_id": plan.pk, "session": "1"})
     assert started.status_code == 302
-    assert "Ask" in browser_client.get(started["Location"]).content.decode()
+    conversation = Conversation.objects.for_user(user).get()
+    assert started["Location"].rstrip("/").endswith(f"/{conversation.pk}")
+    assert conversation.title == session_titles[0] and conversation.session_number == 1
+    chat_page = browser_client.get(started["Location"]).content.decode()
+    assert f'<h1 id="conversation-title">{escape(session_titles[0])}</h1>' in chat_page
+    assert material.title in chat_page and theirs.title not in chat_page  # the sources it searches: only the learner's
 
 
 def test_pages_of_another_user_are_404(client, other_user, user, ingest):
-    material = ingest(other_user, make_pdf(["Chapter 1 Secret\nTheir private notes about caches."]), "secret.pdf", title="Their secret caches")
+    material = ingest(
+        other_user, make_pdf(["Chapter 1 Secret\nTheir private notes about caches."]), "secret.pdf", title="Their secret caches"
+    )
     client.force_login(user)
     assert client.get(f"/library/{material.ref_id}/").status_code == 404
     assert client.get("/plans/999999/").status_code == 404
