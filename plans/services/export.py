@@ -17,6 +17,7 @@ import zipfile
 from dataclasses import dataclass
 
 from django.utils.text import slugify
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from core.providers import configured_llm
@@ -51,7 +52,10 @@ def page_reference(title: str, page: int | None, page_end: int | None = None) ->
     """``(Title, p. 12)``, or ``(Title, pp. 12–13)`` for a passage over a page break."""
     if not page:
         return f"({title})" if title else ""
-    pages = f"pp. {page}–{page_end}" if page_end and page_end > page else f"p. {page}"
+    if page_end and page_end > page:
+        pages = gettext("pp. %(first)s–%(last)s") % {"first": page, "last": page_end}
+    else:
+        pages = gettext("p. %(page)s") % {"page": page}
     return f"({title}, {pages})" if title else f"({pages})"
 
 
@@ -83,26 +87,30 @@ def _session_pages(session: StudySession, titles: dict[str, str]) -> str:
 
 def _session_lines(*, user, plan: Plan, session: StudySession, titles: dict[str, str], removed: dict, questions: bool) -> list[str]:
     lines = [f"## {session.number}. {one_line(session.title)}", ""]
-    meta = [f"~{session.estimated_minutes} min", _session_pages(session, titles), session.get_status_display()]
+    meta = [
+        gettext("~%(minutes)s min") % {"minutes": session.estimated_minutes},
+        _session_pages(session, titles),
+        session.get_status_display(),
+    ]
     if session.scheduled_for:
-        meta.append(f"scheduled for {session.scheduled_for:%Y-%m-%d}")
+        meta.append(gettext("scheduled for %(date)s") % {"date": f"{session.scheduled_for:%Y-%m-%d}"})
     lines += [" · ".join(part for part in meta if part), ""]
     if session_is_removed(session, removed):
-        return [*lines, "*The material of this session was removed from the library.*", ""]
+        return [*lines, "*" + gettext("The material of this session was removed from the library.") + "*", ""]
     if session.objectives:
-        lines += ["### Objectives", "", *(f"- {one_line(objective)}" for objective in session.objectives), ""]
+        lines += ["### " + gettext("Objectives"), "", *(f"- {one_line(objective)}" for objective in session.objectives), ""]
     content = session_content(user=user, plan=plan, session=session, llm=configured_llm())
     if content.key_points:
-        lines += ["### Key points", ""]
+        lines += ["### " + gettext("Key points"), ""]
         lines += [f"- {one_line(point['text'])} {citation_reference(point, titles)}" for point in content.key_points]
         lines.append("")
     if questions and content.questions:
-        lines += ["### Practice questions", ""]
+        lines += ["### " + gettext("Practice questions"), ""]
         for number, question in enumerate(content.questions, start=1):
             lines.append(f"{number}. {one_line(question.get('question') or question.get('prompt', ''))}")
             lines += [f"   - {one_line(choice)}" for choice in question.get("choices") or []]
             reference = citation_reference(question.get("citation") or {}, titles)
-            lines.append(f"   - **Answer:** {one_line(question.get('answer', ''))} {reference}".rstrip())
+            lines.append(f"   - **{gettext('Answer:')}** {one_line(question.get('answer', ''))} {reference}".rstrip())
         lines.append("")
     return lines
 
@@ -113,14 +121,17 @@ def plan_markdown(*, user, plan: Plan) -> Export:
     lines = [f"# {one_line(plan.title)}", ""]
     if plan.goal:
         lines += [plan.goal.strip(), ""]
-    lines += ["**Materials:** " + "; ".join(f"{material.title} ({material.page_count} p.)" for material in plan.snapshot.all()), ""]
+    materials = "; ".join(
+        f"{material.title} ({gettext('%(pages)s pages') % {'pages': material.page_count}})" for material in plan.snapshot.all()
+    )
+    lines += [f"**{gettext('Materials:')}** {materials}", ""]
     if plan.exam_date:
-        lines += [f"**Exam date:** {plan.exam_date:%Y-%m-%d}", ""]
+        lines += [f"**{gettext('Exam date:')}** {plan.exam_date:%Y-%m-%d}", ""]
     for session in plan.sessions.all():
         lines += _session_lines(user=user, plan=plan, session=session, titles=titles, removed=removed, questions=False)
     optional = [module for module in plan.modules.all() if module.optional]
     if optional:
-        lines += ["## Optional reading", ""]
+        lines += ["## " + gettext("Optional reading"), ""]
         lines += [f"- {one_line(module.title)} {_module_pages(module, titles)}" for module in optional]
     return markdown_export(title=plan.title, lines=lines)
 

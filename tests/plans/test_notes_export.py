@@ -303,3 +303,17 @@ def test_a_second_user_downloads_nothing(api_client, other_api_client, book, pla
         assert response.json()["error"]["code"] == "not_found"
     mine_hidden = other_api_client.get("/api/v1/notes/export.md")
     assert mine_hidden.status_code == 200 and "Mine" not in mine_hidden.content.decode()
+
+
+def test_a_korean_learner_downloads_korean_headings_and_page_references(api_client, book, plan):
+    from plans.selectors import session_content
+
+    text = api_client.get(f"/api/v1/plans/{plan.pk}/export.md", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "**자료:**" in text and "### 핵심 내용" in text
+    session = plan.sessions.order_by("number").first()
+    content = session_content(user=plan.owner, plan=plan, session=session)
+    point = content.key_points[0]
+    assert f"(Think Python excerpt, {point['pageNumber']}쪽)" in text  # not "p. 2"
+    assert "### Key points" not in text and "**Materials:**" not in text and " min" not in text
+    one = api_client.get(f"/api/v1/plans/{plan.pk}/sessions/{session.number}/export.md", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "**정답:**" in one and "**Answer:**" not in one
