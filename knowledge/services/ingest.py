@@ -36,6 +36,11 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # materials. "pdfium-2": PDF text by PDFium, chunks with page offsets (pypdf's had neither: "").
 # "pdfium-3": tables kept whole (cut only between rows, header repeated), footnotes out of sentences.
 EXTRACTOR = "pdfium-3"
+# What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
+EXTRACTOR_FIXES = {
+    "": "citations may point one page early and Korean text may run together",
+    "pdfium-2": "tables may be cut mid-row and footnotes glued into sentences",
+}
 
 
 @contextlib.contextmanager

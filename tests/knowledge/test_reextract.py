@@ -16,7 +16,9 @@ def test_reextract_reads_old_materials_again_and_leaves_current_ones(user, other
     Chunk.objects.unscoped().filter(material=old).update(page_starts=[])
 
     call_command("reextract", "--check")
-    assert "1 material(s) were read by an older extractor" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "1 material(s) read by an older extractor (pypdf): citations may point one page early" in said
+    assert "manage.py reextract" in said
 
     with django_capture_on_commit_callbacks(execute=True):  # the queued tasks run in-process in tests
         call_command("reextract")
@@ -29,3 +31,10 @@ def test_reextract_reads_old_materials_again_and_leaves_current_ones(user, other
     assert current.attempts == 1  # untouched
     call_command("reextract", "--check")
     assert capsys.readouterr().out == ""
+
+
+def test_the_check_says_what_re_reading_fixes_for_each_older_extractor(user, ingest, english_pdf, capsys):
+    tables = ingest(user, english_pdf, "tables.pdf")
+    Material.objects.unscoped().filter(pk=tables.pk).update(extractor="pdfium-2")  # before tables were kept whole
+    call_command("reextract", "--check")
+    assert "1 material(s) read by an older extractor (pdfium-2): tables may be cut mid-row" in capsys.readouterr().out

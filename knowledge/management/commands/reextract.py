@@ -1,13 +1,14 @@
 from django.core.management.base import BaseCommand
+from django.db.models import Count
 
 from knowledge.models import Material
-from knowledge.services.ingest import EXTRACTOR
+from knowledge.services.ingest import EXTRACTOR, EXTRACTOR_FIXES
 from knowledge.services.materials import material_reingest
 
 
 class Command(BaseCommand):
     help = (
-        "Re-read materials made by an older extractor (pypdf, no page offsets) from their kept original files, "
+        "Re-read materials made by an older extractor (pypdf; PDFium before tables were kept whole) from their kept original files, "
         "through the worker (or the admin's Re-run ingestion action). Each one is out of search while it is read again (seconds)."
     )
 
@@ -22,11 +23,12 @@ class Command(BaseCommand):
             materials = materials.exclude(extractor=EXTRACTOR)
         count = materials.count()
         if check:
+            by_extractor = materials.values_list("extractor").annotate(count=Count("pk")).order_by("extractor")
+            for extractor, number in by_extractor:
+                fixes = EXTRACTOR_FIXES.get(extractor, "it was read by a different extractor")
+                self.stdout.write(f"{number} material(s) read by an older extractor ({extractor or 'pypdf'}): {fixes}.")
             if count:
-                self.stdout.write(
-                    f"{count} material(s) were read by an older extractor (their citations may point one page early, "
-                    "Korean text may run together). Re-read them with: .venv/bin/python manage.py reextract"
-                )
+                self.stdout.write("Re-read them with: .venv/bin/python manage.py reextract")
             return
         for material in materials.iterator():
             material_reingest(material=material)
