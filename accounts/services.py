@@ -22,6 +22,7 @@ from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
@@ -190,6 +191,64 @@ def user_password_reset_confirm(*, uid: str, token: str, new_password: str) -> U
         user.set_password(new_password)
         user.save(update_fields=["password"])
         user_tokens_revoke_all(user=user)
+    return user
+
+
+# --- Email verification (BAEUM_REQUIRE_EMAIL_VERIFICATION) ----------------------------------------
+
+
+class EmailVerificationTokenGenerator(PasswordResetTokenGenerator):
+    """A link that confirms one address once: its hash covers the confirmation date (empty until used) and
+    the address, so it stops working when used or when the address changes; it expires like a reset link."""
+
+    key_salt = "baeum.accounts.EmailVerificationTokenGenerator"
+
+    def _make_hash_value(self, user, timestamp):
+        return f"{user.pk}{user.email}{user.email_verified_at or ''}{timestamp}"
+
+
+email_verification_token = EmailVerificationTokenGenerator()
+VERIFICATION_NEEDED = _("Confirm your email address first: open the link we emailed you (or ask for a new one).")
+VERIFICATION_REFUSED = _("This confirmation link is invalid, used or expired. Ask for a new one.")
+
+
+def user_verification_send(*, user: User, request) -> None:
+    """Email ``user`` the link that confirms their address (through EMAIL_BACKEND)."""
+    from django.core.mail import send_mail
+    from django.template.loader import render_to_string
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    context = {
+        "protocol": "https" if request.is_secure() else "http",
+        "domain": request.get_host(),
+        "uid": urlsafe_base64_encode(force_bytes(user.pk)),
+        "token": email_verification_token.make_token(user),
+    }
+    subject = render_to_string("accounts/verify_email_subject.txt", context).strip()
+    send_mail(subject, render_to_string("accounts/verify_email.txt", context), settings.DEFAULT_FROM_EMAIL, [user.email])
+
+
+def user_verification_resend(*, email: str, request) -> None:
+    """Send a new confirmation link when the address has an unconfirmed account; say nothing either way."""
+    user = User.objects.filter(email__iexact=_normalized(email), email_verified_at__isnull=True, is_active=True).first()
+    if user is not None:
+        user_verification_send(user=user, request=request)
+
+
+def user_email_verify(*, uid: str, token: str) -> User:
+    """Confirm the address of the account a link names; the link works once."""
+    from django.utils.encoding import force_str
+    from django.utils.http import urlsafe_base64_decode
+
+    try:
+        user = User.objects.get(pk=force_str(urlsafe_base64_decode(uid)))
+    except (User.DoesNotExist, ValueError, TypeError, OverflowError):
+        user = None
+    if user is None or not email_verification_token.check_token(user, token):
+        raise AccountError(str(VERIFICATION_REFUSED), code="invalid_verification_link")
+    user.email_verified_at = timezone.now()
+    user.save(update_fields=["email_verified_at"])
     return user
 
 

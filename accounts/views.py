@@ -1,6 +1,7 @@
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.http import FileResponse
 from django.shortcuts import redirect, render
@@ -11,8 +12,17 @@ from . import services
 from .services import REGISTRATION_REFUSED, AccountError, WeakPassword, user_register
 
 
+class LoginForm(AuthenticationForm):
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        if user.must_verify_email:
+            self.email_not_verified = True  # the page offers a new link
+            raise ValidationError(services.VERIFICATION_NEEDED, code="email_not_verified")
+
+
 class EmailLoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
+    form_class = LoginForm
     redirect_authenticated_user = True
 
 
@@ -32,9 +42,35 @@ def signup(request):
         except ValidationError as error:  # an address Django's email validator refuses
             context = {"error": " ".join(error.messages), "email": email}
         else:
+            if user.must_verify_email:  # signed in only once the emailed link is opened
+                services.user_verification_send(user=user, request=request)
+                return render(request, "accounts/verify_sent.html", {"email": user.email})
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("library")
     return render(request, "accounts/signup.html", context, status=400 if context.get("error") else 200)
+
+
+@require_http_methods(["GET", "POST"])
+def verify_email(request, uidb64, token):
+    """The link emailed at sign-up: GET shows a button (mail scanners that open links confirm nothing),
+    POST confirms the address and signs the learner in."""
+    if request.method == "GET":
+        return render(request, "accounts/verify_confirm.html")
+    try:
+        user = services.user_email_verify(uid=uidb64, token=token)
+    except AccountError as error:
+        return render(request, "accounts/verify_confirm.html", {"error": str(error)}, status=400)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect("library")
+
+
+@require_http_methods(["GET", "POST"])
+def verify_resend(request):
+    if request.method == "POST":
+        email = request.POST.get("email", "")
+        services.user_verification_resend(email=email, request=request)
+        return render(request, "accounts/verify_sent.html", {"email": email, "resent": True})
+    return render(request, "accounts/verify_resend.html")
 
 
 # Password change and reset: Django's own views (single-use reset links that expire after
