@@ -157,8 +157,6 @@ def rls_owner_of(model, pk):
         yield owner_id
 
 
-
-
 @contextmanager
 def owner_session(database):
     """Connect ``database`` as the role that owns the tables (``BAEUM_DB_OWNER_ROLE``) for the block:

@@ -52,8 +52,7 @@ class OwnedQuerySet(models.QuerySet):
         if current().kind == "system":
             return
         raise UnscopedQueryError(
-            f"{self.model.__name__}.objects was read without an owner: use .for_user(user), "
-            "or .unscoped() with a comment saying why."
+            f"{self.model.__name__}.objects was read without an owner: use .for_user(user), or .unscoped() with a comment saying why."
         )
 
     # Every way a queryset reaches the database for reading or bulk writing checks the scope first.
