@@ -1,4 +1,6 @@
-from baeum.chunking import PageText, chunk_pages, heading_level, strip_running_lines
+import pytest
+
+from baeum.chunking import PageText, chunk_pages, heading_level, page_at, page_span, quote_pages, strip_running_lines
 from baeum.text import estimate_tokens
 
 SENTENCE = "Recursion solves a problem by solving smaller instances of the same problem first. "
@@ -78,3 +80,45 @@ def test_strip_running_lines_keeps_body_text():
     bodies = [[f"Lists are mutable ({number * 3}).", "Strings are not.", f"Tuples: {number * 7}."] for number in range(6)]
     pages = [["Think Python", *bodies[number], f"Chapter {number // 2 + 1}", f"{number + 3}"] for number in range(6)]
     assert strip_running_lines(pages) == [[*bodies[number], f"Chapter {number // 2 + 1}"] for number in range(6)]
+
+
+# --- Page offsets and table rows (no database) ------------------------------------------------------------
+
+
+def test_each_page_of_a_chunk_begins_at_its_recorded_offset_and_a_quote_carries_its_own_page():
+    pages = [PageText(number, f"Page {number} opens with its own sentence. " + SENTENCE * 2) for number in range(1, 5)]
+    chunks = chunk_pages(pages, target_tokens=300, overlap=0.0)
+    spanning = [chunk for chunk in chunks if chunk.page_end > chunk.page_start]
+    assert spanning, "pages this short share a chunk"
+    for chunk in spanning:
+        assert [number for _, number in chunk.page_starts] == list(range(chunk.page_start, chunk.page_end + 1))
+        for offset, number in chunk.page_starts:
+            assert chunk.content[offset:].startswith(f"Page {number} opens")
+        quote = f"Page {chunk.page_end} opens with its own sentence."
+        assert quote_pages(chunk.content, chunk.page_starts, quote, chunk.page_start) == (chunk.page_end, chunk.page_end)
+
+
+def test_page_at_and_page_span_read_offsets_and_fall_back_for_chunks_stored_without_them():
+    starts = [(0, 7), (120, 8), (300, 9)]
+    assert [page_at(starts, offset, 1) for offset in (0, 119, 120, 299, 300, 10_000)] == [7, 7, 8, 8, 9, 9]
+    assert page_span(starts, 100, 130, 1) == (7, 8)  # a quote running over a page break
+    assert page_span(starts, 120, 121, 1) == (8, 8)
+    assert page_at([], 50, 4) == 4 and quote_pages("text", [], "missing", 4) == (4, 4)
+
+
+ROWS = [f"Operating segment {index} revenue {1_000 + index:,} {2_000 + index:,} {3_000 + index:,}" for index in range(30)]
+STATEMENT = "\n".join(["Segment results", "(In millions)", "2016 2017 2018", *ROWS])
+LEAD = "The segments reported these results over three years, as the following statement shows in detail for each."
+
+
+@pytest.mark.parametrize("budget", [80, 120, 200, 400])
+def test_no_chunk_boundary_falls_inside_a_table_row_whatever_the_budget(budget):
+    chunks = chunk_pages([PageText(1, "\n".join([LEAD, "", STATEMENT, "", LEAD]))], target_tokens=budget)
+    seen = []
+    for chunk in chunks:
+        own = chunk.content[chunk.overlap_chars :]
+        lines = own.split("\n")
+        assert not any(row.startswith(line) and row != line for line in lines[-1:] for row in ROWS), "a chunk ends mid-row"
+        assert not any(row.endswith(line) and row != line for line in lines[:1] for row in ROWS), "a chunk starts mid-row"
+        seen += [line for line in lines if line in ROWS]
+    assert seen == ROWS  # every row whole, once, in order

@@ -1,6 +1,17 @@
 """The sufficiency judgement reads each passage's cosine against its own embedding model's threshold."""
 
-from baeum.grounding import CITATION, Passage, extractive_answer, ground_check, judge_evidence
+from baeum.grounding import (
+    CITATION,
+    Passage,
+    complete_claims_end,
+    contradicts,
+    extractive_answer,
+    fit_passages,
+    fit_text,
+    ground_check,
+    judge_evidence,
+    numbers_in,
+)
 
 QUESTION = "How does a hash table handle collisions?"
 TEXT = "A hash table maps keys to values; collisions share a bucket and are resolved by chaining."
@@ -141,3 +152,71 @@ def test_a_line_break_inside_a_sentence_does_not_break_the_ground_check():
     assert answer.text == "The stack is a last-in first-out structure that holds return addresses and local variables. [1]"
     grounded, citations, _ = ground_check(answer.text, passages)
     assert grounded and citations[0].quote in text
+
+
+# --- The ground check, claim by claim (no database: passages are plain values) -------------------------
+
+STACK = (
+    "The stack is a last-in first-out structure. When a function is called, the return address is pushed on the stack.\n\n"
+    "The ESP register points to the top of the stack."
+)
+
+
+def _stack_passage(n: int = 1, page_starts: tuple = ()) -> Passage:
+    return Passage(n=n, chunk_id=n, ref_id="asm", title="PC Assembly", chunk_index=4, page_number=30, text=STACK, page_starts=page_starts)
+
+
+def test_a_claim_citing_its_passage_is_grounded_with_a_verbatim_quote_on_the_quotes_own_page():
+    second_page = STACK.index("The ESP register")
+    passage = _stack_passage(page_starts=((0, 30), (second_page, 31)))
+    grounded, citations, problems = ground_check("The ESP register points to the top of the stack [1].", [passage])
+    assert grounded and problems == []
+    assert [(citation.n, citation.quote, citation.pageNumber, citation.pageEnd) for citation in citations] == [
+        (1, "The ESP register points to the top of the stack.", 31, 31)
+    ]
+    assert citations[0].quote in passage.text
+
+
+def test_a_claim_without_a_citation_or_citing_a_passage_that_does_not_exist_is_not_grounded():
+    passages = [_stack_passage()]
+    uncited, _, problems = ground_check("The ESP register points to the top of the stack.", passages)
+    assert not uncited and problems
+    missing, citations, problems = ground_check("The ESP register points to the top of the stack [2].", passages)
+    assert not missing and not citations and problems
+
+
+def test_a_claim_that_changes_a_number_a_negation_or_an_opposite_is_caught():
+    passages = [_stack_passage()]
+    assert "number 16" in contradicts("The return address takes 16 bytes on the stack.", passages)
+    assert "negation" in contradicts("The return address is not pushed on the stack when a function is called.", passages)
+    assert "first-in" in contradicts("The stack is a first-in first-out structure.", passages)
+    assert contradicts("The stack is a last-in first-out structure.", passages) == ""
+
+
+def test_numbers_are_read_as_digits_and_as_english_words():
+    assert numbers_in("1,577 items in two parts of 4-bit words") == {"1577", "2", "4"}
+    assert numbers_in("one register") == set()  # "one" is no claim of a number
+
+
+def test_passages_fit_the_budget_whole_best_first_skipping_one_too_long_for_what_is_left():
+    short, long_one, other = (_words_passage(n, words) for n, words in ((1, 40), (2, 400), (3, 40)))
+    kept = fit_passages([short, long_one, other], budget=140)
+    assert [passage.n for passage in kept] == [1, 3]  # the long one is skipped, not cut; a later short one still fits
+    assert [passage.n for passage in fit_passages([long_one, short], budget=10)] == [2]  # the best passage always goes in
+
+
+def test_lines_fit_the_budget_in_order_and_stop_at_the_first_that_does_not():
+    lines = ["one two three four", "five six seven eight " * 20, "nine ten"]
+    assert fit_text(lines, budget=10) == ["one two three four"]
+    assert fit_text(lines, budget=0) == []
+
+
+def test_a_streaming_answer_is_checked_up_to_its_last_complete_claim():
+    text = "The stack grows down [1]. The ESP register points"
+    end = complete_claims_end(text)
+    assert text[:end] == "The stack grows down [1]. "
+    assert complete_claims_end(text, end) == end  # nothing new is complete yet
+
+
+def _words_passage(n: int, words: int) -> Passage:
+    return Passage(n=n, chunk_id=n, ref_id="r", title="t", chunk_index=n, page_number=1, text=" ".join(["word"] * words))
