@@ -6,7 +6,8 @@ from core.providers import active_embedder
 
 from .failure_reasons import reason_translate
 from .models import Chunk, Material
-from .services.materials import UploadRejected, material_create, material_reembed_start, material_reingest
+from .services.materials import UploadRejected, material_create, material_reingest
+from .services.reembed import material_reembed_start
 
 FAILURE_COLUMN_CHARS = 70  # the failure reason in the list, cut so the list fits a 1366 px screen (full text on hover)
 

@@ -17,7 +17,8 @@ from tqdm import tqdm
 from core.providers import embedder_for_model, quality_embedder
 from knowledge.models import Material
 from knowledge.services.ingest import material_ingest_in_process
-from knowledge.services.materials import material_create, material_delete, material_reembed
+from knowledge.services.materials import material_create, material_delete
+from knowledge.services.reembed import material_reembed
 
 
 def read_jsonl(path: str, required: tuple[str, ...]) -> list[dict]:

@@ -15,8 +15,8 @@ from baeum.extract import ExtractionError
 
 from .models import Material
 from .services.ingest import material_fail, material_ingest
-from .services.materials import material_reembed
 from .services.ocr import material_ocr
+from .services.reembed import material_reembed
 
 logger = logging.getLogger(__name__)
 MAX_EMBEDDING_RETRIES = 3

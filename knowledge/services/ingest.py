@@ -26,8 +26,8 @@ from core.providers import active_embedder
 from ..models import Chunk, Material, MaterialPage
 from .embedding import chunk_embeddings_store, content_hash, embeddings_compute
 from .lexical import chunk_terms_write
-from .materials import material_upgrade_start
 from .ocr import OcrNeeded, ocr_cached, ocr_check, pages_to_read
+from .reembed import material_upgrade_start
 
 logger = logging.getLogger(__name__)
 Status = Material.Status

@@ -9,7 +9,7 @@ import pytest
 from baeum.embeddings import EmbeddingError, GeminiEmbedder
 from knowledge import selectors
 from knowledge.models import ChunkEmbedding, Material
-from knowledge.services.materials import material_reembed
+from knowledge.services.reembed import material_reembed
 
 
 def _gemini(handler):

@@ -8,7 +8,8 @@ import pytest
 from knowledge import selectors
 from knowledge.models import ChunkEmbedding, Material
 from knowledge.selectors.search import VectorScores, fuse
-from knowledge.services.materials import material_reembed, material_reingest, material_upgrade_start
+from knowledge.services.materials import material_reingest
+from knowledge.services.reembed import material_reembed, material_upgrade_start
 from knowledge.tasks import reembed_material
 from tests.pdfgen import make_pdf
 

@@ -9,7 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from baeum.text import run_together_stats
 from knowledge.evaluation import quality_model
 from knowledge.models import Material
-from knowledge.services.materials import material_create, material_delete, material_reembed
+from knowledge.services.materials import material_create, material_delete
+from knowledge.services.reembed import material_reembed
 
 from ._ingesting import run_to_end
 

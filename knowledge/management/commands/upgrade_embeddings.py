@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand
 
 from core.providers import quality_embedder
 from knowledge.models import Material
-from knowledge.services.materials import material_upgrade_start
+from knowledge.services.reembed import material_upgrade_start
 
 
 class Command(BaseCommand):
