@@ -99,3 +99,43 @@ def test_source_rows_are_the_owners_only(user, other_user, ingest):
     with connection.cursor() as cursor:
         cursor.execute("SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE relname = 'chat_conversationsource'")
         assert cursor.fetchone() == (True, True)  # row-level security under the ORM's scoping, as on every owned table
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migrations_link_existing_rows_and_leave_gone_materials_removed(user):
+    """The data migrations fill the links of rows made before them (per learner, under row-level security)."""
+    from django.core.management import call_command
+
+    from knowledge.models import Material
+
+    kept = Material.objects.create(owner=user, title="Kept", original_filename="a.pdf", extension=".pdf", status="READY")
+    gone = Material.objects.create(owner=user, title="Gone", original_filename="b.pdf", extension=".pdf", status="READY")
+    plan = Plan.objects.create(owner=user, title="Old plan", minutes_per_session=25)
+    for position, material in enumerate((kept, gone)):
+        PlanMaterial.objects.create(
+            plan=plan,
+            owner=user,
+            material=material,
+            ref_id=material.ref_id,
+            title=material.title,
+            chunk_count=0,
+            page_count=0,
+            position=position,
+        )
+    conversation = conversation_create(owner=user, ref_ids=[kept.ref_id, gone.ref_id])
+    try:
+        call_command("migrate", "chat", "0005", verbosity=0)
+        call_command("migrate", "plans", "0006", verbosity=0)
+        with connection.cursor() as cursor:  # deleted while the old schema was in place: nothing recorded it
+            cursor.execute("DELETE FROM knowledge_material WHERE id = %s", [gone.pk])
+    finally:
+        call_command("migrate", verbosity=0)
+    rows = PlanMaterial.objects.for_user(user).filter(plan=plan).order_by("position")
+    assert list(rows.values_list("ref_id", "material_id")) == [(kept.ref_id, kept.pk), (gone.ref_id, None)]
+    sources = ConversationSource.objects.for_user(user).filter(conversation=conversation)
+    assert list(sources.values_list("ref_id", "material_id", "title", "position")) == [
+        (kept.ref_id, kept.pk, "Kept", 0),
+        (gone.ref_id, None, "Gone", 1),
+    ]
+    assert conversation_sources(conversation=conversation) == ([kept.ref_id], [gone.ref_id])
+    assert selectors.removed_materials(user=user, plan=selectors.access_plan(user=user, plan_id=plan.pk)) == {gone.ref_id: "Gone"}
