@@ -309,65 +309,78 @@ def _previous_passages(conversation: Conversation) -> list[Passage]:
 
 
 def retrieve_agentic(conversation: Conversation, query: str, *, scope: Scope) -> Retrieval:
-    """A bounded loop (at most ``AGENTIC_MAX_CALLS`` tool calls) with deterministic rules: split a comparison
-    into its parts, refine an unanswered query to its key terms, and expand a good hit to its neighbours."""
-    top_k = TOP_K
-    steps: list[dict] = []
-    calls = 0
+    """A bounded loop (at most ``AGENTIC_MAX_CALLS`` tool calls, one step each) with deterministic rules:
+    split a comparison into its parts, refine an unanswered query to its key terms, and expand a good
+    hit to its neighbours."""
+    passages, steps = _agentic_search(conversation, query, scope)
+    evidence = _judge(query, passages)
+    steps[-1]["judgement"] = "answer" if evidence.sufficient else "search again"
+    if not evidence.sufficient and len(steps) < AGENTIC_MAX_CALLS:
+        passages, evidence = _agentic_refine(conversation, query, scope, passages, steps, evidence)
+    if evidence.sufficient and passages and len(steps) < AGENTIC_MAX_CALLS:
+        passages = _agentic_expand(conversation, passages, steps)
+    return Retrieval(query=query, passages=_renumber(passages)[: TOP_K + 2], steps=steps, tool_calls=len(steps))
+
+
+def _agentic_search(conversation: Conversation, query: str, scope: Scope) -> tuple[list[Passage], list[dict]]:
+    """The first search: each part of a comparison ("A와 B의 차이", "A vs B") alone, else the whole query."""
     parts = (
         [part for part in re.split(r"\s*(?:와|과|and|vs\.?|versus|및|,)\s+", query) if part.strip()] if _COMPARISON.search(query) else []
     )
-    passages: list[Passage] = []
-    if len(parts) >= 2:
-        for part in parts[:2]:
-            found = _search(conversation, part, k=AGENTIC_PART_K, scope=scope)
-            calls += 1
-            steps.append({"tool": "search_by_metadata", "input": {"query": part, "refIds": conversation.ref_ids}, "results": len(found)})
-            passages += found
-    else:
-        passages = _search(conversation, query, k=top_k, scope=scope)
-        calls += 1
-        steps.append({"tool": "search_all", "input": {"query": query}, "results": len(passages)})
+    if len(parts) < 2:
+        passages = _search(conversation, query, k=TOP_K, scope=scope)
+        return passages, [{"tool": "search_all", "input": {"query": query}, "results": len(passages)}]
+    passages, steps = [], []
+    for part in parts[:2]:
+        found = _search(conversation, part, k=AGENTIC_PART_K, scope=scope)
+        steps.append({"tool": "search_by_metadata", "input": {"query": part, "refIds": conversation.ref_ids}, "results": len(found)})
+        passages += found
+    return passages, steps
+
+
+def _agentic_refine(
+    conversation: Conversation, query: str, scope: Scope, passages: list[Passage], steps: list[dict], evidence: grounding.Evidence
+) -> tuple[list[Passage], grounding.Evidence]:
+    """Search again for the query's key terms alone when the first search did not answer it."""
+    refined = " ".join(dict.fromkeys(term for term in grounding.content_terms(query) if len(term) > 1))
+    if not refined or refined == query:
+        return passages, evidence
+    passages = _search(conversation, refined, k=TOP_K, scope=scope) + passages
     evidence = _judge(query, passages)
-    steps[-1]["judgement"] = "answer" if evidence.sufficient else "search again"
-    if not evidence.sufficient and calls < AGENTIC_MAX_CALLS:
-        refined = " ".join(dict.fromkeys(term for term in grounding.content_terms(query) if len(term) > 1))
-        if refined and refined != query:
-            passages = _search(conversation, refined, k=top_k, scope=scope) + passages
-            calls += 1
-            evidence = _judge(query, passages)
-            steps.append(
-                {
-                    "tool": "search_all",
-                    "input": {"query": refined},
-                    "results": len(passages),
-                    "judgement": "answer" if evidence.sufficient else "give up",
-                }
-            )
-    if evidence.sufficient and passages and calls < AGENTIC_MAX_CALLS:
-        best = passages[0]
-        neighbours = chunk_range(
-            user=conversation.owner,
-            ref_id=best.ref_id,
-            start=max(0, best.chunk_index - NEIGHBOUR_RADIUS),
-            end=best.chunk_index + NEIGHBOUR_RADIUS,
-        )
-        calls += 1
-        expanded = [
-            _passage(chunk, n=0, score=best.score * NEIGHBOUR_SCORE, vector_score=best.vector_score)
-            for chunk in neighbours
-            if chunk.pk != best.chunk_id
-        ]
-        steps.append(
-            {
-                "tool": "get_section",
-                "input": {"refId": best.ref_id, "chunkIndex": best.chunk_index, "radius": NEIGHBOUR_RADIUS},
-                "results": len(expanded),
-                "judgement": "answer",
-            }
-        )
-        passages = passages[:1] + expanded + passages[1:]
-    return Retrieval(query=query, passages=_renumber(passages)[: top_k + 2], steps=steps, tool_calls=calls)
+    steps.append(
+        {
+            "tool": "search_all",
+            "input": {"query": refined},
+            "results": len(passages),
+            "judgement": "answer" if evidence.sufficient else "give up",
+        }
+    )
+    return passages, evidence
+
+
+def _agentic_expand(conversation: Conversation, passages: list[Passage], steps: list[dict]) -> list[Passage]:
+    """Read the best hit's neighbouring chunks (range retrieval) and put them right after it."""
+    best = passages[0]
+    neighbours = chunk_range(
+        user=conversation.owner,
+        ref_id=best.ref_id,
+        start=max(0, best.chunk_index - NEIGHBOUR_RADIUS),
+        end=best.chunk_index + NEIGHBOUR_RADIUS,
+    )
+    expanded = [
+        _passage(chunk, n=0, score=best.score * NEIGHBOUR_SCORE, vector_score=best.vector_score)
+        for chunk in neighbours
+        if chunk.pk != best.chunk_id
+    ]
+    steps.append(
+        {
+            "tool": "get_section",
+            "input": {"refId": best.ref_id, "chunkIndex": best.chunk_index, "radius": NEIGHBOUR_RADIUS},
+            "results": len(expanded),
+            "judgement": "answer",
+        }
+    )
+    return passages[:1] + expanded + passages[1:]
 
 
 # --- Generation ----------------------------------------------------------------------------
