@@ -1,6 +1,7 @@
 """A conversation's chosen materials as rows with a foreign key to the material (null once it is deleted):
 removal is recorded by the database, not discovered by comparing refIds with the library at read time.
-Existing conversations get a row for each refId they hold, linked to the material when it still exists."""
+Existing conversations over chosen materials get a row for each refId they hold, linked to the material
+when it still exists (a conversation over all materials follows the library and has none)."""
 
 import django.db.models.deletion
 from django.conf import settings
@@ -16,6 +17,7 @@ FILL = """
     FROM chat_conversation c
     CROSS JOIN LATERAL unnest(c.ref_ids) WITH ORDINALITY AS r(ref_id, position)
     LEFT JOIN knowledge_material m ON m.ref_id = r.ref_id AND m.owner_id = c.owner_id
+    WHERE NOT c.all_materials
     ON CONFLICT DO NOTHING
 """
 

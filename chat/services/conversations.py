@@ -59,10 +59,14 @@ def _titles(owner, ref_ids: list[str]) -> dict[str, str]:
 
 
 def _record_sources(conversation: Conversation) -> None:
-    """Keep one ``ConversationSource`` per refId of the conversation, linked to its material: deleting
-    the material sets the link to null, which is how the conversation knows it was removed."""
+    """Keep one ``ConversationSource`` per chosen refId, linked to its material: deleting the material
+    sets the link to null, which is how the conversation knows it was removed. A conversation over all
+    materials follows the library instead and has none."""
     owner = conversation.owner
     rows = ConversationSource.objects.for_user(owner).filter(conversation=conversation)
+    if conversation.all_materials:
+        rows.delete()
+        return
     rows.exclude(ref_id__in=conversation.ref_ids).delete()
     known = set(rows.values_list("ref_id", flat=True))
     materials = {material.ref_id: material for material in Material.objects.for_user(owner).filter(ref_id__in=conversation.ref_ids)}

@@ -96,6 +96,14 @@ def test_source_rows_are_the_owners_only(user, other_user, ingest):
     stack = ingest(user, make_pdf(STACK), "stack.pdf")
     conversation_create(owner=user, ref_ids=[stack.ref_id])
     assert ConversationSource.objects.for_user(other_user).count() == 0
+    everything = conversation_create(owner=user, ref_ids=[])  # follows the library: nothing to record
+    assert not ConversationSource.objects.for_user(user).filter(conversation=everything).exists()
+    conversation_sources_update(conversation=everything, ref_ids=[stack.ref_id])
+    assert list(ConversationSource.objects.for_user(user).filter(conversation=everything).values_list("ref_id", flat=True)) == [
+        stack.ref_id
+    ]
+    conversation_sources_update(conversation=everything, ref_ids=None)
+    assert not ConversationSource.objects.for_user(user).filter(conversation=everything).exists()
     with connection.cursor() as cursor:
         cursor.execute("SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE relname = 'chat_conversationsource'")
         assert cursor.fetchone() == (True, True)  # row-level security under the ORM's scoping, as on every owned table
