@@ -44,6 +44,11 @@ AGENTIC_MAX_CALLS = 3  # the agentic loop's bound: search, one refinement or spl
 AGENTIC_PART_K = 3  # passages for each part of a split comparison (two parts: about one answer's worth)
 NEIGHBOUR_RADIUS = 1  # the agentic "get_section" step reads the best hit's chunks either side
 NEIGHBOUR_SCORE = 0.9  # a neighbour ranks just under the hit it was read for
+PROMPT_QUESTION_CHARS = 400  # the question as the model reads it: a pasted page is cut, a question never is
+# Confidence shown with an answer: coverage of the question's terms counts most, the vector match the rest
+# (chosen by hand, not measured); a refusal's confidence stays under REFUSED_CONFIDENCE.
+CONFIDENCE_COVERAGE_WEIGHT = 0.6
+REFUSED_CONFIDENCE = 0.3
 
 
 def chat_settings() -> dict:
@@ -422,7 +427,7 @@ def build_prompt(question: str, memory: Memory, passages: list[Passage]) -> tupl
             f"[{passage.n}] ({passage.title}, p.{passage.page_number})\n{superscript_references(passage.text)}" for passage in kept
         )
     )
-    sections.append(f"Question: {question[:400]}")
+    sections.append(f"Question: {question[:PROMPT_QUESTION_CHARS]}")
     return system, "\n\n".join(sections)
 
 
@@ -483,8 +488,9 @@ def _offline(question: str, passages: list[Passage]) -> Answer:
 
 def _confidence(evidence: grounding.Evidence, grounded: bool) -> float:
     if not grounded:
-        return round(min(0.3, evidence.coverage * 0.3), 3)
-    return round(min(1.0, 0.6 * evidence.coverage + 0.4 * max(0.0, evidence.vector)), 3)
+        return round(min(REFUSED_CONFIDENCE, evidence.coverage * REFUSED_CONFIDENCE), 3)
+    weight = CONFIDENCE_COVERAGE_WEIGHT
+    return round(min(1.0, weight * evidence.coverage + (1 - weight) * max(0.0, evidence.vector)), 3)
 
 
 @dataclass

@@ -33,9 +33,21 @@ from ..models import Chunk, ChunkEmbedding
 from .materials import materials_in_scope
 
 MODES = ("hybrid", "semantic", "lexical")
-BM25_K1 = 1.2
-BM25_B = 0.75
-CANDIDATES = 30  # first-stage width of each retriever in hybrid mode
+
+# --- Tuning (each with where it comes from; the measured ones are in the README's tables) ----------
+BM25_K1 = 1.2  # term-frequency saturation: Okapi BM25's usual value, not tuned here
+BM25_B = 0.75  # length normalisation: Okapi BM25's usual value, not tuned here
+# Long queries skip terms in more than this share of the chunks (little evidence, most of the cost) ...
+LONG_QUERY_MAX_DF = 0.5
+LONG_QUERY_TERMS = 12  # ... a query is long past this many distinct terms (a pasted question, not a search)
+SMALL_CORPUS_CHUNKS = 20  # below this many chunks every term counts: document frequencies say little
+CANDIDATES = 30  # first-stage width of each retriever in hybrid mode (README: hybrid retrieval tables)
+MIN_EF_SEARCH = 40  # pgvector's default HNSW candidate list; a wider search asks for 2 × k
+MAX_IDENTIFIERS = 3  # codes (ORD-2024-001, file_name.py) matched verbatim per query, each up to k chunks
+MIN_IDENTIFIER_CHARS = 4  # shorter "codes" (v1, a.b) match too much text to be evidence
+LLM_RERANK_PASSAGE_CHARS = 800  # what the LLM reranker reads of each candidate: its opening is enough to score
+LLM_RERANK_MAX_TOKENS = 200  # room for the reply: a JSON list of one score per candidate
+MMR_DIVERSITY = 0.5  # the mmr reranker's balance of relevance and novelty (equal weight)
 # A question that names its source ("… shown in the cash flow statement") ranks first the chunks where a
 # page opens with that source's title; measured on ../shared/eval/financebench_dev (README, eval_documents).
 SOURCE_BOOST = 1.0  # added to a fused score (0..1): the named source's pages come first, ordered by relevance
@@ -195,7 +207,9 @@ def _vector_statement(*, owner_id: int, model: str, dimension: int, material_ids
         LIMIT %(k)s
     """
     return _Statement(
-        sql, {"vector": vector_literal, "owner": owner_id, "model": model, "materials": material_ids, "k": k}, ef_search=max(40, 2 * k)
+        sql,
+        {"vector": vector_literal, "owner": owner_id, "model": model, "materials": material_ids, "k": k},
+        ef_search=max(MIN_EF_SEARCH, 2 * k),
     )
 
 
@@ -304,7 +318,7 @@ _BM25_SQL = """
         -- cost the most to score, so long queries skip them (in libraries of 20 chunks or more).
         SELECT q.term, q.qtf * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf, c.avgdl
         FROM query_terms q JOIN df USING (term) CROSS JOIN corpus c
-        WHERE df.df <= c.n * %(max_df)s OR c.n < 20
+        WHERE df.df <= c.n * %(max_df)s OR c.n < %(small_corpus)s
     )
     SELECT p.chunk_id, p.material_id,
            sum(w.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(w.avgdl, 1)))) AS score
@@ -332,14 +346,15 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
                 "k1": BM25_K1,
                 "b": BM25_B,
                 "k": k,
-                "max_df": 0.5 if len(set(terms)) > 12 else 1.0,
+                "max_df": LONG_QUERY_MAX_DF if len(set(terms)) > LONG_QUERY_TERMS else 1.0,
+                "small_corpus": SMALL_CORPUS_CHUNKS,
             },
         )
         # Term statistics (IDF, average length) stay those of the whole materials; ranges narrow the hits.
         statements["bm25"] = scope.with_ranges(
             statements["bm25"], material="p.material_id", chunk_index=_CHUNK_INDEX_OF.format(chunk="p.chunk_id")
         )
-    identifiers = list(dict.fromkeys(token for token in _IDENTIFIER.findall(query) if len(token) >= 4))[:3]
+    identifiers = list(dict.fromkeys(token for token in _IDENTIFIER.findall(query) if len(token) >= MIN_IDENTIFIER_CHARS))[:MAX_IDENTIFIERS]
     if identifiers:
         statements["identifiers"] = _Statement(
             _IDENTIFIER_SQL,
@@ -650,10 +665,12 @@ def rerank_with_llm(hits: list[SearchHit], *, query: str, llm, k: int) -> list[S
 
     if not hits:
         return []
-    numbered = "\n\n".join(f"[{number}] {superscript_references(hit.chunk.content[:800])}" for number, hit in enumerate(hits, start=1))
+    numbered = "\n\n".join(
+        f"[{number}] {superscript_references(hit.chunk.content[:LLM_RERANK_PASSAGE_CHARS])}" for number, hit in enumerate(hits, start=1)
+    )
     system = "Score how well each numbered passage answers the question, from 0 (not at all) to 10 (fully). Reply with a JSON list of numbers, one per passage, in order."
     try:
-        reply = llm.complete(system=system, prompt=f"Question: {query}\n\nPassages:\n{numbered}", max_tokens=200)
+        reply = llm.complete(system=system, prompt=f"Question: {query}\n\nPassages:\n{numbered}", max_tokens=LLM_RERANK_MAX_TOKENS)
     except LLMError:
         return hits[:k]
     scores = rerank.parse_llm_scores(reply.text, len(hits))
@@ -699,7 +716,7 @@ def rerank_hits(hits: list[SearchHit], *, query: str, reranker: str, k: int, llm
         model = Counter(material_models[hit.chunk.material_id] for hit in hits).most_common(1)[0][0]
         query_vector = embedder_for_model(model).embed_query(query)
         usable = [hit for hit in hits if hit.chunk.pk in vectors and material_models[hit.chunk.material_id] == model]
-        order = rerank.mmr(query_vector, [vectors[hit.chunk.pk] for hit in usable], k=k, diversity=0.5)
+        order = rerank.mmr(query_vector, [vectors[hit.chunk.pk] for hit in usable], k=k, diversity=MMR_DIVERSITY)
         chosen = [usable[index] for index in order]
         return (chosen + [hit for hit in hits if material_models[hit.chunk.material_id] != model])[:k]
     raise ValueError(f"Unknown reranker {reranker!r}.")
