@@ -42,30 +42,34 @@ class Command(BaseCommand):
         parser.add_argument("--skewed", action="store_true", help="A few large libraries among many small ones (default 1,000,000 chunks).")
         parser.add_argument("--large", default="200000,150000,100000,50000", help="Sizes of the large libraries (with --skewed).")
         parser.add_argument("--small", default="100,1000", help="Smallest,largest size of the small libraries (with --skewed).")
+        parser.add_argument("--keep", action="store_true", help="Keep the synthetic schema (its name is printed) for --reuse.")
+        parser.add_argument("--reuse", default="", help="Measure on a schema kept by an earlier --skewed --keep run (same --seed).")
 
-    def handle(self, *args, chunks, users, queries, k, seed, json: bool, skewed: bool, large: str, small: str, **options):
+    def handle(self, *args, chunks, users, queries, k, seed, json: bool, skewed: bool, large: str, small: str, keep, reuse, **options):
         with rls.owner_session(connection):  # a throwaway schema: made and dropped by the tables' owner
-            self._run(chunks, users, queries, k, seed, json, skewed, large, small)
+            self._run(chunks, users, queries, k, seed, json, skewed or bool(reuse), large, small, keep, reuse)
 
-    def _run(self, chunks, users, queries, k, seed, json, skewed, large, small):
+    def _run(self, chunks, users, queries, k, seed, json, skewed, large, small, keep, reuse):
         from pgvector.psycopg import register_vector
 
         rng = np.random.default_rng(seed)
-        schema = f"bench_{secrets.token_hex(4)}"
+        schema = reuse or f"bench_{secrets.token_hex(4)}"
         show = not json
         connection.ensure_connection()
         register_vector(connection.connection)
         with connection.cursor() as cursor:
-            cursor.execute(f"CREATE SCHEMA {schema}")
+            if not reuse:
+                cursor.execute(f"CREATE SCHEMA {schema}")
             try:
-                for table in TABLES:
-                    cursor.execute(
-                        f"CREATE TABLE {schema}.{table} (LIKE public.{table} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)"
-                    )
+                if not reuse:
+                    for table in TABLES:
+                        cursor.execute(
+                            f"CREATE TABLE {schema}.{table} (LIKE public.{table} INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)"
+                        )
                 if skewed:
                     sizes = _skewed_sizes(rng, chunks if chunks != 100_000 else 1_000_000, large, small)
                     chunks, users = sum(sizes), len(sizes)
-                    report = self._skewed(cursor, schema, rng, sizes, queries, k, seed, show)
+                    report = self._skewed(cursor, schema, rng, sizes, queries, k, seed, show, reuse=bool(reuse))
                     build_seconds = report.pop("build_seconds")
                 else:
                     build_seconds, truth = self._build(cursor, schema, rng, chunks, users, show)
@@ -73,7 +77,10 @@ class Command(BaseCommand):
                     report = self._measure(rng, truth, users, queries, k, show)
             finally:
                 cursor.execute("SET search_path TO public")
-                cursor.execute(f"DROP SCHEMA {schema} CASCADE")
+                if keep or reuse:
+                    self.stderr.write(f"Kept the synthetic library in schema {schema} (drop it with DROP SCHEMA {schema} CASCADE).")
+                else:
+                    cursor.execute(f"DROP SCHEMA {schema} CASCADE")
         report.update({"chunks": chunks, "users": users, "queries": queries, "k": k, "build_seconds": round(build_seconds, 1)})
         report["query_embedding_ms"] = self._embedding_latency(active_embedder())
         if quality_embedder() is not None:  # what a query costs once the library is upgraded
@@ -137,8 +144,7 @@ class Command(BaseCommand):
         for _ in range(queries):
             owner = int(rng.integers(1, users + 1))
             target = truth["owner_chunks"][owner][0]
-            query_vector = truth["vectors"][target] + 0.3 * rng.normal(size=DIMENSION).astype(np.float32)
-            query_vector /= np.linalg.norm(query_vector)
+            query_vector = _question_near(truth["vectors"][target], rng)
             probes.append((owner, [owner * 10, owner * 10 + 1], query_vector, list(rng.choice(truth["terms"][target][2], size=5))))
         return {"modes": self._time(probes, k, show)}
 
@@ -190,11 +196,49 @@ class Command(BaseCommand):
 
     # --- Skewed tenants ---------------------------------------------------------------------------
 
-    def _skewed(self, cursor, schema, rng, sizes, queries, k, seed, show):
+    def _skewed(self, cursor, schema, rng, sizes, queries, k, seed, show, *, reuse=False):
         """Load ``sizes`` (chunks per owner), build the vector index, and time each group's queries."""
-        started = time.perf_counter()
         space = (_unit(rng.normal(size=DIMENSION).astype(np.float32)), _unit(rng.normal(size=(SKEWED_TOPICS, DIMENSION)).astype(np.float32)))
         vocabulary = np.array([[_word(topic * 100 + word) for word in range(100)] for topic in range(SKEWED_TOPICS)])
+        if reuse:
+            samples = {owner: _samples(space, seed, owner, first, rows) for owner, first, rows in _owners(sizes)}
+            build = {"build_seconds": 0.0}
+        else:
+            samples, build = self._skewed_build(cursor, schema, sizes, seed, space, vocabulary, show)
+        cursor.execute(f"SET search_path TO {schema}, public")
+        groups = []
+        for group, owners in (
+            ("large", [o for o, n in enumerate(sizes, 1) if n >= SKEWED_LARGE_FROM]),
+            ("small", [o for o, n in enumerate(sizes, 1) if n < SKEWED_LARGE_FROM]),
+        ):
+            if not owners:
+                continue
+            probes = []
+            for _ in range(queries):
+                owner = int(rng.choice(owners))
+                chunk_id, vector, topic = samples[owner][int(rng.integers(len(samples[owner])))]
+                query_vector = _question_near(vector, rng)
+                terms = list(rng.choice(vocabulary[topic][:60], size=5, p=_zipf(60)))
+                materials = sorted({_material(owner, offset) for offset in range(0, sizes[owner - 1], CHUNKS_PER_MATERIAL)})
+                probes.append((owner, materials, query_vector, terms))
+            groups.append(
+                {
+                    "group": group,
+                    "owners": len(owners),
+                    "chunks": sum(sizes[o - 1] for o in owners),
+                    "modes": self._time(probes, k, show, label=group),
+                }
+            )
+        return {
+            "groups": groups,
+            **build,
+            "largest_library": max(sizes),
+        }
+
+    def _skewed_build(self, cursor, schema, sizes, seed, space, vocabulary, show):
+        """Write every owner's vectors, chunks and postings, then build the HNSW index; return the query
+        samples (three chunks of each owner) and the build's time and size."""
+        started = time.perf_counter()
         indexes = self._drop_vector_indexes(cursor, schema)
         samples: dict[int, list] = {}
         with cursor.copy(
@@ -208,7 +252,7 @@ class Command(BaseCommand):
                         chunk_id = first + offset
                         copy.write_row([chunk_id, chunk_id, _material(owner, offset), owner, MODEL, DIMENSION, vector])
                     if block.start == 0:
-                        samples[owner] = [(first + offset, vectors[offset], topics[offset]) for offset in range(min(3, len(block)))]
+                        samples[owner] = [(first + offset, vectors[offset], topics[offset]) for offset in _sample_offsets(len(block))]
         for table, columns, rows_of in (
             ("knowledge_chunk", SKEWED_CHUNK_COLUMNS, _chunk_rows),
             ("knowledge_chunkterm", "(chunk_id, material_id, owner_id, term, tf, doc_length)", _posting_rows),
@@ -237,38 +281,11 @@ class Command(BaseCommand):
         )
         index_bytes = int(cursor.fetchone()[0])
         cursor.execute(f"ANALYZE {schema}.knowledge_chunkembedding")
-        cursor.execute(f"SET search_path TO {schema}, public")
-        groups = []
-        for group, owners in (
-            ("large", [o for o, n in enumerate(sizes, 1) if n >= SKEWED_LARGE_FROM]),
-            ("small", [o for o, n in enumerate(sizes, 1) if n < SKEWED_LARGE_FROM]),
-        ):
-            if not owners:
-                continue
-            probes = []
-            for _ in range(queries):
-                owner = int(rng.choice(owners))
-                chunk_id, vector, topic = samples[owner][int(rng.integers(len(samples[owner])))]
-                query_vector = vector + 0.3 * rng.normal(size=DIMENSION).astype(np.float32)
-                query_vector /= np.linalg.norm(query_vector)
-                terms = list(rng.choice(vocabulary[topic][:60], size=5, p=_zipf(60)))
-                materials = sorted({_material(owner, offset) for offset in range(0, sizes[owner - 1], CHUNKS_PER_MATERIAL)})
-                probes.append((owner, materials, query_vector, terms))
-            groups.append(
-                {
-                    "group": group,
-                    "owners": len(owners),
-                    "chunks": sum(sizes[o - 1] for o in owners),
-                    "modes": self._time(probes, k, show, label=group),
-                }
-            )
-        return {
-            "groups": groups,
+        return samples, {
             "build_seconds": round(load_seconds + index_seconds, 1),
             "load_seconds": round(load_seconds, 1),
             "index_build_seconds": round(index_seconds, 1),
             "index_mb": round(index_bytes / 2**20, 1),
-            "largest_library": max(sizes),
         }
 
     def _drop_vector_indexes(self, cursor, schema) -> list[str]:
@@ -372,6 +389,28 @@ def _owner_vectors(space, seed: int, owner: int, block: range, rows: int) -> tup
     vectors = weights["shared"] * shared + weights["topic"] * centers[topics] + weights["section"] * section_directions[sections]
     vectors += weights["own"] * own
     return topics, _unit(vectors)
+
+
+# A question's vector against its passage's: cosine ~0.7 (1 / sqrt(1 + QUESTION_NOISE²)), as USE gives a
+# question and the passage that answers it. (Noise 0.3 per dimension, as before, left a cosine of 0.15:
+# every probe was a random vector, whose exact neighbours are ties.)
+QUESTION_NOISE = 1.0
+
+
+def _question_near(vector: np.ndarray, rng) -> np.ndarray:
+    noise = _unit(rng.normal(size=DIMENSION).astype(np.float32))
+    return _unit(vector + QUESTION_NOISE * noise)
+
+
+def _sample_offsets(rows: int) -> list[int]:
+    return sorted({0, rows // 2, rows - 1})
+
+
+def _samples(space, seed: int, owner: int, first: int, rows: int) -> list:
+    """The query samples a build kept for ``owner`` (from the first block, as written)."""
+    block = next(_blocks(rows))
+    topics, vectors = _owner_vectors(space, seed, owner, block, rows)
+    return [(first + offset, vectors[offset], topics[offset]) for offset in _sample_offsets(len(block))]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
