@@ -17,7 +17,7 @@ PAGE_IMAGE_MAX_AGE = 24 * 3600  # a page's picture never changes; private: only 
 def _search_results(*, user, query: str) -> list[dict]:
     """The best passages of the learner's materials for ``query`` (hybrid search), with where they are."""
     results = []
-    for hit in selectors.chunk_search(user=user, query=query, mode="hybrid", k=SEARCH_RESULTS):
+    for hit in selectors.retrieve(user=user, scope=selectors.Scope.library(), query=query, k=SEARCH_RESULTS):
         chunk = hit.chunk
         own = " ".join(chunk.content[chunk.overlap_chars :].split())
         first, last = chunk.own_pages

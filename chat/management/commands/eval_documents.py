@@ -24,7 +24,7 @@ from baeum.warmup import warm_up
 from core.providers import embedder_for_model
 from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
 from knowledge.models import MaterialPage
-from knowledge.selectors import TOP_K, chunk_search  # TOP_K: pages a learner looks at, the search API's default k
+from knowledge.selectors import TOP_K, Scope, retrieve  # TOP_K: pages a learner looks at, the search API's default k
 
 
 def evidence_pages(row: dict) -> set[int]:
@@ -105,7 +105,7 @@ class Command(BaseCommand):
                 material = materials[row["doc_name"]]
                 evidence = evidence_pages(row)
                 started = time.perf_counter()
-                hits = chunk_search(user=user, query=row["question"], mode=options["mode"], ref_ids=[material.ref_id], k=k)
+                hits = retrieve(user=user, scope=Scope.materials([material.ref_id]), query=row["question"], k=k, mode=options["mode"])
                 latencies.append((time.perf_counter() - started) * 1000)
                 ours.append(first_hit_rank([set(range(hit.chunk.own_pages[0], hit.chunk.own_pages[1] + 1)) for hit in hits], evidence))
                 if row["doc_name"] not in baselines:

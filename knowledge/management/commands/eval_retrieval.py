@@ -6,7 +6,7 @@ from baeum.metrics import dedupe, rank_of, retrieval_summary
 from core.providers import active_embedder
 from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk
-from knowledge.selectors import chunk_search
+from knowledge.selectors import Scope, retrieve
 
 
 class Command(BaseCommand):
@@ -46,7 +46,7 @@ class Command(BaseCommand):
                 ranks, latencies = [], []
                 for question in questions:
                     began = time.perf_counter()
-                    hits = chunk_search(user=user, query=question["question"], mode=name, k=3 * k, **options_for_mode)
+                    hits = retrieve(user=user, scope=Scope.library(), query=question["question"], k=3 * k, mode=name, **options_for_mode)
                     latencies.append((time.perf_counter() - began) * 1000)
                     ranked_docs = dedupe([doc_of[material_of_chunk[hit.chunk.pk]] for hit in hits])[:k]
                     ranks.append(rank_of(str(question["doc_id"]), ranked_docs))
