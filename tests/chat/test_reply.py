@@ -229,3 +229,24 @@ def test_gemini_llm_through_a_faked_transport():
     assert completion.text == "Registers are fast [1]."
     assert completion.input_tokens == 50 and completion.output_tokens == 5
     assert "rules" in json.dumps(seen[0])
+
+
+def test_a_written_answer_is_ground_checked_once(user, book, monkeypatch):
+    from baeum import grounding
+
+    checked = []
+
+    def counting(text, passages):
+        checked.append(text)
+        return real(text, passages)
+
+    real = grounding.ground_check
+    monkeypatch.setattr(grounding, "ground_check", counting)  # the real check, counted
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    llm = _fake_llm("An interrupt handler is the routine that processes the interrupt [1].")
+    message = chat_reply(conversation=conversation, content="What does an interrupt handler do?", llm=llm)
+    assert message.generator == "fake-llm" and message.citations
+    assert checked == ["An interrupt handler is the routine that processes the interrupt [1]."]
+    checked.clear()
+    offline = chat_reply(conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), content="What does an interrupt handler do?")
+    assert not offline.refused and len(checked) == 1  # the extract: checked by the last step, once
