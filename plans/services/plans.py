@@ -202,7 +202,7 @@ def _update(plan: Plan, **fields) -> None:
     Plan.objects.unscoped().filter(pk=plan.pk).update(updated_at=timezone.now(), **fields)  # id re-fetched by the task
 
 
-HEADING_PASSAGES = 10  # passages an LLM reads to title a session: about two sessions' worth of text at 25 minutes
+HEADING_PASSAGES = 10  # passages an LLM reads to title a session: enough to cover its sections, one short prompt
 
 
 def _llm_headings(*, owner, session, terms: list[str], llm, korean: bool) -> tuple[str, list[str]] | None:
