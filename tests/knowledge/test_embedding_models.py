@@ -78,3 +78,17 @@ def test_switching_model_reembeds_in_the_background_without_mixing_models(user, 
     assert set(ChunkEmbedding.objects.for_user(user).values_list("model", "dimension")) == {("multilingual-e5-small", 384)}
     hits = selectors.chunk_search_semantic(user=user, query="hash table", k=1, min_similarity=-1)
     assert hits[0].chunk.page_number == 2
+
+
+def test_use_embeds_a_batch_on_several_copies_in_order_with_the_same_vectors():
+    from baeum import embeddings
+
+    encoder = embeddings.get_embedder("use-multilingual-v3")
+    texts = [f"Passage {number}: a register holds {number} bytes. 레지스터는 {number}바이트를 담는다." for number in range(13)]
+    together = encoder.embed_documents(texts)
+    assert together.shape == (13, 512)
+    if embeddings.DOCUMENT_WORKERS > 1:
+        assert len(encoder._document_copies()) == embeddings.DOCUMENT_WORKERS
+    one_by_one = np.vstack([encoder.embed_documents([text]) for text in texts])  # below MIN_SPLIT: one copy
+    assert np.allclose(together, one_by_one, atol=1e-5)
+    assert np.allclose(encoder.embed_query(texts[7]), one_by_one[7], atol=1e-5)
