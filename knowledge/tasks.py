@@ -194,3 +194,11 @@ def ocr_material(material_id: int) -> str | None:
         Material.objects.unscoped().filter(pk=material_id, status=Material.Status.OCR).update(status=Material.Status.PENDING)
     ingest_material.delay(material_id)  # the pipeline now finds every page read
     return Material.Status.PENDING
+
+
+@shared_task(acks_late=True)
+def sync_vector_indexes(owner_id: int | None = None) -> dict:
+    """Give a library that grew large a vector index of its own, or drop one that shrank (background queue)."""
+    from .services.vector_indexes import vector_indexes_sync
+
+    return vector_indexes_sync(owner_id=owner_id)

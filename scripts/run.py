@@ -142,6 +142,7 @@ def main() -> int:
         if SETTINGS.endswith(".local"):
             manage("demo_account")  # the published demo login: local installs only
         manage("upgrade_embeddings")  # materials from before the quality embedder was on (a no-op when off)
+        manage("vector_indexes")  # large libraries' own vector indexes (a no-op for small ones)
         manage("reextract", "--check")  # offers to re-read materials made by an older extractor
         port = os.environ.get("PORT", "8000")
         for command, niced in children_commands(port):

@@ -136,7 +136,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("BAEUM_BROKER_V
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Quality re-embedding runs on its own queue and worker (make run starts one at low CPU priority).
 CELERY_TASK_ROUTES = [
-    {"knowledge.tasks.reembed_material": {"queue": "background"}, "knowledge.tasks.ocr_material": {"queue": "background"}},
+    {
+        "knowledge.tasks.reembed_material": {"queue": "background"},
+        "knowledge.tasks.ocr_material": {"queue": "background"},
+        "knowledge.tasks.sync_vector_indexes": {"queue": "background"},
+    },
     "knowledge.tasks.route_ingestion",  # small files to the quick queue (fairness between learners)
 ]
 # The queue small uploads go to ("" sends everything to the main queue): make run starts a worker for it.

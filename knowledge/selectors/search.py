@@ -88,6 +88,9 @@ class _Scope:
     # (material id, first chunk index, last) of a scope with chunk ranges: a material named here is read
     # only inside them, in SQL (``_RANGES_SQL``); a material not named is read whole.
     ranges: tuple[tuple[int, int, int], ...] = ()
+    # Every READY material of the owner is in scope (the library, no type): a large library's own vector
+    # index then answers without a material filter (``_vector_statement``).
+    whole_library: bool = False
 
     def with_ranges(self, statement: _Statement, *, material: str, chunk_index: str) -> _Statement:
         """``statement`` with its ``/*ranges*/`` marker replaced by this scope's range condition (or nothing)."""
@@ -191,29 +194,93 @@ def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Ite
         id_of[ref_id] = material_id
         by_model[(model, dimension)].append(material_id)
     resolved = tuple((id_of[ref_id], int(start), int(end)) for ref_id, start, end in ranges if ref_id in id_of)
-    return _Scope(owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model), ranges=resolved)
+    whole_library = ref_ids is None and not type
+    return _Scope(owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model), ranges=resolved, whole_library=whole_library)
 
 
 # --- Vector retrieval ------------------------------------------------------------------------
 
 
-def _vector_statement(*, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int) -> _Statement:
+# A library with this many vectors of one model gets an HNSW index of its own (built in the background,
+# knowledge.services.vector_indexes). At 1,000,000 chunks (bench_retrieval --skewed) the shared index
+# filtered to one owner of 200,000 found 0.59 of the exact top 10, and the planner's exact scan of an
+# owner's vectors costs ~2.4 ms per 1,000 (480 ms for 200,000); the owner's own index: recall 1.0, 2–6 ms.
+LARGE_LIBRARY_VECTORS = 20_000
+OWNER_INDEX_PREFIX = "chunkemb_owner_"
+# Extra nearest rows the owner's own index reads beyond k: rows of a material being re-read or failed
+# (outside the scope) are dropped after the ordered scan.
+OWNER_INDEX_SLACK = 20
+_OWNER_INDEX_TTL_SECONDS = 60  # how long a process trusts its list of owner indexes
+OWNER_INDEX_EF_SEARCH = 200  # candidate list on an owner's own index: recall 0.82 at 40, 0.91 at 100, 0.99 at 200 (bench_retrieval --skewed, 1M)
+
+
+def owner_index_name(owner_id: int, model: str) -> str:
+    """The name of ``owner_id``'s own vector index for ``model`` (63 bytes at most, as PostgreSQL allows)."""
+    slug = re.sub(r"[^a-z0-9]+", "_", model.lower())
+    return f"{OWNER_INDEX_PREFIX}{int(owner_id)}_{slug}"[:63]
+
+
+_owner_indexes_read: list = [0.0, frozenset()]
+
+
+def _owner_indexes() -> frozenset[str]:
+    """Names of the owner vector indexes in the current schema, re-read every minute per process."""
+    import time
+
+    read_at, names = _owner_indexes_read
+    if time.monotonic() - read_at < _OWNER_INDEX_TTL_SECONDS:
+        return names
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'knowledge_chunkembedding' "
+            "AND indexname LIKE %s",
+            [OWNER_INDEX_PREFIX + "%"],
+        )
+        names = frozenset(row[0] for row in cursor.fetchall())
+    _owner_indexes_read[:] = [time.monotonic(), names]
+    return names
+
+
+def owner_indexes_forget() -> None:
+    """Read the list of owner indexes again at the next search (after one is made or dropped here)."""
+    _owner_indexes_read[:] = [0.0, frozenset()]
+
+
+def _vector_statement(
+    *, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int, whole_library: bool = False
+) -> _Statement:
     vector_literal = "[" + ",".join(f"{value:.7g}" for value in query_vector) + "]"
+    params = {"vector": vector_literal, "owner": owner_id, "model": model, "materials": material_ids, "k": k}
+    distance = f"(embedding::vector({int(dimension)})) <=> %(vector)s::vector({int(dimension)})"
+    if whole_library and owner_index_name(owner_id, model) in _owner_indexes():
+        # The owner's own index: its predicate (owner, model) alone, so the planner reads it in order;
+        # with the materials in the same WHERE its row estimate falls to a sixth and it sorts every vector.
+        sql = f"""
+            SELECT chunk_id, material_id, score FROM (
+                SELECT chunk_id, material_id, {distance} AS score
+                FROM knowledge_chunkembedding
+                WHERE owner_id = %(owner)s AND model = %(model)s
+                ORDER BY score
+                LIMIT %(wide)s
+            ) AS nearest
+            WHERE material_id = ANY(%(materials)s) /*ranges*/
+            ORDER BY score
+            LIMIT %(k)s
+        """
+        return _Statement(sql, {**params, "wide": k + OWNER_INDEX_SLACK}, ef_search=max(OWNER_INDEX_EF_SEARCH, 2 * k))
     sql = f"""
-        SELECT chunk_id, material_id, (embedding::vector({int(dimension)})) <=> %(vector)s::vector({int(dimension)}) AS score
+        SELECT chunk_id, material_id, {distance} AS score
         FROM knowledge_chunkembedding
         WHERE owner_id = %(owner)s AND model = %(model)s AND material_id = ANY(%(materials)s) /*ranges*/
         ORDER BY score
         LIMIT %(k)s
     """
-    return _Statement(
-        sql,
-        {"vector": vector_literal, "owner": owner_id, "model": model, "materials": material_ids, "k": k},
-        ef_search=max(MIN_EF_SEARCH, 2 * k),
-    )
+    return _Statement(sql, params, ef_search=max(MIN_EF_SEARCH, 2 * k))
 
 
-def _vector_search(*, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int) -> list[tuple[int, float]]:
+def _vector_search(
+    *, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int, whole_library: bool = False
+) -> list[tuple[int, float]]:
     """Return ``(chunk_id, similarity)`` of the nearest chunks of one model, within the owner's materials.
 
     HNSW with iterative scans keeps returning candidates until ``k`` rows pass the owner filter, so a
@@ -221,7 +288,7 @@ def _vector_search(*, owner_id: int, model: str, dimension: int, material_ids: l
     (owner, model) b-tree and sort exactly. Either way, only this owner's rows are ever compared.
     """
     statement = _vector_statement(
-        owner_id=owner_id, model=model, dimension=dimension, material_ids=material_ids, query_vector=query_vector, k=k
+        owner_id=owner_id, model=model, dimension=dimension, material_ids=material_ids, query_vector=query_vector, k=k, whole_library=whole_library
     )
     rows = _run_together({"vector": statement})["vector"]
     return _similarity_ranking(rows)
@@ -272,7 +339,13 @@ def _vector_statements(scope: _Scope, query: str, k: int) -> dict[str, tuple[_St
         embedder = embedder_for_model(model)
         vector = _query_vector(embedder, query)
         statement = _vector_statement(
-            owner_id=scope.owner_id, model=model, dimension=dimension, material_ids=material_ids, query_vector=vector, k=k
+            owner_id=scope.owner_id,
+            model=model,
+            dimension=dimension,
+            material_ids=material_ids,
+            query_vector=vector,
+            k=k,
+            whole_library=scope.whole_library and not scope.ranges,
         )
         statement = scope.with_ranges(statement, material="material_id", chunk_index=_CHUNK_INDEX_OF.format(chunk="chunk_id"))
         statements[f"vector:{model}"] = (statement, embedder)

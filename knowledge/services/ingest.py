@@ -28,6 +28,7 @@ from .embedding import chunk_embeddings_store, content_hash, embeddings_compute
 from .lexical import chunk_terms_write
 from .ocr import OcrNeeded, ocr_cached, ocr_check, pages_to_read
 from .reembed import material_upgrade_start
+from .vector_indexes import vector_indexes_sync_later
 
 logger = logging.getLogger(__name__)
 Status = Material.Status
@@ -200,6 +201,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
             _store(material, pages, chunks, vectors, embedder, ocr_pages=ocr_pages, matter=matter)
             if upgrade:
                 material_upgrade_start(material=material)
+            vector_indexes_sync_later(owner_id=material.owner_id)
         except extract.ExtractionError as error:
             material_fail(material=material, code=error.code, message=error.message)
         except EmbeddingError as error:

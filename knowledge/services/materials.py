@@ -16,6 +16,7 @@ from baeum.errors import BaeumError
 from ..failure_reasons import reason_translate
 from ..models import Material
 from .page_images import material_page_images_delete
+from .vector_indexes import vector_indexes_sync_later
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ def material_delete(*, material: Material) -> None:
         transaction.on_commit(lambda: storage.delete(file_name) if file_name else None)
         transaction.on_commit(lambda: material_page_images_delete(material=material))
         transaction.on_commit(lambda: _remove_material_directory(storage, file_name))
+        vector_indexes_sync_later(owner_id=material.owner_id)  # a library that shrank may lose its own index
 
 
 def _remove_material_directory(storage, file_name: str) -> None:

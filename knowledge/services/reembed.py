@@ -12,6 +12,7 @@ from core.providers import embedder_for_model, quality_embedder
 
 from ..models import Chunk, ChunkEmbedding, EmbeddingCache, Material
 from .embedding import cache_key, chunk_embeddings_store, embeddings_compute
+from .vector_indexes import vector_indexes_sync_later
 
 
 def material_reembed_start(*, material: Material, model: str) -> None:
@@ -57,7 +58,9 @@ def material_reembed(*, material_id: int, model: str, time_budget: float | None 
     pending = [chunk.content for chunk in chunks if keys[chunk.pk] not in cached]  # what earlier slices did not do
     if not _embed_pending(material, embedder, chunks, pending, time_budget):
         return material, False
-    return _switch_vectors(material, embedder, chunks, model), True
+    switched = _switch_vectors(material, embedder, chunks, model)
+    vector_indexes_sync_later(owner_id=material.owner_id)  # the new model's vectors may make a large library
+    return switched, True
 
 
 def _embed_pending(material: Material, embedder, chunks: list[Chunk], pending: list[str], time_budget: float | None) -> bool:

@@ -23,6 +23,7 @@ from accounts import rls
 from baeum.metrics import percentile
 from core.providers import active_embedder, embedder_for_model, quality_embedder
 from knowledge.selectors import search
+from knowledge.services.vector_indexes import owner_index_create
 
 MODEL = "use-multilingual-v3"
 DIMENSION = 512
@@ -44,8 +45,12 @@ class Command(BaseCommand):
         parser.add_argument("--small", default="100,1000", help="Smallest,largest size of the small libraries (with --skewed).")
         parser.add_argument("--keep", action="store_true", help="Keep the synthetic schema (its name is printed) for --reuse.")
         parser.add_argument("--reuse", default="", help="Measure on a schema kept by an earlier --skewed --keep run (same --seed).")
+        parser.add_argument(
+            "--shared-index-only", action="store_true", help="No library gets an index of its own (the design before; with --skewed)."
+        )
 
     def handle(self, *args, chunks, users, queries, k, seed, json: bool, skewed: bool, large: str, small: str, keep, reuse, **options):
+        self.owner_indexes = not options["shared_index_only"]
         with rls.owner_session(connection):  # a throwaway schema: made and dropped by the tables' owner
             self._run(chunks, users, queries, k, seed, json, skewed or bool(reuse), large, small, keep, reuse)
 
@@ -154,11 +159,12 @@ class Command(BaseCommand):
         recalls = []
         embedder = embedder_for_model(MODEL)  # the synthetic vectors stand in for this model's
         for owner, materials, query_vector, query_terms in tqdm(probes, desc=label, disable=not show, unit="query"):
-            scope = search._Scope(owner_id=owner, material_ids=materials, by_model={(MODEL, DIMENSION): materials})
+            # Every probe searches its owner's whole library (the owner's materials are all in ``materials``).
+            scope = search._Scope(owner_id=owner, material_ids=materials, by_model={(MODEL, DIMENSION): materials}, whole_library=True)
 
             began = time.perf_counter()
             approximate = search._vector_search(
-                owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=k
+                owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=k, whole_library=True
             )
             modes["semantic"].append((time.perf_counter() - began) * 1000)
 
@@ -177,6 +183,7 @@ class Command(BaseCommand):
                         material_ids=materials,
                         query_vector=query_vector,
                         k=search.CANDIDATES,
+                        whole_library=True,
                     )
                 ),
             )
@@ -206,6 +213,7 @@ class Command(BaseCommand):
         else:
             samples, build = self._skewed_build(cursor, schema, sizes, seed, space, vocabulary, show)
         cursor.execute(f"SET search_path TO {schema}, public")
+        build |= self._owner_indexes(cursor, sizes)
         groups = []
         for group, owners in (
             ("large", [o for o, n in enumerate(sizes, 1) if n >= SKEWED_LARGE_FROM]),
@@ -287,6 +295,26 @@ class Command(BaseCommand):
             "index_build_seconds": round(index_seconds, 1),
             "index_mb": round(index_bytes / 2**20, 1),
         }
+
+    def _owner_indexes(self, cursor, sizes) -> dict:
+        """Give each large library its own index, as ``vector_indexes_sync`` does (or drop them all with
+        ``--shared-index-only``); return the time it took and the indexes' size."""
+        began = time.perf_counter()
+        for owner, rows in enumerate(sizes, 1):
+            name = search.owner_index_name(owner, MODEL)
+            if self.owner_indexes and rows >= search.LARGE_LIBRARY_VECTORS:
+                cursor.execute("SET maintenance_work_mem = '2GB'")
+                owner_index_create(cursor, owner_id=owner, model=MODEL, dimension=DIMENSION, concurrently=False)
+            else:
+                cursor.execute(f"DROP INDEX IF EXISTS {name}")
+        seconds = time.perf_counter() - began
+        cursor.execute(
+            "SELECT coalesce(sum(pg_relation_size(format('%%I.%%I', schemaname, indexname)::regclass)), 0) FROM pg_indexes "
+            "WHERE schemaname = current_schema() AND indexname LIKE %s",
+            [search.OWNER_INDEX_PREFIX + "%"],
+        )
+        search.owner_indexes_forget()
+        return {"owner_indexes_seconds": round(seconds, 1), "owner_indexes_mb": round(int(cursor.fetchone()[0]) / 2**20, 1)}
 
     def _drop_vector_indexes(self, cursor, schema) -> list[str]:
         """Drop the HNSW indexes the copied tables came with; return the statements that rebuild them."""
