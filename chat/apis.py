@@ -10,7 +10,6 @@ from rest_framework import renderers, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from baeum.errors import BaeumError, MaterialNotReady
 from core.pagination import paginate, paginated_schema
 
 from . import selectors
@@ -135,20 +134,13 @@ class ConversationListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        try:
-            conversation = conversation_create(
-                owner=request.user,
-                ref_ids=values.get("refIds") or [],
-                title=values.get("title", ""),
-                plan_id=values.get("planId"),
-                session_number=values.get("session"),
-            )
-        except ValueError as error:
-            if isinstance(error, BaeumError):
-                raise  # MaterialNotReady and the other domain errors answer with their own code
-            # Transitional: conversation_create (chat/services/conversations.py) still raises a plain ValueError
-            # for a material that is not READY. Once it raises baeum.errors.MaterialNotReady, delete this clause.
-            raise MaterialNotReady(str(error)) from error
+        conversation = conversation_create(
+            owner=request.user,
+            ref_ids=values.get("refIds") or [],
+            title=values.get("title", ""),
+            plan_id=values.get("planId"),
+            session_number=values.get("session"),
+        )
         location = request.build_absolute_uri(reverse("conversation-detail", kwargs={"conversation_id": conversation.pk}))
         return Response(ConversationOutputSerializer(conversation).data, status=status.HTTP_201_CREATED, headers={"Location": location})
 

@@ -7,7 +7,6 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from core.api_errors import ApiError
 from core.pagination import paginate, paginated_schema
 from core.providers import configured_llm
 from knowledge.apis import FailureSerializer, ProcessingSerializer
@@ -15,7 +14,7 @@ from knowledge.apis import FailureSerializer, ProcessingSerializer
 from . import selectors
 from .failure_reasons import plan_failure_code, plan_failure_reason
 from .models import StudySession
-from .services.plans import PlanInputError, plan_create, plan_delete, plan_regenerate, plan_rename, session_progress_record
+from .services.plans import plan_create, plan_delete, plan_regenerate, plan_rename, session_progress_record
 from .services.review import cards_from_key_points
 
 
@@ -164,17 +163,14 @@ class PlanListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        try:
-            plan = plan_create(
-                owner=request.user,
-                title=values.get("title", ""),
-                ref_ids=values["refIds"],
-                goal=values.get("goal", ""),
-                minutes_per_session=values["minutesPerSession"],
-                language=values["language"],
-            )
-        except PlanInputError as error:
-            raise ApiError(str(error), code="material_not_ready", details={"refId": error.ref_id}) from error
+        plan = plan_create(
+            owner=request.user,
+            title=values.get("title", ""),
+            ref_ids=values["refIds"],
+            goal=values.get("goal", ""),
+            minutes_per_session=values["minutesPerSession"],
+            language=values["language"],
+        )
         plan = selectors.access_plan(user=request.user, plan_id=plan.pk)
         return Response(PlanSerializer(plan).data, status=status.HTTP_202_ACCEPTED, headers={"Location": _plan_location(request, plan)})
 
@@ -220,10 +216,7 @@ class PlanRegenerateApi(APIView):
         Completed sessions whose ranges are unchanged keep their progress. Answers 202 with a `Location`
         header; 409 `materials_removed` when every material of the plan was deleted.
         """
-        try:
-            plan = plan_regenerate(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
-        except PlanInputError as error:
-            raise ApiError(str(error), code="materials_removed", status_code=409) from error
+        plan = plan_regenerate(plan=selectors.access_plan(user=request.user, plan_id=plan_id))
         return Response(
             PlanSerializer(selectors.access_plan(user=request.user, plan_id=plan.pk)).data,
             status=status.HTTP_202_ACCEPTED,

@@ -19,7 +19,7 @@ from . import selectors, selectors_guide
 from .models import Note
 from .services import export
 from .services.notes import UNCHANGED, note_create, note_delete, note_update
-from .services.plans import CHOSEN_RANGES, PlanInputError, plan_exam_date_set, plan_regenerate
+from .services.plans import CHOSEN_RANGES, plan_exam_date_set, plan_regenerate
 
 # --- Notes -----------------------------------------------------------------------------------------
 
@@ -257,15 +257,12 @@ class PlanSettingsApi(APIView):
             plan_exam_date_set(plan=plan, exam_date=values["examDate"])
         rebuild = any(name in values for name in ("refIds", "ranges", "minutesPerSession"))
         if rebuild:
-            try:
-                plan_regenerate(
-                    plan=plan,
-                    ref_ids=values.get("refIds"),
-                    ranges=values.get("ranges"),
-                    minutes_per_session=values.get("minutesPerSession"),
-                )
-            except PlanInputError as error:
-                raise ApiError(str(error), code="invalid", details={"refId": error.ref_id}) from error
+            plan_regenerate(
+                plan=plan,
+                ref_ids=values.get("refIds"),
+                ranges=values.get("ranges"),
+                minutes_per_session=values.get("minutesPerSession"),
+            )
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         body = PlanSettingsSerializer(_settings(user=request.user, plan=plan)).data
         return Response(body, status=status.HTTP_202_ACCEPTED if rebuild else status.HTTP_200_OK)

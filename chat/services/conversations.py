@@ -1,6 +1,7 @@
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from baeum.errors import MaterialNotReady
 from knowledge.models import Material
 from knowledge.selectors import SESSION_TOP_K, TOP_K, materials_in_scope
 
@@ -39,7 +40,8 @@ def conversation_create(
         ready = set(materials.values_list("ref_id", flat=True))
         not_ready = [ref_id for ref_id in ref_ids if ref_id not in ready]
         if not_ready:
-            raise ValueError(_("Material %(refId)s is not READY yet; wait for it or leave it out.") % {"refId": not_ready[0]})
+            message = _("Material %(refId)s is not READY yet; wait for it or leave it out.") % {"refId": not_ready[0]}
+            raise MaterialNotReady(message, ref_id=not_ready[0])
     every = not ref_ids
     if every:
         ref_ids = list(materials_in_scope(user=owner).values_list("ref_id", flat=True))

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from baeum import curriculum, study
-from baeum.errors import NotFound
+from baeum.errors import BaeumError, MaterialNotReady, MaterialsRemoved, NotFound
 from baeum.text import is_hangul_heavy
 from core.providers import configured_llm
 from knowledge import selectors as knowledge
@@ -27,11 +27,14 @@ logger = logging.getLogger(__name__)
 CHOSEN_RANGES = "chosenRanges"
 
 
-class PlanInputError(ValueError):
-    """A plan request that cannot be honoured; says which refId and why."""
+class PlanInputError(BaeumError, ValueError):
+    """A plan request that cannot be honoured (400 ``invalid``); says which refId and why."""
+
+    code = "invalid"
+    status = 400
 
     def __init__(self, message: str, *, ref_id: str = ""):
-        super().__init__(message)
+        super().__init__(message, details={"refId": ref_id} if ref_id else None)
         self.ref_id = ref_id
 
 
@@ -98,7 +101,7 @@ def plan_regenerate(
     owner = plan.owner
     removed = removed_materials(user=owner, plan=plan)
     if ref_ids is None and removed and len(removed) == len(plan.ref_ids):
-        raise PlanInputError(
+        raise MaterialsRemoved(
             gettext("Every material of this plan was removed from your library; create a new plan from your current materials.")
         )
     wanted = [ref_id for ref_id in (plan.ref_ids if ref_ids is None else dict.fromkeys(ref_ids)) if ref_id not in removed]
@@ -137,7 +140,7 @@ def _ready_materials(*, owner, ref_ids: list[str]) -> dict[str, Material]:
     materials = {material.ref_id: material for material in knowledge.materials_in_scope(user=owner, ref_ids=ref_ids, ready_only=False)}
     for ref_id in ref_ids:
         if materials[ref_id].status != Material.Status.READY:
-            raise PlanInputError(
+            raise MaterialNotReady(
                 gettext("Material %(refId)s is %(status)s, not READY; wait for it or leave it out.")
                 % {"refId": ref_id, "status": materials[ref_id].status},
                 ref_id=ref_id,

@@ -3,8 +3,9 @@ not a 404) in the API and the browser, and regeneration builds the plan from wha
 
 import pytest
 
+from baeum.errors import MaterialsRemoved
 from plans.models import Plan
-from plans.services.plans import PlanInputError, plan_create, plan_generate, plan_regenerate
+from plans.services.plans import plan_create, plan_generate, plan_regenerate
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.django_db
@@ -52,5 +53,5 @@ def test_a_plan_whose_every_material_was_removed_says_so_on_regeneration(user, i
 
     material_delete(material=stack)
 
-    with pytest.raises(PlanInputError, match="Every material of this plan was removed"):
+    with pytest.raises(MaterialsRemoved, match="Every material of this plan was removed"):
         plan_regenerate(plan=plan)
