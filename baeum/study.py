@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+from . import prompts
 from .analysis import content_terms
 from .grounding import _found_terms
 from .llm import LLM, LLMError
@@ -34,13 +35,9 @@ def session_title(llm: LLM, *, passages: list[str], language: str) -> tuple[str,
     """Ask for a title and 3 objectives grounded in ``passages``; None when the reply does not hold up."""
     # The passages' own reference markers ("KorQuAD 1.0[1]") as superscripts: only our numbers read as [n].
     text = "\n\n".join(f"[{number}] {superscript_references(passage)}" for number, passage in enumerate(passages, start=1))
-    system = (
-        "You write study-plan headings from a learner's own material. Use only words and ideas from the passages. "
-        f'Reply with JSON only: {{"title": "...", "objectives": ["...", "...", "..."]}} in {"Korean" if language == "ko" else "English"}.'
-    )
     try:
         reply = llm.complete(
-            system=system, prompt=f"Passages:\n{text}\n\nWrite the session title and three learning objectives.", max_tokens=300
+            system=prompts.session_headings_system(language), prompt=prompts.session_headings_prompt(text), max_tokens=300
         )
     except LLMError:
         return None
@@ -59,13 +56,10 @@ def short_answer_questions(llm: LLM, *, sentences: list[str], language: str, lim
     """Ask for short-answer questions on numbered ``sentences``; keep those whose answer the cited
     sentence really contains. Returns ``[{"question", "answer", "source": index}]`` or None."""
     numbered = "\n".join(f"[{number}] {superscript_references(sentence)}" for number, sentence in enumerate(sentences, start=1))
-    system = (
-        "You write practice questions from a learner's own material. Each question must be answerable from exactly one "
-        "numbered sentence, and its answer must be a short phrase copied from that sentence. Reply with JSON only: "
-        f'[{{"question": "...", "answer": "...", "source": n}}] in {"Korean" if language == "ko" else "English"}.'
-    )
     try:
-        reply = llm.complete(system=system, prompt=f"Sentences:\n{numbered}\n\nWrite up to {limit} questions.", max_tokens=600)
+        reply = llm.complete(
+            system=prompts.practice_questions_system(language), prompt=prompts.practice_questions_prompt(numbered, limit), max_tokens=600
+        )
     except LLMError:
         return None
     data = _json_from(reply.text)
@@ -91,17 +85,9 @@ GRADE_VERDICTS = ("correct", "partial", "wrong")
 def grade_answer(llm: LLM, *, question: str, response: str, expected: str, quote: str, language: str) -> str | None:
     """Ask whether ``response`` answers ``question`` as the cited ``quote`` says (paraphrases count).
     Returns "correct" / "partial" / "wrong", or None when the reply is unusable (the offline grade stands)."""
-    system = (
-        "You grade a learner's answer against the learner's own material. Judge only by the quoted sentence: an answer "
-        "is correct when it means what the sentence says (other words, spelling slips and paraphrases are fine), partial "
-        'when it gets part of it, wrong otherwise. Reply with JSON only: {"verdict": "correct" | "partial" | "wrong"}.'
-    )
-    prompt = (
-        f"Quoted sentence: {quote}\nQuestion: {question}\nExpected answer: {expected}\nLearner's answer: {response}\n"
-        f"({'The learner writes Korean.' if language == 'ko' else 'The learner writes English.'})"
-    )
+    prompt = prompts.grade_prompt(quote=quote, question=question, expected=expected, response=response, language=language)
     try:
-        reply = llm.complete(system=system, prompt=prompt, max_tokens=40)
+        reply = llm.complete(system=prompts.GRADE_SYSTEM, prompt=prompt, max_tokens=40)
     except LLMError:
         return None
     data = _json_from(reply.text)

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connection
 
 from accounts.scoping import owner_id_of
-from baeum import rerank
+from baeum import prompts, rerank
 from baeum.analysis import analyze
 from baeum.embeddings import Embedder
 from baeum.questions import analyse_question, hint_variants
@@ -741,9 +741,8 @@ def rerank_with_llm(hits: list[SearchHit], *, query: str, llm, k: int) -> list[S
     numbered = "\n\n".join(
         f"[{number}] {superscript_references(hit.chunk.content[:LLM_RERANK_PASSAGE_CHARS])}" for number, hit in enumerate(hits, start=1)
     )
-    system = "Score how well each numbered passage answers the question, from 0 (not at all) to 10 (fully). Reply with a JSON list of numbers, one per passage, in order."
     try:
-        reply = llm.complete(system=system, prompt=f"Question: {query}\n\nPassages:\n{numbered}", max_tokens=LLM_RERANK_MAX_TOKENS)
+        reply = llm.complete(system=prompts.RERANK_SYSTEM, prompt=prompts.rerank_prompt(query, numbered), max_tokens=LLM_RERANK_MAX_TOKENS)
     except LLMError:
         return hits[:k]
     scores = rerank.parse_llm_scores(reply.text, len(hits))
