@@ -16,6 +16,7 @@ from .failure_reasons import plan_failure_code, plan_failure_reason
 from .models import StudySession
 from .services.plans import plan_create, plan_delete, plan_regenerate, plan_rename, session_progress_record
 from .services.review import cards_from_key_points
+from .services.session_content import session_content
 
 
 def _plan_location(request, plan) -> str:
@@ -237,7 +238,7 @@ class SessionDetailApi(APIView):
         """Read one study session: objectives, its text page by page, key points and practice questions."""
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         session = selectors.access_session(user=request.user, plan=plan, number=number)
-        content = selectors.session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
+        content = session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
         body = SessionSummarySerializer(session).data
         body.update(
             parts=content.parts,

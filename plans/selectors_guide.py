@@ -12,7 +12,8 @@ from baeum.errors import NotFound
 from knowledge import selectors as knowledge
 
 from .models import Card, Note, Plan, StudySession
-from .selectors import removed_materials, session_content, session_is_removed
+from .selectors import removed_materials, session_is_removed
+from .services.session_content import session_content
 
 
 class NoteNotFound(NotFound):

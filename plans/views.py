@@ -21,6 +21,7 @@ from .services.plans import (
     plan_regenerate,
     plan_rename,
 )
+from .services.session_content import session_content
 
 
 @login_required
@@ -192,6 +193,6 @@ def study_guide_page(request, ref_id: str):
 def session_detail(request, plan_id: int, number: int):
     plan = selectors.access_plan(user=request.user, plan_id=plan_id)
     session = selectors.access_session(user=request.user, plan=plan, number=number)
-    content = selectors.session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
+    content = session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
     context = {"plan": plan, "session": session, "content": content, "nav": "plans"}
     return render(request, "plans/session.html", context)

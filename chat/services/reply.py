@@ -593,7 +593,8 @@ def _session_overview(conversation: Conversation, question: str) -> tuple[list[P
     if not (conversation.plan_id and conversation.session_number and _OVERVIEW.search(question)):
         return None
     from baeum.errors import NotFound
-    from plans.selectors import access_plan, access_session, session_content
+    from plans.selectors import access_plan, access_session
+    from plans.services.session_content import session_content
 
     try:
         plan = access_plan(user=conversation.owner, plan_id=conversation.plan_id)

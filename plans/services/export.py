@@ -23,7 +23,8 @@ from django.utils.translation import gettext_lazy as _
 from core.providers import configured_llm
 
 from ..models import Card, Module, Plan, StudySession
-from ..selectors import removed_materials, session_content, session_is_removed
+from ..selectors import removed_materials, session_is_removed
+from .session_content import session_content
 
 MARKDOWN = "text/markdown; charset=utf-8"
 CSV = "text/csv; charset=utf-8"

@@ -18,7 +18,8 @@ from knowledge import selectors as knowledge
 from knowledge.models import Material
 
 from ..models import Module, Plan, PlanMaterial, StudySession
-from ..selectors import characteristic_terms, ranges_scope, session_content
+from ..selectors import ranges_scope
+from .session_content import characteristic_terms, session_content
 
 logger = logging.getLogger(__name__)
 
@@ -245,7 +246,7 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
     llm = llm if llm is not None else configured_llm()
     created = _replace_modules_and_sessions(plan, modules, sessions, chunks_by_ref, llm=llm)
     # Prepare each session's text, key points and questions now (generation work), so the session
-    # page opens at once; they are cached per session (see plans.selectors.session_content).
+    # page opens at once; they are cached per session (see plans.services.session_content).
     for session in created:
         session_content(user=plan.owner, plan=plan, session=session, llm=llm)
     if plan.exam_date:

@@ -17,7 +17,7 @@ from baeum.quiz import BLANK
 from baeum.text import is_hangul_heavy
 
 from ..models import Card, Plan, Review, StudySession
-from ..selectors import SessionContent, session_content
+from .session_content import SessionContent, session_content
 
 # One scheduler for every card: FSRS's default parameters, aiming at 90 % recall when a card is due, with
 # one 10-minute learning step: a card answered wrong comes back within the session's sitting, one

@@ -4,7 +4,7 @@ import pytest
 
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
-from plans import selectors
+from plans.services.session_content import session_content
 from tests.plans.test_plans import book, plan  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -16,7 +16,7 @@ def test_the_session_key_points_answer_what_matters_most(user, plan, question): 
     message = chat_reply(conversation=conversation, content=question)
     assert not message.refused, message.content
     session = plan.sessions.get(number=1)
-    points = selectors.session_content(user=user, plan=plan, session=session).key_points
+    points = session_content(user=user, plan=plan, session=session).key_points
     assert all(point["text"] in message.content for point in points)
     start, end = session.ranges[0]["chunkRange"]
     assert message.citations and all(start <= citation["chunkIndex"] <= end for citation in message.citations)

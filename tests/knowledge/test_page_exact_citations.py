@@ -12,8 +12,8 @@ from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from knowledge.models import MaterialPage
 from plans.models import Plan
-from plans.selectors import session_content
 from plans.services.plans import plan_create, plan_generate
+from plans.services.session_content import session_content
 
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "text"
 

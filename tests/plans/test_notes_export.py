@@ -134,7 +134,7 @@ def test_page_references():
 
 
 def test_plan_and_session_markdown_cite_the_page_of_each_key_point(api_client, book, plan):
-    from plans.selectors import session_content
+    from plans.services.session_content import session_content
 
     response = api_client.get(f"/api/v1/plans/{plan.pk}/export.md")
     assert response.status_code == 200
@@ -306,7 +306,7 @@ def test_a_second_user_downloads_nothing(api_client, other_api_client, book, pla
 
 
 def test_a_korean_learner_downloads_korean_headings_and_page_references(api_client, book, plan):
-    from plans.selectors import session_content
+    from plans.services.session_content import session_content
 
     text = api_client.get(f"/api/v1/plans/{plan.pk}/export.md", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
     assert "**자료:**" in text and "### 핵심 내용" in text

@@ -213,17 +213,17 @@ def test_with_an_llm_titles_and_objectives_come_from_the_passages(plan):
 
 
 def test_with_an_llm_questions_are_short_answer_and_checked(user, plan):
-    from plans import selectors
+    from plans.services.session_content import session_content
 
     session = plan.sessions.get(number=1)
     good = '[{"question": "What does a variable refer to?", "answer": "a value", "source": 1}, {"question": "Who invented Python?", "answer": "Guido van Rossum", "source": 1}]'
-    content = selectors.session_content(user=user, plan=plan, session=session, llm=ScriptedLLM(good))
+    content = session_content(user=user, plan=plan, session=session, llm=ScriptedLLM(good))
     assert [question["question"] for question in content.questions] == ["What does a variable refer to?"]
     assert content.questions[0]["citation"]["quote"]
     from django.core.cache import cache
 
     cache.clear()  # the content is cached per session and question writer
-    fallback = selectors.session_content(user=user, plan=plan, session=session, llm=ScriptedLLM("I cannot help"))
+    fallback = session_content(user=user, plan=plan, session=session, llm=ScriptedLLM("I cannot help"))
     assert fallback.questions
     assert "What does a variable refer to?" not in [question["question"] for question in fallback.questions]  # back to offline questions
 
@@ -232,14 +232,14 @@ def test_session_content_is_prepared_at_generation_and_never_served_for_a_delete
     from django.core.cache import cache
 
     from knowledge.services.materials import material_delete
-    from plans import selectors
+    from plans.services.session_content import SESSION_CONTENT_VERSION, session_content
 
     session = plan.sessions.get(number=1)  # read back from the database, as a page view does
     before = set(cache.keys("plans:session:*"))
-    assert any(f"plans:session:{selectors.SESSION_CONTENT_VERSION}:{session.pk}:" in key for key in before)
-    first = selectors.session_content(user=user, plan=plan, session=session)
+    assert any(f"plans:session:{SESSION_CONTENT_VERSION}:{session.pk}:" in key for key in before)
+    first = session_content(user=user, plan=plan, session=session)
     assert set(cache.keys("plans:session:*")) == before  # served from what generation prepared
-    assert selectors.session_content(user=user, plan=plan, session=session) == first
+    assert session_content(user=user, plan=plan, session=session) == first
     material_delete(material=book)
-    removed = selectors.session_content(user=user, plan=plan, session=session)
+    removed = session_content(user=user, plan=plan, session=session)
     assert removed.removed_materials and not removed.parts and not removed.key_points  # never the cached text

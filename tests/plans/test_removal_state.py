@@ -12,6 +12,7 @@ from knowledge.services.materials import material_delete
 from plans import selectors
 from plans.models import Plan, PlanMaterial
 from plans.services.plans import plan_create, plan_generate
+from plans.services.session_content import session_content
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +42,7 @@ def test_deleting_a_material_sets_the_plan_snapshot_link_to_null_and_every_reade
     removed = selectors.removed_materials(user=user, plan=plan)
     marked = [session for session in plan.sessions.all() if selectors.session_is_removed(session, removed)]
     assert marked and selectors.plan_progress(plan, removed)["removedSessions"] == len(marked)
-    content = selectors.session_content(user=user, plan=plan, session=marked[0])
+    content = session_content(user=user, plan=plan, session=marked[0])
     assert content.removed_materials == ["Cloud notes"] and not content.parts
 
 

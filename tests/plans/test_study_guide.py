@@ -4,8 +4,8 @@ and a glossary of the terms it defines, each on the page of its defining sentenc
 import pytest
 
 from knowledge.models import MaterialPage
-from plans.selectors import session_content
 from plans.selectors_guide import material_chapters, study_guide
+from plans.services.session_content import session_content
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -76,10 +76,10 @@ def _snapshot():
 def owner_data(user, ingest, django_capture_on_commit_callbacks):
     from chat.services.conversations import conversation_create
     from chat.services.reply import chat_reply
-    from plans.selectors import session_content
     from plans.services.notes import note_create
     from plans.services.plans import plan_create
     from plans.services.review import cards_from_key_points
+    from plans.services.session_content import session_content
 
     material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a fast storage location inside the CPU. " * 5] * 2), "regs.pdf")
     with django_capture_on_commit_callbacks(execute=True):
@@ -185,8 +185,8 @@ def test_near_duplicate_chunks_of_another_user_never_reach_plans_sessions_or_cha
 ):
     from chat.services.conversations import conversation_create
     from chat.services.reply import chat_reply
-    from plans import selectors as plan_selectors
     from plans.services.plans import plan_create
+    from plans.services.session_content import session_content
 
     text = "Chapter 1 Registers\\nA register is a very fast storage location inside the CPU. The EAX register is the accumulator."
     mine = ingest(user, make_pdf([text]), "mine.pdf")
@@ -194,7 +194,7 @@ def test_near_duplicate_chunks_of_another_user_never_reach_plans_sessions_or_cha
     with django_capture_on_commit_callbacks(execute=True):
         plan = plan_create(owner=user, title="Regs", ref_ids=[mine.ref_id], minutes_per_session=5)
     session = plan.sessions.get(number=1)
-    content = plan_selectors.session_content(user=user, plan=plan, session=session)
+    content = session_content(user=user, plan=plan, session=session)
     assert {part["refId"] for part in content.parts} == {mine.ref_id}
     for conversation in (
         conversation_create(owner=user, ref_ids=[]),

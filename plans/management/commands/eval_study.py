@@ -29,9 +29,9 @@ from baeum.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
 from baeum.text import is_hangul_heavy
 from knowledge.evaluation import throwaway_documents
 from knowledge.models import Chunk, MaterialPage
-from plans import selectors
 from plans.models import Plan
 from plans.services.plans import plan_create, plan_generate
+from plans.services.session_content import session_content
 
 # An index line: "calling convention, 61–68, 73" or "호출 규약 . . . . 61–68" (term, then page numbers).
 _INDEX_LINE = re.compile(r"^\s*(?P<term>[^\d\s.,][^.…]*?)\s*(?:[.…\s]{3,}|,\s*)(?P<pages>\d[\d,–\-\s]*)\s*$")
@@ -107,7 +107,7 @@ class Command(BaseCommand):
         cloze_answers, quotes, shown = [], [], {}
         objectives = []
         for session in sessions:
-            content = selectors.session_content(user=user, plan=plan, session=session)
+            content = session_content(user=user, plan=plan, session=session)
             for question in content.questions:
                 kinds[question["kind"]] = kinds.get(question["kind"], 0) + 1
                 if question["kind"] in (CLOZE, CHOICE):
