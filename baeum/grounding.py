@@ -12,8 +12,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-# content_terms lives in baeum.analysis; imported here for this module and still reachable as
-# grounding.content_terms for chat/services/reply.py and plans/selectors.py until they import it from analysis.
 from .analysis import content_terms, may_name_a_topic
 from .chunking import quote_pages
 from .tables import superscript_references

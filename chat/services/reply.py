@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from baeum import grounding, prompts
+from baeum.analysis import content_terms
 from baeum.grounding import Answer, Passage
 from baeum.llm import LLMError
 from baeum.questions import analyse_question, named_sources
@@ -93,7 +94,7 @@ def answer_items(answer: str) -> list[str]:
 
 
 def _terms(text: str) -> list[str]:
-    return [term for term in dict.fromkeys(grounding.content_terms(text)) if len(term) > 1]
+    return [term for term in dict.fromkeys(content_terms(text)) if len(term) > 1]
 
 
 def resolve_references(question: str, memory: Memory) -> str:
@@ -347,7 +348,7 @@ def _agentic_refine(
     conversation: Conversation, query: str, scope: Scope, passages: list[Passage], steps: list[dict], evidence: grounding.Evidence
 ) -> tuple[list[Passage], grounding.Evidence]:
     """Search again for the query's key terms alone when the first search did not answer it."""
-    refined = " ".join(dict.fromkeys(term for term in grounding.content_terms(query) if len(term) > 1))
+    refined = " ".join(dict.fromkeys(term for term in content_terms(query) if len(term) > 1))
     if not refined or refined == query:
         return passages, evidence
     passages = _search(conversation, refined, k=TOP_K, scope=scope) + passages
@@ -444,9 +445,9 @@ def _memory_answer(question: str, memory: Memory) -> Answer | None:
     """Answer "what is my X?" from facts the learner stated earlier in this conversation."""
     if not _MY_QUESTION.search(question) or not memory.entities:
         return None
-    terms = set(grounding.content_terms(question))
+    terms = set(content_terms(question))
     for entity in reversed(memory.entities):
-        key_terms = set(grounding.content_terms(entity["key"]))
+        key_terms = set(content_terms(entity["key"]))
         if entity["key"] != "topic" and key_terms and key_terms <= terms:
             if is_hangul_heavy(question):
                 text = f"{entity['turn']}번째 대화에서 알려 주신 {entity['key']}: {entity['value']}"
