@@ -37,6 +37,14 @@ OWNED_TABLES = {
     "plans": ["plans_plan", "plans_planmaterial", "plans_module", "plans_studysession", "plans_card", "plans_review", "plans_note"],
     "chat": ["chat_conversation", "chat_message"],
 }
+# Owned tables made after the migrations that read the lists above (each enables row-level security in its
+# own migration; adding it above would make those older migrations reach for a table not made yet).
+LATER_OWNED_TABLES = {"chat": ["chat_conversationsource"]}
+
+
+def all_owned_tables() -> list[str]:
+    """Every table of user-owned rows, each under the fail-closed policy."""
+    return [table for group in (OWNED_TABLES, LATER_OWNED_TABLES) for tables in group.values() for table in tables]
 # No setting, or an empty one, matches nothing (NULL = owner_id is never true): the wall fails closed.
 _CONDITION = f"owner_id = NULLIF(current_setting('{SETTING}', true), '')::bigint"
 DEFAULT_SYSTEM_ROLE = "baeum_system"

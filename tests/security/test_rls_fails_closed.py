@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import DatabaseError, connection, transaction
 
-from accounts.rls import OWNED_TABLES, current, rls_owner_of, rls_system, rls_user
+from accounts.rls import all_owned_tables, current, rls_owner_of, rls_system, rls_user
 from accounts.scoping import UnscopedQueryError
 from knowledge.models import Chunk, Material
 from plans.models import Plan
@@ -35,7 +35,7 @@ def _fresh_session():
 
 
 def _owned_tables():
-    return [table for tables in OWNED_TABLES.values() for table in tables]
+    return all_owned_tables()
 
 
 def test_a_fresh_session_with_the_setting_unset_or_empty_sees_no_rows(two_libraries):
