@@ -91,6 +91,9 @@ class _Scope:
     # Every READY material of the owner is in scope (the library, no type): a large library's own vector
     # index then answers without a material filter (``_vector_statement``).
     whole_library: bool = False
+    # BM25's corpus statistics (chunks, average terms per chunk) from the materials' own rows; None when a
+    # material has none recorded (made before they were kept): then the statement counts the chunks.
+    corpus: tuple[float, float] | None = None
 
     def with_ranges(self, statement: _Statement, *, material: str, chunk_index: str) -> _Statement:
         """``statement`` with its ``/*ranges*/`` marker replaced by this scope's range condition (or nothing)."""
@@ -188,14 +191,21 @@ def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Ite
     by_model: dict[tuple[str, int], list[int]] = defaultdict(list)
     material_ids: list[int] = []
     id_of: dict[str, int] = {}
-    rows = materials_in_scope(user=user, ref_ids=ref_ids, type=type).values_list("id", "ref_id", "embedding_model", "embedding_dimension")
-    for material_id, ref_id, model, dimension in rows:
+    rows = materials_in_scope(user=user, ref_ids=ref_ids, type=type).values_list(
+        "id", "ref_id", "embedding_model", "embedding_dimension", "chunk_count", "term_total"
+    )
+    chunks, terms, recorded = 0, 0, True
+    for material_id, ref_id, model, dimension, chunk_count, term_total in rows:
         material_ids.append(material_id)
         id_of[ref_id] = material_id
         by_model[(model, dimension)].append(material_id)
+        chunks, terms, recorded = chunks + chunk_count, terms + term_total, recorded and term_total > 0
     resolved = tuple((id_of[ref_id], int(start), int(end)) for ref_id, start, end in ranges if ref_id in id_of)
     whole_library = ref_ids is None and not type
-    return _Scope(owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model), ranges=resolved, whole_library=whole_library)
+    corpus = (float(chunks), terms / chunks) if recorded and chunks else None
+    return _Scope(
+        owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model), ranges=resolved, whole_library=whole_library, corpus=corpus
+    )
 
 
 # --- Vector retrieval ------------------------------------------------------------------------
@@ -372,7 +382,7 @@ _BM25_SQL = """
     WITH query_terms AS MATERIALIZED (
         SELECT term, count(*) AS qtf FROM unnest(%(terms)s::text[]) AS term GROUP BY term
     ),
-    corpus AS MATERIALIZED (
+    corpus AS MATERIALIZED (/*corpus*/
         SELECT count(*)::float8 AS n, coalesce(avg(term_count), 1)::float8 AS avgdl
         FROM knowledge_chunk WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s)
     ),
@@ -403,6 +413,18 @@ _BM25_SQL = """
 """
 
 
+# The corpus statistics the materials' rows give (``_Scope.corpus``), in place of counting the chunks.
+_CORPUS_GIVEN = "SELECT %(corpus_n)s::float8 AS n, %(corpus_avgdl)s::float8 AS avgdl"
+
+
+def _bm25_sql(scope: _Scope) -> str:
+    if scope.corpus is None:
+        return _BM25_SQL
+    start = _BM25_SQL.index("/*corpus*/")
+    end = _BM25_SQL.index("\n    ),", start)
+    return _BM25_SQL[:start] + _CORPUS_GIVEN + _BM25_SQL[end:]
+
+
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
     """BM25 over the analysed terms and, for codes in the query, verbatim matches (see ``_lexical_scores``)."""
     if not scope.material_ids:
@@ -410,9 +432,11 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
     statements = {}
     terms = analyze(query)
     if terms:
+        corpus = {"corpus_n": scope.corpus[0], "corpus_avgdl": max(scope.corpus[1], 1.0)} if scope.corpus else {}
         statements["bm25"] = _Statement(
-            _BM25_SQL,
+            _bm25_sql(scope),
             {
+                **corpus,
                 "terms": terms,
                 "owner": scope.owner_id,
                 "materials": scope.material_ids,

@@ -35,4 +35,9 @@ def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
                 "UPDATE knowledge_chunk AS c SET term_count = v.length FROM unnest(%s::bigint[], %s::int[]) AS v(id, length) WHERE c.id = v.id",
                 [[pk for pk, _ in lengths], [length for _, length in lengths]],
             )
+            cursor.execute(
+                "UPDATE knowledge_material AS m SET term_total = (SELECT coalesce(sum(c.term_count), 0) FROM knowledge_chunk c "
+                "WHERE c.material_id = m.id) WHERE m.id = ANY(%s)",
+                [sorted({chunk.material_id for chunk in chunks})],
+            )
     return len(rows)

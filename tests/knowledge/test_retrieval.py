@@ -127,3 +127,28 @@ def test_an_empty_scope_reads_nothing_and_narrowing_keeps_ranges_of_kept_materia
     assert narrowed.ref_ids == (book.ref_id,) and narrowed.ranges == (ChunkRange(book.ref_id, 0, 1),)
     assert Scope.library().narrowed_to(["a", "b"]) == Scope.materials(["a", "b"])
     assert scope.narrowed_to([]).is_empty
+
+
+def test_bm25_reads_the_corpus_statistics_from_the_material_rows_with_the_same_scores(user, ingest):
+    from dataclasses import replace
+
+    from knowledge.models import Chunk, Material
+    from knowledge.selectors import search
+    from tests.pdfgen import make_pdf
+
+    books = [
+        ingest(user, make_pdf(["The stack pointer ESP points to the top of the stack. " * 6, "Registers hold values. " * 9]), "a.pdf"),
+        ingest(user, make_pdf(["A stack frame holds the locals of a call; EBP points to it. " * 5]), "b.pdf"),
+    ]
+    for book in books:
+        material = Material.objects.for_user(user).get(pk=book.pk)
+        terms = sum(Chunk.objects.for_user(user).filter(material=material).values_list("term_count", flat=True))
+        assert material.term_total == terms > 0  # kept by ingestion
+    scope = search._scope(user=user, ref_ids=None, type=None)
+    chunks = Chunk.objects.for_user(user).count()
+    assert scope.corpus == (float(chunks), pytest.approx(sum(book.term_total for book in Material.objects.for_user(user)) / chunks))
+    given = search._lexical_candidates(scope, "what does the stack pointer point to", 5)
+    counted = search._lexical_candidates(replace(scope, corpus=None), "what does the stack pointer point to", 5)
+    assert given and given.keys() == counted.keys()
+    assert all(given[chunk] == pytest.approx(counted[chunk]) for chunk in given)
+    assert "avg(term_count)" not in search._bm25_sql(scope) and "avg(term_count)" in search._bm25_sql(replace(scope, corpus=None))
