@@ -50,6 +50,22 @@ _CONDITION = f"owner_id = NULLIF(current_setting('{SETTING}', true), '')::bigint
 DEFAULT_SYSTEM_ROLE = "baeum_system"
 
 
+def for_each_learner(statement: str):
+    """A data migration's step (``RunPython``) running ``statement`` once per learner, with row-level
+    security narrowed to that learner: ``migrate`` runs with no learner set, under which the owned tables
+    show no rows."""
+
+    def run(apps, schema_editor):
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute("SELECT id FROM accounts_user ORDER BY id")
+            for (user_id,) in cursor.fetchall():
+                cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, str(user_id)])
+                cursor.execute(statement)
+            cursor.execute("SELECT set_config(%s, '', true)", [SETTING])
+
+    return run
+
+
 def enable_sql(table: str) -> list[str]:
     return [
         f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",

@@ -88,6 +88,7 @@ class UniversalSentenceEncoder:
         self._lock = threading.Lock()  # the numpy forward pass is not re-entrant
         self._copies: list[tuple[object, threading.Lock]] | None = None  # for documents; made on first use
         self._copies_lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None  # one thread per copy, kept for the next batch
 
     def _document_copies(self) -> list[tuple[object, threading.Lock]]:
         with self._copies_lock:
@@ -96,6 +97,7 @@ class UniversalSentenceEncoder:
 
                 extra = [(USE(threads=USE_THREADS), threading.Lock()) for _ in range(DOCUMENT_WORKERS - 1)]
                 self._copies = [(self._use, self._lock), *extra]
+                self._pool = ThreadPoolExecutor(max_workers=len(self._copies), thread_name_prefix="use-copy")
             return self._copies
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -113,8 +115,7 @@ class UniversalSentenceEncoder:
 
         if len(parts) == 1:
             return encode(parts[0], copies[0])
-        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
-            return np.vstack(list(pool.map(encode, parts, copies)))
+        return np.vstack(list(self._pool.map(encode, parts, copies)))
 
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:

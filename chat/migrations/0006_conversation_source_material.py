@@ -7,7 +7,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from accounts.rls import disable_sql, enable_sql
+from accounts.rls import disable_sql, enable_sql, for_each_learner
 
 TABLE = "chat_conversationsource"
 
@@ -22,19 +22,6 @@ FILL = """
 """
 
 
-def _for_each_owner(statement: str):
-    """Run ``statement`` once per learner with row-level security narrowed to that learner: ``migrate``
-    runs with no learner set, under which the owned tables show no rows (see accounts/rls.py)."""
-
-    def run(apps, schema_editor):
-        with schema_editor.connection.cursor() as cursor:
-            cursor.execute("SELECT id FROM accounts_user ORDER BY id")
-            for (user_id,) in cursor.fetchall():
-                cursor.execute("SELECT set_config('baeum.rls_user', %s, true)", [str(user_id)])
-                cursor.execute(statement)
-            cursor.execute("SELECT set_config('baeum.rls_user', '', true)")
-
-    return run
 
 
 class Migration(migrations.Migration):
@@ -63,5 +50,5 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunSQL(sql=enable_sql(TABLE), reverse_sql=disable_sql(TABLE)),
-        migrations.RunPython(_for_each_owner(FILL), migrations.RunPython.noop),
+        migrations.RunPython(for_each_learner(FILL), migrations.RunPython.noop),
     ]

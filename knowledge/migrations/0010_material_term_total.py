@@ -4,19 +4,12 @@ learner by learner (``migrate`` runs with no learner set, under which owned tabl
 
 from django.db import migrations, models
 
+from accounts.rls import for_each_learner
+
 FILL = """
     UPDATE knowledge_material m SET term_total = coalesce(
         (SELECT sum(c.term_count) FROM knowledge_chunk c WHERE c.material_id = m.id), 0)
 """
-
-
-def fill(apps, schema_editor):
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute("SELECT id FROM accounts_user ORDER BY id")
-        for (user_id,) in cursor.fetchall():
-            cursor.execute("SELECT set_config('baeum.rls_user', %s, true)", [str(user_id)])
-            cursor.execute(FILL)
-        cursor.execute("SELECT set_config('baeum.rls_user', '', true)")
 
 
 class Migration(migrations.Migration):
@@ -30,5 +23,5 @@ class Migration(migrations.Migration):
             name="term_total",
             field=models.BigIntegerField(default=0),
         ),
-        migrations.RunPython(fill, migrations.RunPython.noop),
+        migrations.RunPython(for_each_learner(FILL), migrations.RunPython.noop),
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 import weakref
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -230,24 +231,26 @@ def owner_index_name(owner_id: int, model: str) -> str:
     return f"{OWNER_INDEX_PREFIX}{int(owner_id)}_{slug}"[:63]
 
 
-_owner_indexes_read: list = [0.0, frozenset()]
-
-
-def _owner_indexes() -> frozenset[str]:
-    """Names of the owner vector indexes in the current schema, re-read every minute per process."""
-    import time
-
-    read_at, names = _owner_indexes_read
-    if time.monotonic() - read_at < _OWNER_INDEX_TTL_SECONDS:
-        return names
+def owner_index_names() -> frozenset[str]:
+    """Names of the owner vector indexes in the current schema, read from the catalogue now."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'knowledge_chunkembedding' "
             "AND indexname LIKE %s",
             [OWNER_INDEX_PREFIX + "%"],
         )
-        names = frozenset(row[0] for row in cursor.fetchall())
-    _owner_indexes_read[:] = [time.monotonic(), names]
+        return frozenset(row[0] for row in cursor.fetchall())
+
+
+_owner_indexes_read: list = [0.0, frozenset()]
+
+
+def owner_indexes() -> frozenset[str]:
+    """``owner_index_names``, read again at most once a minute per process (every search asks)."""
+    read_at, names = _owner_indexes_read
+    if time.monotonic() - read_at >= _OWNER_INDEX_TTL_SECONDS:
+        names = owner_index_names()
+        _owner_indexes_read[:] = [time.monotonic(), names]
     return names
 
 
@@ -262,7 +265,7 @@ def _vector_statement(
     vector_literal = "[" + ",".join(f"{value:.7g}" for value in query_vector) + "]"
     params = {"vector": vector_literal, "owner": owner_id, "model": model, "materials": material_ids, "k": k}
     distance = f"(embedding::vector({int(dimension)})) <=> %(vector)s::vector({int(dimension)})"
-    if whole_library and owner_index_name(owner_id, model) in _owner_indexes():
+    if whole_library and owner_index_name(owner_id, model) in owner_indexes():
         # The owner's own index: its predicate (owner, model) alone, so the planner reads it in order;
         # with the materials in the same WHERE its row estimate falls to a sixth and it sorts every vector.
         sql = f"""

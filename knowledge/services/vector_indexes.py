@@ -17,7 +17,14 @@ from django.db import connection
 
 from accounts import rls
 
-from ..selectors.search import LARGE_LIBRARY_VECTORS, OWNER_INDEX_PREFIX, owner_index_name, owner_indexes_forget
+from ..selectors.search import (
+    LARGE_LIBRARY_VECTORS,
+    OWNER_INDEX_PREFIX,
+    owner_index_name,
+    owner_index_names,
+    owner_indexes,
+    owner_indexes_forget,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -30,14 +37,6 @@ def _vector_counts(cursor, owner_id: int | None) -> dict[tuple[int, str], tuple[
         params,
     )
     return {(owner, model): (count, dimension) for owner, model, count, dimension in cursor.fetchall()}
-
-
-def _existing(cursor) -> set[str]:
-    cursor.execute(
-        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'knowledge_chunkembedding' AND indexname LIKE %s",
-        [OWNER_INDEX_PREFIX + "%"],
-    )
-    return {row[0] for row in cursor.fetchall()}
 
 
 def owner_index_create(cursor, *, owner_id: int, model: str, dimension: int, concurrently: bool = True) -> str:
@@ -59,7 +58,7 @@ def vector_indexes_sync(*, owner_id: int | None = None) -> dict[str, list[str]]:
     with rls.rls_system(why="count every library's vectors to decide which need an index of their own"):
         with connection.cursor() as cursor:
             counts = _vector_counts(cursor, owner_id)
-            existing = _existing(cursor)
+    existing = set(owner_index_names())
     wanted = {
         owner_index_name(owner, model): (owner, model, dimension)
         for (owner, model), (count, dimension) in counts.items()
@@ -91,11 +90,10 @@ def vector_indexes_sync_later(*, owner_id: int) -> bool:
     from django.db.models import Sum
 
     from ..models import Material
-    from ..selectors.search import _owner_indexes
     from ..tasks import sync_vector_indexes
 
     chunks = Material.objects.unscoped().filter(owner_id=owner_id).aggregate(total=Sum("chunk_count"))["total"] or 0  # the owner's rows
-    indexed = any(name.startswith(f"{OWNER_INDEX_PREFIX}{int(owner_id)}_") for name in _owner_indexes())
+    indexed = any(name.startswith(f"{OWNER_INDEX_PREFIX}{int(owner_id)}_") for name in owner_indexes())
     if chunks < LARGE_LIBRARY_VECTORS // 2 and not indexed:
         return False
     transaction.on_commit(lambda: sync_vector_indexes.delay(owner_id))

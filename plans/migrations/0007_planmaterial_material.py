@@ -5,6 +5,8 @@ their material when it still exists; those whose material is gone stay null, i.e
 import django.db.models.deletion
 from django.db import migrations, models
 
+from accounts.rls import for_each_learner
+
 FILL = """
     UPDATE plans_planmaterial p SET material_id = m.id
     FROM knowledge_material m
@@ -12,19 +14,6 @@ FILL = """
 """
 
 
-def _for_each_owner(statement: str):
-    """Run ``statement`` once per learner with row-level security narrowed to that learner: ``migrate``
-    runs with no learner set, under which the owned tables show no rows (see accounts/rls.py)."""
-
-    def run(apps, schema_editor):
-        with schema_editor.connection.cursor() as cursor:
-            cursor.execute("SELECT id FROM accounts_user ORDER BY id")
-            for (user_id,) in cursor.fetchall():
-                cursor.execute("SELECT set_config('baeum.rls_user', %s, true)", [str(user_id)])
-                cursor.execute(statement)
-            cursor.execute("SELECT set_config('baeum.rls_user', '', true)")
-
-    return run
 
 
 class Migration(migrations.Migration):
@@ -40,5 +29,5 @@ class Migration(migrations.Migration):
             name='material',
             field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='knowledge.material'),
         ),
-        migrations.RunPython(_for_each_owner(FILL), migrations.RunPython.noop),
+        migrations.RunPython(for_each_learner(FILL), migrations.RunPython.noop),
     ]
