@@ -44,7 +44,7 @@ STATIC_ROOT = ROOT / "staticfiles"  # settings.STATIC_ROOT; collectstatic writes
 # a home or a login shell) when missing. The PDF readers' account (extract.CHILD_USER) is another matter.
 RUN_AS_USER = os.environ.get("BAEUM_RUN_AS_USER", "baeum")
 NEW_ACCOUNT_HOME = "/nonexistent"
-PROBE_SECONDS = 60  # importing Celery and the project as the account: about a second here
+PROBE_SECONDS = 60  # importing Celery and the project as the account: 0.3 s here (a busy disk may take far longer)
 
 
 @dataclasses.dataclass(frozen=True)
