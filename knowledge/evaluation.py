@@ -3,6 +3,7 @@ PDFs for a throwaway user, then clean up."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from contextlib import contextmanager
@@ -12,11 +13,12 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import CommandError
 from django.db import connection
+from django.utils.text import slugify
 from tqdm import tqdm
 
-from core.providers import embedder_for_model, quality_embedder
+from core.providers import active_embedder, embedder_for_model, quality_embedder
 from knowledge.models import Material
-from knowledge.services.ingest import material_ingest_in_process
+from knowledge.services.ingest import EXTRACTOR, material_ingest_in_process
 from knowledge.services.materials import material_create, material_delete
 from knowledge.services.reembed import material_reembed
 
@@ -49,6 +51,16 @@ def quality_option(parser) -> None:
     )
 
 
+def library_option(parser) -> None:
+    parser.add_argument(
+        "--library",
+        metavar="NAME",
+        help="keep what is ingested in a library named NAME and use it again on the next run with the same NAME "
+        "(a file is ingested again when its bytes, the extractor or the embedding model changed); "
+        "without it everything is made for this run and deleted afterwards",
+    )
+
+
 def quality_model(option: str | None) -> str:
     if option is None:
         quality = quality_embedder()
@@ -57,8 +69,16 @@ def quality_model(option: str | None) -> str:
 
 
 @contextmanager
-def throwaway_user():
-    """A new user for an evaluation run; everything it owns is deleted afterwards, files included."""
+def throwaway_user(library: str | None = None):
+    """A new user for an evaluation run; everything it owns is deleted afterwards, files included.
+
+    With ``library``, the user of that name (made on first use, no password) is kept with what it owns.
+    """
+    if library:
+        email = f"eval-library-{slugify(library)}@baeum.invalid"
+        user = get_user_model().objects.filter(email=email).first() or get_user_model().objects.create_user(email=email, password=None)
+        yield user
+        return
     user = get_user_model().objects.create_user(email=f"eval-{secrets.token_hex(4)}@baeum.invalid", password=None)
     try:
         yield user
@@ -66,6 +86,23 @@ def throwaway_user():
         for material in Material.objects.for_user(user):
             material_delete(material=material)
         user.delete()
+
+
+def _kept(user, *, name: str, data: bytes, quality: str) -> Material | None:
+    """A READY material of a kept library made from these bytes, by this extractor, with the model asked for."""
+    model = quality or active_embedder().model
+    candidates = Material.objects.for_user(user).filter(original_filename=name).order_by("-id")
+    wanted = hashlib.sha256(data).hexdigest()
+    for material in candidates:
+        if (material.status, material.sha256, material.extractor, material.embedding_model) == (
+            Material.Status.READY,
+            wanted,
+            EXTRACTOR,
+            model,
+        ):
+            return material
+        material_delete(material=material)  # stale: read or embedded another way, or another file of the same name
+    return None
 
 
 def _ingest(user, *, name: str, data: bytes, title: str) -> Material:
@@ -81,7 +118,8 @@ def _ingest(user, *, name: str, data: bytes, title: str) -> Material:
 def _settle(user, materials: list[Material], *, stream, show_progress: bool, quality: str) -> None:
     """What the background does for a library that stays: the quality re-embedding (in place) and ANALYZE."""
     if quality:
-        Material.objects.for_user(user).update(pending_embedding_model=quality)
+        materials = [material for material in materials if material.embedding_model != quality]
+        Material.objects.for_user(user).filter(pk__in=[material.pk for material in materials]).update(pending_embedding_model=quality)
         for material in tqdm(materials, desc=f"Re-embedding ({quality})", file=stream, disable=not show_progress, unit="doc"):
             material_reembed(material_id=material.pk, model=quality)
     with connection.cursor() as cursor:  # what autovacuum does for a long-lived library
@@ -89,26 +127,35 @@ def _settle(user, materials: list[Material], *, stream, show_progress: bool, qua
 
 
 @contextmanager
-def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True, quality: str = ""):
+def throwaway_corpus(corpus: list[dict], *, stream, show_progress: bool = True, quality: str = "", library: str | None = None):
     """Ingest each passage as one material (title on its first line) for a new user; yield
-    ``(user, {material_id: doc_id})``; delete the user and everything made afterwards."""
-    with throwaway_user() as user:
+    ``(user, {material_id: doc_id})``; delete the user and everything made afterwards (kept with ``library``)."""
+    with throwaway_user(library) as user:
         doc_of: dict[int, str] = {}
+        materials = []
         for row in tqdm(corpus, desc="Loading corpus", file=stream, disable=not show_progress, unit="doc"):
             text = f"{row.get('title', '').strip()}\n\n{row['text']}".strip()
-            material = _ingest(user, name=f"{row['doc_id']}.txt", data=text.encode("utf-8"), title=row.get("title") or row["doc_id"])
+            name, data = f"{row['doc_id']}.txt", text.encode("utf-8")
+            material = (library and _kept(user, name=name, data=data, quality=quality)) or _ingest(
+                user, name=name, data=data, title=row.get("title") or row["doc_id"]
+            )
             doc_of[material.pk] = str(row["doc_id"])
-        _settle(user, list(Material.objects.for_user(user)), stream=stream, show_progress=show_progress, quality=quality)
+            materials.append(material)
+        _settle(user, materials, stream=stream, show_progress=show_progress, quality=quality)
         yield user, doc_of
 
 
 @contextmanager
-def throwaway_documents(paths: list[Path], *, stream, show_progress: bool = True, quality: str = ""):
+def throwaway_documents(paths: list[Path], *, stream, show_progress: bool = True, quality: str = "", library: str | None = None):
     """Ingest each file as one material for a new user; yield ``(user, {file stem: material})``; delete
-    everything after."""
-    with throwaway_user() as user:
+    everything after (kept with ``library``)."""
+    with throwaway_user(library) as user:
         materials: dict[str, Material] = {}
         for path in tqdm(paths, desc="Ingesting documents", file=stream, disable=not show_progress, unit="doc"):
-            materials[path.stem] = _ingest(user, name=path.name, data=path.read_bytes(), title=path.stem)
+            data = path.read_bytes()
+            kept = library and _kept(user, name=path.name, data=data, quality=quality)
+            materials[path.stem] = kept or _ingest(user, name=path.name, data=data, title=path.stem)
         _settle(user, list(materials.values()), stream=stream, show_progress=show_progress, quality=quality)
+        for material in materials.values():
+            material.refresh_from_db()
         yield user, materials

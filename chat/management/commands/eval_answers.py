@@ -11,7 +11,7 @@ from chat.models import Conversation
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
-from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
+from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk, Material
 
 # --calibrate answers every question: no coverage or vector bar, nothing sufficient by coverage alone.
@@ -31,6 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="standard", choices=["standard", "agentic"])
         parser.add_argument("--json", action="store_true")
         quality_option(parser)
+        library_option(parser)
         parser.add_argument(
             "--calibrate",
             metavar="FILE",
@@ -66,7 +67,9 @@ class Command(BaseCommand):
         quality = quality_model(options.get("quality"))
         with (
             thresholds_off if calibrate else nullcontext(),
-            throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json, quality=quality) as (user, doc_of),
+            throwaway_corpus(
+                passages, stream=self.stderr._out, show_progress=not json, quality=quality, library=options.get("library")
+            ) as (user, doc_of),
         ):
             doc_of_ref = {ref_id: doc_of[pk] for pk, ref_id in Material.objects.for_user(user).values_list("id", "ref_id")}
             chunks = {

@@ -28,7 +28,7 @@ from baeum.warmup import warm_up
 from chat.services.conversations import conversation_create, conversation_delete
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
-from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
+from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_documents
 
 DEFAULT_BOOKS = "../shared/samples/text"  # where the sample books live beside the project (evaluation/README.md)
 OPENING_KIND = "first"  # the turn that stands on its own; every other in-scope kind leans on the conversation so far
@@ -270,6 +270,7 @@ class Command(BaseCommand):
         parser.add_argument("--failures", metavar="FILE", help="also write every failed turn to FILE (JSON Lines)")
         parser.add_argument("--json", action="store_true", help="print one JSON object and no progress")
         quality_option(parser)
+        library_option(parser)
 
     def handle(self, *args, conversations: str, crosslingual: str | None, books: str, limit: int, failures: str | None, **options):
         quiet = options["json"]
@@ -279,7 +280,10 @@ class Command(BaseCommand):
         quality = quality_model(options["quality"])
         progress_stream = self.stderr._out  # tqdm redraws with "\r"; Django's wrapper would add a newline to each write
         warm_up(active_embedder())  # the first turn should not pay for loading the models
-        with throwaway_documents(paths, stream=progress_stream, show_progress=not quiet, quality=quality) as (user, materials):
+        with throwaway_documents(paths, stream=progress_stream, show_progress=not quiet, quality=quality, library=options["library"]) as (
+            user,
+            materials,
+        ):
             turn_results = self._play_conversations(user, materials, scripted, stream=progress_stream, quiet=quiet)
             crosslingual_results = self._ask_crosslingual(user, materials, questions, stream=progress_stream, quiet=quiet)
         report = {

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from baeum.warmup import warm_up
 from core.providers import embedder_for_model
-from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_documents
+from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_documents
 from knowledge.models import MaterialPage
 from knowledge.selectors import TOP_K, Scope, retrieve  # TOP_K: pages a learner looks at, the search API's default k
 
@@ -79,6 +79,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
         parser.add_argument("--json", action="store_true")
         quality_option(parser)
+        library_option(parser)
 
     def handle(self, *args, **options):
         rows = read_jsonl(options["questions"], ("question", "doc_name", "evidence"))[: options["limit"]]
@@ -94,6 +95,7 @@ class Command(BaseCommand):
             stream=self.stderr,
             show_progress=not quiet,
             quality=quality_model(options["quality"]),
+            library=options["library"],
         ) as (user, materials):
             # Search as the web server serves it: its models are loaded before the first request
             # (config/gunicorn.py), so the first question does not time loading them (1.5 s for USE).

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from baeum.metrics import dedupe, rank_of, retrieval_summary
 from core.providers import active_embedder
-from knowledge.evaluation import quality_model, quality_option, read_jsonl, throwaway_corpus
+from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk
 from knowledge.selectors import Scope, retrieve
 
@@ -21,6 +21,7 @@ class Command(BaseCommand):
         parser.add_argument("--alpha", type=float, action="append", help="Hybrid lexical weight(s) to try (default: settings).")
         parser.add_argument("--json", action="store_true")
         quality_option(parser)
+        library_option(parser)
 
     def handle(self, *args, corpus, queries, mode, k, limit, alpha, json: bool, **options):
         import json as json_module
@@ -35,7 +36,10 @@ class Command(BaseCommand):
             runs += [("hybrid", value) for value in (alpha or [None])]
         started = time.perf_counter()
         quality = quality_model(options.get("quality"))
-        with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json, quality=quality) as (user, doc_of):
+        with throwaway_corpus(passages, stream=self.stderr._out, show_progress=not json, quality=quality, library=options["library"]) as (
+            user,
+            doc_of,
+        ):
             load_seconds = time.perf_counter() - started
             material_of_chunk = dict(Chunk.objects.for_user(user).values_list("id", "material_id"))
             results = []
