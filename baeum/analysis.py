@@ -136,6 +136,33 @@ def may_name_a_topic(term: str, question: str) -> bool:
     return term not in _QUESTION_VERBS and not term.endswith(("ed", "ing"))
 
 
+def function_word_share(text: str) -> tuple[int, float]:
+    """(words, share of them that are English function words: "the", "of", "is", …) of ``text``."""
+    words = re.findall(r"[A-Za-z]+", text)
+    return len(words), sum(word.casefold() in _STOP_WORDS for word in words) / max(1, len(words))
+
+
+# A word written as a name in an English question: capitalised, with lower-case letters ("Rust", "NumPy").
+# Acronyms and codes are left out: questions define their own ("DPO is defined as …", "PPNE").
+_NUMBER = re.compile(r"[0-9][0-9.,]*")
+_NAME_TOKEN = re.compile(r"[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:['’]s)?")
+
+
+def named_terms(question: str) -> list[str]:
+    """The index terms of the names a question mentions, written as names: capitalised English words after
+    the first word ("in Rust", "the Java virtual machine"), also in a Korean question ("NumPy 배열"). A
+    library that never mentions one does not cover the question, however well its other words match."""
+    question = unicodedata.normalize("NFC", question)
+    if _HAS_CJK.search(question):
+        # Kiwi's proper nouns are left out: it tags "한국" and "스택" so, and a text writes "대한민국".
+        tokens = [token for token in _LATIN_TOKEN.findall(question) if _NAME_TOKEN.fullmatch(token)]
+    else:
+        words = _LATIN_TOKEN.findall(question)
+        tokens = [word for index, word in enumerate(words) if index and _NAME_TOKEN.fullmatch(word)]
+    terms = (term for token in tokens for term in content_terms(token)[:1])
+    return list(dict.fromkeys(term for term in terms if not _NUMBER.fullmatch(term)))  # numbers are matched as numbers
+
+
 def analyze(text: str) -> list[str]:
     """Return the index terms of ``text``, in order (repeats kept, for term frequencies)."""
     text = unicodedata.normalize("NFC", text)

@@ -99,12 +99,15 @@ _ASSEMBLY_OPERANDS = re.compile(
 _LISTING_NUMBER = re.compile(r"(?<!\S)(\d{1,3})(?!\S)")
 
 
-def looks_like_code(text: str) -> bool:
+def looks_like_code(text: str, *, listing_numbers: bool = True) -> bool:
     """Tell a code listing from prose: comment and operator marks, assembly instructions with operands,
-    or the line numbers of a listing (small integers counting up). Code stays in chunks and search,
-    but is never a key point, a practice question or an answer sentence."""
+    or (with ``listing_numbers``) the line numbers of a listing: small integers counting up, which a
+    truth table's rows of 0 and 1 also are. Code stays in chunks and search, but is never a key point,
+    a practice question or an answer sentence."""
     if _CODE_MARKERS.search(text) or len(_ASSEMBLY_OPERANDS.findall(text)) >= 2:
         return True
+    if not listing_numbers:
+        return False
     numbers = [int(number) for number in _LISTING_NUMBER.findall(text)]
     return sum(1 for first, second in zip(numbers, numbers[1:], strict=False) if 0 < second - first <= 2) >= 2
 

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from .analysis import content_terms, may_name_a_topic
-from .chunking import quote_pages
+from .analysis import content_terms, function_word_share, may_name_a_topic, named_terms
+from .chunking import looks_like_code, quote_pages
 from .tables import superscript_references
 from .text import estimate_tokens, is_hangul_heavy, sentence_spans
 
@@ -85,10 +85,11 @@ def _squeezed(text: str) -> str:
 
 def _found_terms(terms: list[str], text: str) -> set[str]:
     """Terms of ``terms`` present in ``text``: as analysed terms, or (for Korean compounds written
-    without spaces, "인터럽트핸들러") as a substring of the text with spaces removed."""
+    without spaces, "인터럽트핸들러") as a substring of the text, both with spaces removed: a name Kiwi reads
+    as one ("구리야마 히데키") is found however it is spaced."""
     analysed = set(content_terms(text))
     squeezed = _squeezed(text)
-    return {term for term in terms if term in analysed or (len(term) >= 2 and term in squeezed) or _period_found(term, analysed)}
+    return {term for term in terms if term in analysed or (len(term) >= 2 and _squeezed(term) in squeezed) or _period_found(term, analysed)}
 
 
 # "fy2018", "q3": fiscal periods a question names the way filings' tables do not ("2018", "Three Months Ended").
@@ -167,7 +168,13 @@ def judge_evidence(
     # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
     # "used" in "What is a register used for?" is missing from the passages but not from the book.
     missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
-    sufficient = not missing_topic and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
+    # The question names something ("How do I write an if statement in Rust?") and neither the passages nor
+    # the materials contain any of its names: the materials are about something else. One name found is
+    # enough ("Block (formerly known as Square)").
+    names = [name for name in named_terms(question) if not _FISCAL_PERIOD.match(name)]
+    unfound = [name for name in names if not any(_found_terms([name], passage.text) for passage in passages)]
+    missing_name = bool(names) and len(unfound) == len(names) and known is not None and not known(unfound)
+    sufficient = not missing_topic and not missing_name and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
 
 
@@ -282,6 +289,10 @@ HEADING_MAX_WORDS = 12
 CODE_SYMBOLS = frozenset("{}[]<>=;|&\\^~$@#+`")
 CODE_SYMBOL_SHARE = 0.08
 CODE_MIN_SYMBOLS = 3
+# English prose is a fifth to a third function words ("the", "of", "into"); a run of table cells or register
+# names is not ("reg/mem8 AX = AL*source1 reg/mem16 DX:AX = AX*source1 …"). Checked from this many words.
+PROSE_MIN_FUNCTION_WORDS = 0.08
+PROSE_CHECK_WORDS = 12
 # A list lead-in brings at most this many item sentences with it (a long list is a reading, not an answer).
 LIST_MAX_ITEMS = 6
 # Term overlap (Jaccard) at which a second sentence says nothing new (a glossary entry restating the text).
@@ -316,6 +327,11 @@ _CODE_LINE = re.compile(
     r"|^\s*(?:\w+:\s*)?(?i:mov|movzx|movsx|lea|push|pop|call|ret|jmp|j[a-z]{1,3}|add|sub|cmp|test|inc|dec|and|or|xor|not|shl|shr"
     r"|mul|imul|div|idiv|int|loop|enter|leave)\s+[\w\[\]+*]+(?:\s*,\s*[\w\[\]+*'-]+)?\s*(?:;.*)?$"
 )
+# A figure's or table's caption ("Figure 3.4: How to Determine Endianness", "그림 4.12: printf 내부의 스택
+# 모습"): in a "sentence" it means the figure's labels were read along with it.
+_CAPTION_LABEL = re.compile(r"(?:\bFigure|\bFig\.|\bTable|그림|표)\s*\d+(?:\.\d+)*\s*:")
+# A table of contents read as a sentence: leaders and page numbers ("1.5 Skeleton File … 25 2 Basic …").
+_CONTENTS_ENTRY = re.compile(r"(?:…|\.{3,})\s*\d{1,4}\b.*(?:…|\.{3,})\s*\d{1,4}\b")
 _LIST_ITEM = re.compile(r"^\s*(?:[-•*·▪●◦]|\(?\d{1,2}[.)]|[a-z][.)])\s+\S")
 # Announces what follows ("… include the following:", "… 다음과 같다."): it needs what it announces.
 _LIST_LEAD_IN = re.compile(r":\s*$|(?:as follows|the following)[.:]?\s*$|다음과\s*같(?:다|습니다|이\s*\S+다)\.?\s*$", re.IGNORECASE)
@@ -360,6 +376,33 @@ def defined_term(question: str) -> str:
     return term if len(term.split()) <= DEFINED_TERM_MAX_WORDS else ""
 
 
+# "What is the difference between A and B?", "A와 B의 차이는?", "A vs B": each side is defined by the text.
+_COMPARED_EN = (
+    re.compile(
+        r"(?:difference|differences|distinguish(?:es)?)\s+between\s+(?:an?\s+|the\s+)?(?P<a>.+?)\s+and\s+(?:an?\s+|the\s+)?(?P<b>.+?)\s*[?.!]*\s*$",
+        re.IGNORECASE,
+    ),
+    re.compile(r"^\s*(?:compare\s+)?(?:an?\s+|the\s+)?(?P<a>[\w -]+?)\s+(?:vs\.?|versus)\s+(?:an?\s+|the\s+)?(?P<b>[\w -]+?)\s*[?.!]*\s*$", re.IGNORECASE),
+)
+_COMPARED_KO = re.compile(r"^\s*(?P<a>.+?)\s*(?:와|과|랑|이랑|하고|vs\.?)\s+(?P<b>.+?)\s*(?:의|은|는)?\s*(?:차이|비교|다른\s*점)")
+
+
+def compared_terms(question: str) -> tuple[str, ...]:
+    """The two things a comparison question compares ("big endian", "little endian"), else ()."""
+    patterns = (_COMPARED_KO,) if is_hangul_heavy(question) else _COMPARED_EN
+    match = next((found for found in (pattern.search(question) for pattern in patterns) if found), None)
+    if not match:
+        return ()
+    sides = (_ENGLISH_ARTICLE.sub("", match.group("a").strip()), _ENGLISH_ARTICLE.sub("", match.group("b").strip()))
+    return sides if all(0 < len(side.split()) <= DEFINED_TERM_MAX_WORDS for side in sides) else ()
+
+
+def defined_terms(question: str) -> tuple[str, ...]:
+    """What the answer should define first: X for "what is X", both sides of "the difference between A and B"."""
+    term = defined_term(question)
+    return (term,) if term else compared_terms(question)
+
+
 def is_definition(sentence: str, term: str) -> bool:
     """Tell whether ``sentence`` defines ``term``: "X is …", "**X** — …", "X는 …이다"."""
     if not term:
@@ -386,14 +429,22 @@ def is_heading(sentence: str) -> bool:
 
 
 def is_code(sentence: str) -> bool:
-    """A line of code or assembly ("mov eax, 1", ">>> print(x)", "x = y[i] + 1;")."""
-    if _CODE_LINE.search(sentence):
+    """A line of code or assembly ("mov eax, 1", ">>> print(x)", "x = y[i] + 1;"), or a piece of a listing
+    that the sentence splitter took for prose: numbered lines, comment marks, operators ("44 ; 만일 target 을
+    찾았다면", "if ( p[0] == 0x12 ) printf (…);")."""
+    if _CODE_LINE.search(sentence) or looks_like_code(sentence, listing_numbers=False):
         return True
     if is_hangul_heavy(sentence):
         return False  # code is ASCII; Korean prose uses <…> and + in titles ("<소설, 영화와 만나다>")
     characters = [character for character in sentence if not character.isspace()]
     symbols = sum(character in CODE_SYMBOLS for character in characters)
     return symbols >= CODE_MIN_SYMBOLS and symbols / max(1, len(characters)) > CODE_SYMBOL_SHARE
+
+
+def is_table_run(sentence: str) -> bool:
+    """Table cells or a list of names read as one sentence: many English words, almost no function words."""
+    words, share = function_word_share(sentence)
+    return not is_hangul_heavy(sentence) and words >= PROSE_CHECK_WORDS and share < PROSE_MIN_FUNCTION_WORDS
 
 
 def is_fragment(sentence: str) -> bool:
@@ -408,14 +459,16 @@ def is_readable_sentence(sentence: str, *, opens_passage: bool = False) -> bool:
     ``opens_passage``: the passage's first sentence, which a chunk overlap may have cut mid-sentence
     ("who practised recall usually remember more.").
     """
-    if is_fragment(sentence) or is_heading(sentence) or is_code(sentence) or _DANGLING_LEAD_IN.search(sentence):
+    if is_fragment(sentence) or is_heading(sentence) or is_code(sentence) or is_table_run(sentence) or _DANGLING_LEAD_IN.search(sentence):
         return False
-    if _EMAIL_OR_URL.search(sentence) or _AUTHOR_LINE.search(sentence) or _REFERENCE_ENTRY.search(sentence):
+    if any(pattern.search(sentence) for pattern in (_EMAIL_OR_URL, _AUTHOR_LINE, _REFERENCE_ENTRY, _CAPTION_LABEL, _CONTENTS_ENTRY)):
         return False
     return not (opens_passage and sentence[:1].islower())
 
 
-_GLUED_HEADING = re.compile(r"^(?P<heading>[A-Z][\w’'-]*(?:\s+[a-z][\w’'-]*){0,3})\s+(?:The|A|An|This|These|In|We|It)\s")
+_GLUED_HEADING = re.compile(
+    r"^(?P<heading>[A-Z][\w’'-]*(?:\s+(?:[a-z][\w’'-]*|[A-Z][a-z][\w’'-]*)){0,5})\s+(?:The|A|An|This|These|In|We|It|If|When|For|Here|There)\s"
+)
 _VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|can|will|would|does|do|did|may|must|should)\b")
 
 
@@ -443,7 +496,7 @@ class _Candidate:
     overlap: float = 0.0  # the share of the question's terms the sentence contains
 
 
-def _passage_candidates(query: Counter, term: str, rank: int, passage: Passage) -> list[_Candidate]:
+def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage) -> list[_Candidate]:
     candidates = []
     spans = sentence_spans(passage.text)
     for position, (start, end) in enumerate(spans):
@@ -459,7 +512,7 @@ def _passage_candidates(query: Counter, term: str, rank: int, passage: Passage) 
             items = ()  # a code listing is not prose to quote
         if _LIST_LEAD_IN.search(sentence) and not items:
             continue  # a lead-in whose list is not in this passage would dangle
-        defining = is_definition(sentence, term)
+        defining = any(is_definition(sentence, term) for term in defined)
         score = (
             overlap
             + PASSAGE_RANK_WEIGHT / (1 + rank)
@@ -543,8 +596,8 @@ def extractive_answer(question: str, passages: list[Passage], *, max_sentences: 
     if across:
         chosen = _choose(_crosslingual_candidates(question, passages, similarity), max_sentences)
     else:
-        term = defined_term(question)
-        candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, term, rank, passage)]
+        defined = defined_terms(question)
+        candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage)]
         chosen = _choose(candidates, max_sentences)
     if not chosen:
         return Answer(text="", refused=True)

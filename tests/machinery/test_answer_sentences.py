@@ -1,0 +1,82 @@
+"""What an offline answer may quote, and when a question names something the materials never mention.
+
+The cases come from walking through the sample books: a Korean listing line and a C listing quoted as
+answers, an instruction table read as a sentence, "big endian vs little endian" answered without either
+definition, and "an if statement in Rust" answered from an assembly book.
+"""
+
+from baeum.analysis import named_terms
+from baeum.grounding import Passage, compared_terms, extractive_answer, is_code, is_readable_sentence, judge_evidence
+
+
+def _passage(text: str, *, n: int = 1, vector_score: float = 0.9) -> Passage:
+    return Passage(
+        n=n, chunk_id=n, ref_id="r", title="t", chunk_index=n, page_number=n, text=text, vector_score=vector_score, vector_threshold=0.25
+    )
+
+
+def test_listing_lines_are_code_in_korean_and_english():
+    assert is_code("44 ; 만일 target 을 찾았다면 edx 에 그 주소가 들어간다")
+    assert is_code("unsigned char ∗ p = (unsigned char ∗) &word; if ( p[0] == 0x12 ) printf (”Big Endian Machine\\n”);")
+    # A truth table's rows of 0 and 1 count up like listing line numbers, but the sentence is prose.
+    assert not is_code("The exclusive OR of 2 bits is 0 if and only if both bits are equal 0 0 0 0 1 1 1 0 1 1 1 0 as the table shows.")
+
+
+def test_a_run_of_table_cells_is_not_a_sentence_but_prose_with_names_is():
+    table = "reg/mem8 AX = AL*source1 reg/mem16 DX:AX = AX*source1 reg/mem32 EDX:EAX = EAX*source1 reg16 reg/mem16 dest *= source1."
+    assert not is_readable_sentence(table)
+    assert is_readable_sentence("The CBW (Convert Byte to Word) instruction sign extends the AL register into AX.")
+
+
+def test_figure_labels_read_with_their_caption_are_not_a_sentence():
+    assert not is_readable_sentence("EBP + 8 형식 문자열의 주소 EBP + 4 주소를 리턴 EBP EBP 를 저장 그림 4.12: printf 내부의 스택 모습")
+    assert not is_readable_sentence("The program prints its result on the screen as shown here Figure 3.4: How to Determine Endianness")
+    assert is_readable_sentence("그림 3.3 는 ADC 명령을 사용해 캐리 플래그에 직접 더하는 방법을 보여주고 있다.")
+
+
+def test_a_contents_line_is_not_a_sentence():
+    assert not is_readable_sentence("ii CONTENTS 1.5 Skeleton File … 25 2 Basic Assembly Language 27 2.1 Working with Integers … 27 2.1.1 Integer")
+
+
+def test_comparison_sides_are_found_in_both_languages():
+    assert compared_terms("What is the difference between big endian and little endian?") == ("big endian", "little endian")
+    assert compared_terms("리틀 엔디안과 빅 엔디안의 차이는?") == ("리틀 엔디안", "빅 엔디안")
+    assert compared_terms("stdcall vs cdecl") == ("stdcall", "cdecl")
+    assert compared_terms("What are the two main ideas and results of the paper?") == ()
+
+
+def test_a_comparison_answer_opens_with_a_definition_of_one_side():
+    text = (
+        "Chapter 1 introduced the concept of big and little endian representations of multibyte data. "
+        "The author has found that this subject confuses many people about big and little endian. "
+        "Big endian is the most straightforward method of storing the bytes of a number."
+    )
+    answer = extractive_answer("What is the difference between big endian and little endian?", [_passage(text)])
+    assert answer.text.splitlines()[0].startswith("Big endian is the most straightforward method")
+
+
+def test_names_are_the_capitalised_words_and_korean_proper_nouns_of_a_question():
+    assert named_terms("How do I write an if statement in Rust?") == ["rust"]
+    assert named_terms("What does NumPy do?") == ["numpy"]
+    assert named_terms("What is the FY2018 capital expenditure amount for 3M?") == []  # codes and periods are not names
+    assert named_terms("NumPy 배열을 스택처럼 쓰는 방법 알려줘") == ["numpy"]
+    assert named_terms("1987년 한국의 대통령 선거에서 당선된 인물은?") == []  # "한국" where the text says "대한민국"
+
+
+def _judge(question: str, passages: list[Passage], library: set[str]):
+    return judge_evidence(
+        question, passages, min_coverage=0.3, min_vector=None, strong_coverage=0.45, known=lambda terms: set(terms) & library
+    )
+
+
+def test_a_question_naming_only_what_the_materials_never_mention_is_refused():
+    passages = [_passage("In high level languages you write an if statement and a while statement to control the flow.")]
+    library = {"write", "statement", "language", "control"}
+    assert not _judge("How do I write an if statement in Rust?", passages, library).sufficient
+    assert _judge("How do I write an if statement in Rust?", passages, library | {"rust"}).sufficient  # the book mentions Rust elsewhere
+
+
+def test_one_name_found_is_enough():
+    passages = [_passage("Square, Inc. generated net cash provided by operating activities of 1,000 in 2020 operating activities.")]
+    question = "How much did Block (formerly known as Square) generate in cash flow from operating activities?"
+    assert _judge(question, passages, {"square", "operating", "activity", "cash"}).sufficient
