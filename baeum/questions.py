@@ -140,24 +140,31 @@ def _squeeze(text: str) -> str:
     return _LETTERS.sub("", text.casefold())
 
 
+def _title_run(words: list[str], key: str) -> range | None:
+    """The positions of the longest run of ``words`` that spells the title ``key`` (or its start), or None."""
+    for size in range(min(6, len(words)), 0, -1):
+        for start in range(len(words) - size + 1):
+            run = _squeeze(" ".join(words[start : start + size]))
+            if run == key or (len(run) >= TITLE_MIN_CHARS and key.startswith(run) and size > 1):
+                return range(start, start + size)
+    return None
+
+
 def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]]:
     """Return the question without the words that only say where to look, and the refIds of the
-    materials it names by title ("thinkpython2" is named by "Think Python")."""
+    materials it names by title ("thinkpython2" is named by "Think Python"; every material of that
+    title, when several share it)."""
     text = _WHERE_KO.sub("", _WHERE_EN.sub("", question)).strip()
-    named = []
+    words = text.split()
+    named, dropped = [], set()
     for ref_id, title in titles.items():
         key = _squeeze(re.sub(r"[\d_-]+$|\.\w{2,4}$", "", title))
         if len(key) < TITLE_MIN_CHARS:
             continue
-        words = text.split()
-        for size in range(min(6, len(words)), 0, -1):  # the longest run of words that spells the title
-            for start in range(len(words) - size + 1):
-                run = " ".join(words[start : start + size])
-                if _squeeze(run) == key or (len(_squeeze(run)) >= TITLE_MIN_CHARS and key.startswith(_squeeze(run)) and size > 1):
-                    named.append(ref_id)
-                    text = " ".join([*words[:start], *words[start + size :]])
-                    break
-            if named and named[-1] == ref_id:
-                break
+        run = _title_run(words, key)
+        if run is not None:
+            named.append(ref_id)
+            dropped.update(run)
+    text = " ".join(word for index, word in enumerate(words) if index not in dropped)
     text = re.sub(r"^(?:does|do|is)\s+(explain|say|describe|define)\b", r"\1", text, flags=re.IGNORECASE)
     return (text or question), named

@@ -563,12 +563,17 @@ def _where_to_search(conversation: Conversation, question: str) -> tuple[str, li
     """Return the question without where-to-look words, the refIds to search and those removed since.
 
     The library is read once per answer. "in this book", "PC 어셈블리어 책에서": where to look is not
-    what is asked; a title named narrows the search to that material.
+    what is asked; a title named narrows the search to that material. A title that the named materials'
+    text also uses ("What is shown in the Esteve Pharmacy museum?" over materials titled "Pharmacy") is
+    what is asked as well: it stays in the question.
     """
     sources, removed = conversation_sources(conversation=conversation)
     titles = dict(materials_in_scope(user=conversation.owner, ref_ids=sources).values_list("ref_id", "title")) if sources else {}
-    question, named = named_sources(question, titles)
-    return question, named or sources, removed
+    asked, named = named_sources(question, titles)
+    title_terms = [term for term in dict.fromkeys(content_terms(question)) if term not in set(content_terms(asked))]
+    if named and title_terms and term_document_frequencies(user=conversation.owner, ref_ids=named, terms=title_terms)[0]:
+        asked = question
+    return asked, named or sources, removed
 
 
 def _refusal(conversation: Conversation, question: str, passages: list[Passage], evidence: grounding.Evidence) -> Answer | None:

@@ -34,3 +34,23 @@ def test_a_korean_question_naming_its_book_is_answered_from_it(user, book, korea
     message = chat_reply(conversation=conversation, content="PC 어셈블리어 책에서 인터럽트 핸들러는 무엇을 하나요?")
     assert not message.refused, message.content
     assert {citation["refId"] for citation in message.citations} == {korean_book.ref_id}
+
+
+def test_a_title_that_is_also_the_topic_names_every_material_of_that_title_and_stays_asked(user, ingest):
+    """Two articles titled "Pharmacy": naming the title searches both and keeps "pharmacy" in what is asked
+    (the first of them alone, and the question without its topic word, refused this)."""
+    from chat.services.reply import chat_reply
+
+    ingest(user, b"Pharmacy\n\nA pharmacist checks prescriptions before dispensing drugs.", "0.txt", title="Pharmacy")
+    museum = ingest(
+        user,
+        b"Pharmacy\n\nThe medieval Esteve Pharmacy in Llivia is now a museum that displays albarellos, old prescription books and antique drugs.",
+        "b.txt",
+        title="Pharmacy",
+    )
+    for name in ("a.txt", "c.txt"):  # made before and after it: whichever order the library lists them in
+        ingest(user, b"Pharmacy\n\nPharmacy is the science of preparing and dispensing drugs and medicines.", name, title="Pharmacy")
+    conversation = conversation_create(owner=user, ref_ids=[])
+    message = chat_reply(conversation=conversation, content="What is displayed in the Esteve Pharmacy museum?")
+    assert not message.refused, message.content
+    assert {citation["refId"] for citation in message.citations} == {museum.ref_id}
