@@ -347,6 +347,7 @@ class SearchApi(APIView):
         mode = serializers.ChoiceField(choices=["hybrid", "semantic", "lexical"], default="hybrid")
         rerank = serializers.ChoiceField(choices=["keyword", "mmr"], required=False, help_text="hybrid mode only")
         minScore = serializers.FloatField(required=False, min_value=-1, max_value=1, help_text="semantic mode only")
+        perPage = serializers.BooleanField(default=False, help_text="only the best passage of each page: k pages")
 
     class HitSerializer(serializers.Serializer):
         refId = serializers.CharField(source="chunk.material.ref_id")
@@ -371,7 +372,8 @@ class SearchApi(APIView):
     def post(self, request):
         """Search your materials: hybrid (default), semantic or lexical, limited to refIds or a type.
 
-        Each hit names its material, the pages of its own text (`pageNumber`, `pageEnd`) and its scores.
+        Each hit names its material, the pages of its own text (`pageNumber`, `pageEnd`) and its scores;
+        with `perPage`, each hit is the best passage of a different page.
         """
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -383,5 +385,7 @@ class SearchApi(APIView):
             options["min_similarity"] = values.get("minScore")  # None: each embedding model's own floor
         if values["mode"] == "hybrid" and values.get("rerank"):
             options["reranker"] = values["rerank"]
-        hits = selectors.retrieve(user=request.user, scope=scope, query=values["query"], k=values["k"], mode=values["mode"], **options)
+        hits = selectors.retrieve(
+            user=request.user, scope=scope, query=values["query"], k=values["k"], mode=values["mode"], per_page=values["perPage"], **options
+        )
         return Response(self.HitSerializer(hits, many=True).data)

@@ -8,16 +8,17 @@ from . import selectors
 from .failure_reasons import reason_patterns_translated
 from .services.page_images import PageImageUnavailable, material_has_page_images, material_page_image
 
-SEARCH_RESULTS = 10  # one screen of passages; the API gives up to 50
+SEARCH_RESULTS = 10  # one screen of passages, each on its own page; the API gives up to 50
 SNIPPET_CHARS = 280  # about three lines in the results list
 QUOTE_WORDS = 12  # the start of a passage, highlighted on its page when a result is opened
 PAGE_IMAGE_MAX_AGE = 24 * 3600  # a page's picture never changes; private: only its owner's browser keeps it
 
 
 def _search_results(*, user, query: str) -> list[dict]:
-    """The best passages of the learner's materials for ``query`` (hybrid search), with where they are."""
+    """The best passages of the learner's materials for ``query`` (hybrid search, the best of each page),
+    with where they are."""
     results = []
-    for hit in selectors.retrieve(user=user, scope=selectors.Scope.library(), query=query, k=SEARCH_RESULTS):
+    for hit in selectors.retrieve(user=user, scope=selectors.Scope.library(), query=query, k=SEARCH_RESULTS, per_page=True):
         chunk = hit.chunk
         own = " ".join(chunk.content[chunk.overlap_chars :].split())
         first, last = chunk.own_pages

@@ -87,16 +87,43 @@ class Scope:
         return replace(self, ref_ids=chosen, ranges=tuple(item for item in self.ranges if item.ref_id in chosen))
 
 
-def retrieve(*, user, scope: Scope, query: str, k: int = TOP_K, mode: str = "hybrid", **options) -> list[SearchHit]:
+# With one hit per page, this many times k chunks are read to find k pages (a page holds 1-4 chunks);
+# when they hold fewer pages, once more as many times that (a long page of one topic).
+PAGE_HITS_FETCH = 3
+
+
+def retrieve(
+    *, user, scope: Scope, query: str, k: int = TOP_K, mode: str = "hybrid", per_page: bool = False, **options
+) -> list[SearchHit]:
     """Return the user's best ``k`` chunks for ``query`` within ``scope``, best first.
 
     ``mode`` is hybrid (the default everywhere), semantic or lexical; ``options`` are the mode's own
     (hybrid: ``candidates``, ``reranker``, ``llm``, ``alpha``; semantic: ``min_similarity``).
+    ``per_page``: the best chunk of each page only, ``k`` pages (a results list a learner reads: three
+    chunks of one page are one place to look, not three). The tutor reads chunks, neighbours included.
     """
     owner_id_of(user)  # no user: ScopeError before anything is read
     if scope.is_empty:
         return []
-    return chunk_search(user=user, query=query, mode=mode, k=k, ref_ids=scope.ref_ids, type=scope.type, ranges=scope.ranges, **options)
+
+    def search(fetch: int) -> list[SearchHit]:
+        return chunk_search(user=user, query=query, mode=mode, k=fetch, ref_ids=scope.ref_ids, type=scope.type, ranges=scope.ranges, **options)
+
+    if not per_page:
+        return search(k)
+    fetch = k * PAGE_HITS_FETCH
+    hits = search(fetch)
+    pages = _best_of_each_page(hits)
+    if len(pages) < k and len(hits) == fetch:  # more chunks exist: read further for more pages
+        pages = _best_of_each_page(search(fetch * PAGE_HITS_FETCH))
+    return pages[:k]
+
+
+def _best_of_each_page(hits: list[SearchHit]) -> list[SearchHit]:
+    best: dict[tuple[str, int], SearchHit] = {}
+    for hit in hits:
+        best.setdefault((hit.ref_id, hit.chunk.own_pages[0]), hit)
+    return list(best.values())
 
 
 def retrieve_chunks(*, user, scope: Scope) -> list[Chunk]:

@@ -73,6 +73,8 @@ def test_chunks_stats_and_search_endpoints(api_client, user, ingest, english_pdf
     }  # fmt: skip
     assert results[0]["pageNumber"] == results[0]["pageEnd"] == 3
     assert results[0]["sectionTitle"] == "Chapter 3 Recursion"
+    per_page = api_client.post("/api/v1/search", {"query": "what is a recursive function", "k": 3, "perPage": True}, format="json").json()
+    assert len({hit["pageNumber"] for hit in per_page}) == len(per_page) >= 2  # each hit on its own page
     pages = api_client.get(f"/api/v1/materials/{material.ref_id}/pages?first=2&last=3").json()
     assert [page["number"] for page in pages] == [2, 3]
 

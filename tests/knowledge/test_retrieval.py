@@ -152,3 +152,15 @@ def test_bm25_reads_the_corpus_statistics_from_the_material_rows_with_the_same_s
     assert given and given.keys() == counted.keys()
     assert all(given[chunk] == pytest.approx(counted[chunk]) for chunk in given)
     assert "avg(term_count)" not in search._bm25_sql(scope) and "avg(term_count)" in search._bm25_sql(replace(scope, corpus=None))
+
+
+def test_per_page_gives_the_best_chunk_of_each_page_and_k_pages(user, ingest):
+    """A page of several chunks on one topic fills a chunk list; per page, the next pages get the places."""
+    long_page = "About volcanoes\n" + "Volcanoes erupt magma, and volcanoes build mountains of ash and lava. " * 60
+    material = ingest(user, make_pdf([long_page, _page("volcanoes"), _page("glaciers"), _page("tides")]), title="Volcanoes")
+    chunks = retrieve(user=user, scope=Scope.materials([material.ref_id]), query="volcanoes erupt magma", k=3)
+    assert len({hit.chunk.own_pages[0] for hit in chunks}) < 3  # the long page takes several places
+    pages = retrieve(user=user, scope=Scope.materials([material.ref_id]), query="volcanoes erupt magma", k=3, per_page=True)
+    starts = [hit.chunk.own_pages[0] for hit in pages]
+    assert len(pages) == 3 and len(set(starts)) == 3
+    assert starts[:2] == [1, 2]  # still best first: the volcano pages lead

@@ -107,7 +107,9 @@ class Command(BaseCommand):
                 material = materials[row["doc_name"]]
                 evidence = evidence_pages(row)
                 started = time.perf_counter()
-                hits = retrieve(user=user, scope=Scope.materials([material.ref_id]), query=row["question"], k=k, mode=options["mode"])
+                hits = retrieve(
+                    user=user, scope=Scope.materials([material.ref_id]), query=row["question"], k=k, mode=options["mode"], per_page=True
+                )
                 latencies.append((time.perf_counter() - started) * 1000)
                 ours.append(first_hit_rank([set(range(hit.chunk.own_pages[0], hit.chunk.own_pages[1] + 1)) for hit in hits], evidence))
                 if row["doc_name"] not in baselines:
