@@ -137,7 +137,8 @@ def judge_evidence(
     if not passages or not terms:
         return Evidence(0.0, 0.0, False)
     if crosses_languages(question, passages):
-        return _judge_across_languages(question, passages, min_vector=min_vector)
+        evidence = _judge_across_languages(question, passages, min_vector=min_vector)
+        return replace(evidence, sufficient=False) if _names_missing(question, passages, known) else evidence
     found_in = [_found_terms(terms, passage.text) for passage in passages]
     total = len(found_in)
     weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
@@ -168,14 +169,17 @@ def judge_evidence(
     # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
     # "used" in "What is a register used for?" is missing from the passages but not from the book.
     missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
-    # The question names something ("How do I write an if statement in Rust?") and neither the passages nor
-    # the materials contain any of its names: the materials are about something else. One name found is
-    # enough ("Block (formerly known as Square)").
+    sufficient = not missing_topic and not _names_missing(question, passages, known) and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
+    return Evidence(round(coverage, 4), round(vector, 4), sufficient)
+
+
+def _names_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> bool:
+    """The question names something ("How do I write an if statement in Rust?", "… in Java?" over a Korean
+    book) and neither the passages nor the materials contain any of its names: the materials are about
+    something else. One name found is enough ("Block (formerly known as Square)")."""
     names = [name for name in named_terms(question) if not _FISCAL_PERIOD.match(name)]
     unfound = [name for name in names if not any(_found_terms([name], passage.text) for passage in passages)]
-    missing_name = bool(names) and len(unfound) == len(names) and known is not None and not known(unfound)
-    sufficient = not missing_topic and not missing_name and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
-    return Evidence(round(coverage, 4), round(vector, 4), sufficient)
+    return bool(names) and len(unfound) == len(names) and known is not None and not known(unfound)
 
 
 # --- Across languages ----------------------------------------------------------------------

@@ -80,3 +80,10 @@ def test_one_name_found_is_enough():
     passages = [_passage("Square, Inc. generated net cash provided by operating activities of 1,000 in 2020 operating activities.")]
     question = "How much did Block (formerly known as Square) generate in cash flow from operating activities?"
     assert _judge(question, passages, {"square", "operating", "activity", "cash"}).sufficient
+
+
+def test_an_english_question_over_a_korean_book_naming_what_it_never_mentions_is_refused():
+    passages = [_passage("가비지 컬렉션은 더 이상 쓰이지 않는 메모리를 자동으로 회수하는 기법이다. 메모리 관리의 한 방법이다.", vector_score=0.95)]
+    question = "How does garbage collection work in Java?"
+    assert not _judge(question, passages, set()).sufficient
+    assert _judge(question, passages, {"java"}).sufficient  # the book names Java elsewhere
