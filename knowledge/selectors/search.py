@@ -259,11 +259,14 @@ def owner_indexes_forget() -> None:
     _owner_indexes_read[:] = [0.0, frozenset()]
 
 
+def _vector_literal(vector) -> str:
+    return "[" + ",".join(f"{value:.7g}" for value in vector) + "]"
+
+
 def _vector_statement(
     *, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int, whole_library: bool = False
 ) -> _Statement:
-    vector_literal = "[" + ",".join(f"{value:.7g}" for value in query_vector) + "]"
-    params = {"vector": vector_literal, "owner": owner_id, "model": model, "materials": material_ids, "k": k}
+    params = {"vector": _vector_literal(query_vector), "owner": owner_id, "model": model, "materials": material_ids, "k": k}
     distance = f"(embedding::vector({int(dimension)})) <=> %(vector)s::vector({int(dimension)})"
     if whole_library and owner_index_name(owner_id, model) in owner_indexes():
         # The owner's own index: its predicate (owner, model) alone, so the planner reads it in order;
@@ -664,7 +667,30 @@ def chunk_search_hybrid(
     if reranker:
         hits = _hits(user, ranked[:width], vector, lexical)
         return rerank_hits(hits, query=normalized, reranker=reranker, k=k, llm=llm)
+    vector |= _exact_similarities(scope, normalized, [chunk_id for chunk_id, _ in ranked[:k] if chunk_id not in vector])
     return _hits(user, ranked[:k], vector, lexical)
+
+
+_EXACT_SIMILARITY_SQL = """
+    SELECT chunk_id, material_id, (embedding::vector({dimension})) <=> %(vector)s::vector({dimension}) AS score
+    FROM knowledge_chunkembedding
+    WHERE owner_id = %(owner)s AND model = %(model)s AND chunk_id = ANY(%(chunks)s)
+"""
+
+
+def _exact_similarities(scope: _Scope, query: str, chunk_ids: list[int]) -> dict[int, float]:
+    """The cosine of ``query`` to chunks that only BM25 or a titled page found (a table row that shares
+    the question's numbers and words but sits below the vector top-N): every hit then carries the vector
+    evidence the tutor's sufficiency judgement reads, not only those the vector retriever returned."""
+    if not chunk_ids:
+        return {}
+    statements = {}
+    for model, dimension in scope.by_model:
+        vector = _vector_literal(_query_vector(embedder_for_model(model), query))
+        params = {"vector": vector, "owner": scope.owner_id, "model": model, "chunks": chunk_ids}
+        statements[model] = _Statement(_EXACT_SIMILARITY_SQL.format(dimension=int(dimension)), params)
+    rows = _run_together(statements)
+    return {chunk_id: value for model in statements for chunk_id, value in _similarity_ranking(rows[model])}
 
 
 def _source_statement(scope: _Scope, hints: list[str]) -> _Statement | None:

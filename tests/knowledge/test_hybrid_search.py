@@ -52,6 +52,19 @@ def test_hybrid_ranks_the_answer_first_and_reports_both_scores(user, library):
     assert hits == sorted(hits, key=lambda hit: -hit.score)
 
 
+def test_a_hit_only_bm25_found_carries_its_exact_cosine(user, library):
+    """A chunk outside the vector top-N (a table row found by its numbers) still gets the cosine the
+    sufficiency judgement reads: the same value the vector retriever gives it when it is inside."""
+    query = "order ord-2024-001 shipment warehouse"
+    scope = search._scope(user=user, ref_ids=None, type=None)
+    (retrieved,) = search._vector_candidates(scope, query, 10)
+    exact = search._exact_similarities(scope, query, list(retrieved.similarity))
+    assert exact.keys() == retrieved.similarity.keys()
+    assert all(abs(exact[chunk_id] - value) < 1e-5 for chunk_id, value in retrieved.similarity.items())
+    hits = search.chunk_search_hybrid(user=user, query=query, k=4, candidates=1)  # one candidate from each retriever
+    assert all(hit.vector_score is not None for hit in hits)
+
+
 @pytest.mark.parametrize("reranker", ["keyword", "mmr"])
 def test_rerankers_return_k_hits_from_the_candidates(user, library, reranker):
     hits = selectors.chunk_search_hybrid(user=user, query="레지스터", k=2, reranker=reranker)
