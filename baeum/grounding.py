@@ -730,6 +730,14 @@ def claims_problem(text: str, passages: list[Passage]) -> str:
     return problems[0] if problems else ""
 
 
+def _quoted_verbatim(claim: str, passages: list[Passage]) -> bool:
+    """Whether ``claim`` is a passage's own sentence, word for word (spacing aside): a quote cannot
+    contradict its source, though its negation may differ from the sentence ``best_quote`` picks
+    ("Now the parameter is at ESP + 8 not ESP + 4." beside "ESP + 8 Parameter")."""
+    words = " ".join(superscript_references(claim).split())
+    return len(words) >= MIN_SENTENCE_CHARS and any(words in " ".join(superscript_references(passage.text).split()) for passage in passages)
+
+
 def ground_check(answer_text: str, passages: list[Passage], *, min_support: float = 0.5) -> tuple[bool, list[Citation], list[str]]:
     """Check that every claim cites a passage of this turn that supports it.
 
@@ -760,7 +768,8 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
         if claim_terms and len(claim_terms & cited_terms) / len(claim_terms) < min_support:
             problems.append(f"not supported by [{', '.join(map(str, numbers))}]: {claim[:80]}")
             continue
-        contradiction = contradicts(claim, [by_number[number] for number in numbers])
+        cited = [by_number[number] for number in numbers]
+        contradiction = "" if _quoted_verbatim(claim, cited) else contradicts(claim, cited)
         if contradiction:
             problems.append(f"contradicts [{', '.join(map(str, numbers))}] ({contradiction}): {claim[:80]}")
             continue

@@ -87,3 +87,13 @@ def test_an_english_question_over_a_korean_book_naming_what_it_never_mentions_is
     question = "How does garbage collection work in Java?"
     assert not _judge(question, passages, set()).sufficient
     assert _judge(question, passages, {"java"}).sufficient  # the book names Java elsewhere
+
+
+def test_a_sentence_quoted_word_for_word_is_not_a_contradiction_of_its_source():
+    from baeum.grounding import ground_check
+
+    text = "ESP + 4 Parameter\nESP Return address\n\nNow the parameter is at ESP + 8 not ESP + 4. The stack grows down in memory here."
+    grounded, citations, problems = ground_check("Now the parameter is at ESP + 8 not ESP + 4. [1]", [_passage(text)])
+    assert grounded and not problems and citations[0].quote.startswith("Now the parameter")
+    grounded, _, problems = ground_check("Now the parameter is at ESP + 8, just as at ESP + 4. [1]", [_passage(text)])
+    assert not grounded and "negation" in problems[0]  # a changed sentence is still checked
