@@ -178,3 +178,14 @@ def is_hangul_heavy(text: str) -> bool:
     hangul = sum(1 for char in text if 0xAC00 <= ord(char) <= 0xD7A3)
     letters = sum(1 for char in text if char.isalpha())
     return letters > 0 and hangul / letters >= 0.3
+
+
+def korean_particle(word: str, after_consonant: str, after_vowel: str) -> str:
+    """The form of a Korean particle that follows ``word``: "시험" + 은, "금요일" + 이라고, "날짜" + 는.
+    After a word that does not end in Hangul both are written, as Korean does ("은(는)", "(이)라고")."""
+    last = word.rstrip()[-1:]
+    if not ("가" <= last <= "힣"):
+        if after_vowel and after_consonant.endswith(after_vowel):
+            return f"({after_consonant[: -len(after_vowel)]}){after_vowel}"
+        return f"{after_consonant}({after_vowel})"
+    return after_consonant if (ord(last) - ord("가")) % 28 else after_vowel

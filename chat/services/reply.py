@@ -23,7 +23,7 @@ from baeum.grounding import Answer, Passage
 from baeum.llm import LLMError
 from baeum.questions import analyse_question, named_sources
 from baeum.tables import superscript_references
-from baeum.text import estimate_tokens, is_hangul_heavy, normalize_query
+from baeum.text import estimate_tokens, is_hangul_heavy, korean_particle, normalize_query
 from core.providers import configured_llm, embedder_for_model
 from knowledge.selectors import TOP_K, ChunkRange, Scope, chunk_range, materials_in_scope, retrieve, term_document_frequencies
 
@@ -450,7 +450,10 @@ def _memory_answer(question: str, memory: Memory) -> Answer | None:
         key_terms = set(content_terms(entity["key"]))
         if entity["key"] != "topic" and key_terms and key_terms <= terms:
             if is_hangul_heavy(question):
-                text = f"{entity['turn']}번째 대화에서 알려 주신 {entity['key']}: {entity['value']}"
+                key, value = entity["key"], entity["value"]
+                topic, quoted = korean_particle(key, "은", "는"), korean_particle(value, "이라고", "라고")
+                ordinal = "첫 번째" if entity["turn"] == 1 else f"{entity['turn']}번째"
+                text = f"{key}{topic} {value}{quoted} 알려 주셨어요 ({ordinal} 메시지)."
             else:
                 text = f"You told me in turn {entity['turn']}: your {entity['key']} is {entity['value']}."
             return Answer(text=text, confidence=1.0, generator="memory")

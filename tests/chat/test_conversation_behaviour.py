@@ -245,3 +245,12 @@ def test_facts_are_taken_from_statements_not_questions(text, facts):
 )
 def test_questions_are_told_from_statements(text, asks):
     assert is_question(text) == asks
+
+
+def test_a_remembered_fact_is_said_as_korean_says_it(user, guide):
+    """"2번째 대화에서 알려 주신 시험: 금요일" read as "in the 2nd conversation" and as a form field."""
+    material = guide("ko")
+    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+    chat_reply(conversation=conversation, content="내 시험은 금요일이야")
+    remembered = chat_reply(conversation=conversation, content="내 시험 언제야?")
+    assert remembered.content == "시험은 금요일이라고 알려 주셨어요 (첫 번째 메시지)."
