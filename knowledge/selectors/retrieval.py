@@ -99,8 +99,8 @@ def retrieve(
 
     ``mode`` is hybrid (the default everywhere), semantic or lexical; ``options`` are the mode's own
     (hybrid: ``candidates``, ``reranker``, ``llm``, ``alpha``; semantic: ``min_similarity``).
-    ``per_page``: the best chunk of each page only, ``k`` pages (a results list a learner reads: three
-    chunks of one page are one place to look, not three). The tutor reads chunks, neighbours included.
+    ``per_page``: the best chunk of each page only, ``k`` hits on different pages (a results list a learner
+    reads: three chunks of one page are one place to look, not three). The tutor reads chunks, neighbours included.
     """
     owner_id_of(user)  # no user: ScopeError before anything is read
     if scope.is_empty:
@@ -120,10 +120,18 @@ def retrieve(
 
 
 def _best_of_each_page(hits: list[SearchHit]) -> list[SearchHit]:
-    best: dict[tuple[str, int], SearchHit] = {}
+    """The hits, best first, without any whose pages better hits of the same material already show all
+    of (a passage on pages 159–160, then one on page 160: one place to look; one on 160–161 still adds 161)."""
+    kept: list[SearchHit] = []
+    shown: dict[str, set[int]] = {}
     for hit in hits:
-        best.setdefault((hit.ref_id, hit.chunk.own_pages[0]), hit)
-    return list(best.values())
+        first, last = hit.chunk.own_pages
+        pages = set(range(first, last + 1))
+        if pages <= shown.get(hit.ref_id, set()):
+            continue
+        kept.append(hit)
+        shown.setdefault(hit.ref_id, set()).update(pages)
+    return kept
 
 
 def retrieve_chunks(*, user, scope: Scope) -> list[Chunk]:
