@@ -178,8 +178,9 @@ def _names_missing(question: str, passages: list[Passage], known: Callable[[list
     book) and neither the passages nor the materials contain any of its names: the materials are about
     something else. One name found is enough ("Block (formerly known as Square)")."""
     names = [name for name in named_terms(question) if not _FISCAL_PERIOD.match(name)]
-    unfound = [name for name in names if not any(_found_terms([name], passage.text) for passage in passages)]
-    return bool(names) and len(unfound) == len(names) and known is not None and not known(unfound)
+    if not names or known is None or any(_found_terms(names, passage.text) for passage in passages):
+        return False
+    return not known(names)
 
 
 # --- Across languages ----------------------------------------------------------------------

@@ -157,11 +157,14 @@ def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]
     text = _WHERE_KO.sub("", _WHERE_EN.sub("", question)).strip()
     words = text.split()
     named, dropped = [], set()
+    runs: dict[str, range | None] = {}  # a title several materials share is looked for once
     for ref_id, title in titles.items():
         key = _squeeze(re.sub(r"[\d_-]+$|\.\w{2,4}$", "", title))
         if len(key) < TITLE_MIN_CHARS:
             continue
-        run = _title_run(words, key)
+        if key not in runs:
+            runs[key] = _title_run(words, key)
+        run = runs[key]
         if run is not None:
             named.append(ref_id)
             dropped.update(run)

@@ -573,8 +573,9 @@ def _where_to_search(conversation: Conversation, question: str) -> tuple[str, li
     sources, removed = conversation_sources(conversation=conversation)
     titles = dict(materials_in_scope(user=conversation.owner, ref_ids=sources).values_list("ref_id", "title")) if sources else {}
     asked, named = named_sources(question, titles)
-    title_terms = [term for term in dict.fromkeys(content_terms(question)) if term not in set(content_terms(asked))]
-    if named and title_terms and term_document_frequencies(user=conversation.owner, ref_ids=named, terms=title_terms)[0]:
+    asked_terms = set(content_terms(asked))
+    title_terms = [term for term in dict.fromkeys(content_terms(question)) if term not in asked_terms]
+    if named and title_terms and _vocabulary(conversation, named)(title_terms):
         asked = question
     return asked, named or sources, removed
 
