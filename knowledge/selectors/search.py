@@ -15,7 +15,7 @@ import time
 import weakref
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.conf import settings
@@ -95,6 +95,8 @@ class _Scope:
     # BM25's corpus statistics (chunks, average terms per chunk) from the materials' own rows; None when a
     # material has none recorded (made before they were kept): then the statement counts the chunks.
     corpus: tuple[float, float] | None = None
+    # Chunks per (model, dimension) in scope: a small scope's vectors are compared exactly (``EXACT_SCAN_VECTORS``).
+    chunks_by_model: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def with_ranges(self, statement: _Statement, *, material: str, chunk_index: str) -> _Statement:
         """``statement`` with its ``/*ranges*/`` marker replaced by this scope's range condition (or nothing)."""
@@ -190,6 +192,7 @@ def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Ite
     embedding model, with ``ranges`` (``(refId, first, last)``) resolved to material ids."""
     owner_id = owner_id_of(user)
     by_model: dict[tuple[str, int], list[int]] = defaultdict(list)
+    chunks_by_model: dict[tuple[str, int], int] = defaultdict(int)
     material_ids: list[int] = []
     id_of: dict[str, int] = {}
     rows = materials_in_scope(user=user, ref_ids=ref_ids, type=type).values_list(
@@ -200,12 +203,19 @@ def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Ite
         material_ids.append(material_id)
         id_of[ref_id] = material_id
         by_model[(model, dimension)].append(material_id)
+        chunks_by_model[(model, dimension)] += chunk_count
         chunks, terms, recorded = chunks + chunk_count, terms + term_total, recorded and term_total > 0
     resolved = tuple((id_of[ref_id], int(start), int(end)) for ref_id, start, end in ranges if ref_id in id_of)
     whole_library = ref_ids is None and not type
     corpus = (float(chunks), terms / chunks) if recorded and chunks else None
     return _Scope(
-        owner_id=owner_id, material_ids=material_ids, by_model=dict(by_model), ranges=resolved, whole_library=whole_library, corpus=corpus
+        owner_id=owner_id,
+        material_ids=material_ids,
+        by_model=dict(by_model),
+        ranges=resolved,
+        whole_library=whole_library,
+        corpus=corpus,
+        chunks_by_model=dict(chunks_by_model),
     )
 
 
@@ -223,6 +233,11 @@ OWNER_INDEX_PREFIX = "chunkemb_owner_"
 OWNER_INDEX_SLACK = 20
 _OWNER_INDEX_TTL_SECONDS = 60  # how long a process trusts its list of owner indexes
 OWNER_INDEX_EF_SEARCH = 200  # candidate list on an owner's own index: recall 0.82 at 40, 0.91 at 100, 0.99 at 200 (bench_retrieval --skewed, 1M)
+# A scope of at most this many vectors of one model is compared exactly, every vector, never through the
+# shared HNSW index: whether the planner takes that index depends on statistics of everyone's rows, and an
+# approximate scan filtered to one small owner can miss its best passage (a 12-chunk guide answered with
+# cosine 0.25 where its best chunk scores 0.44). Exact costs ~2.4 ms per 1,000 vectors (bench_retrieval).
+EXACT_SCAN_VECTORS = 5_000
 
 
 def owner_index_name(owner_id: int, model: str) -> str:
@@ -264,8 +279,18 @@ def _vector_literal(vector) -> str:
 
 
 def _vector_statement(
-    *, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int, whole_library: bool = False
+    *,
+    owner_id: int,
+    model: str,
+    dimension: int,
+    material_ids: list[int],
+    query_vector,
+    k: int,
+    whole_library: bool = False,
+    vectors: int | None = None,
 ) -> _Statement:
+    """The nearest ``k`` of the owner's vectors of ``model`` within ``material_ids``; exact when the scope
+    holds ``vectors`` ≤ ``EXACT_SCAN_VECTORS``, else by an HNSW index when the planner picks one."""
     params = {"vector": _vector_literal(query_vector), "owner": owner_id, "model": model, "materials": material_ids, "k": k}
     distance = f"(embedding::vector({int(dimension)})) <=> %(vector)s::vector({int(dimension)})"
     if whole_library and owner_index_name(owner_id, model) in owner_indexes():
@@ -284,6 +309,19 @@ def _vector_statement(
             LIMIT %(k)s
         """
         return _Statement(sql, {**params, "wide": k + OWNER_INDEX_SLACK}, ef_search=max(OWNER_INDEX_EF_SEARCH, 2 * k))
+    if vectors is not None and vectors <= EXACT_SCAN_VECTORS:
+        # OFFSET 0 keeps the subquery whole, so its ORDER BY cannot become an index scan.
+        sql = f"""
+            SELECT chunk_id, material_id, score FROM (
+                SELECT chunk_id, material_id, {distance} AS score
+                FROM knowledge_chunkembedding
+                WHERE owner_id = %(owner)s AND model = %(model)s AND material_id = ANY(%(materials)s) /*ranges*/
+                OFFSET 0
+            ) AS every_vector
+            ORDER BY score
+            LIMIT %(k)s
+        """
+        return _Statement(sql, params)
     sql = f"""
         SELECT chunk_id, material_id, {distance} AS score
         FROM knowledge_chunkembedding
@@ -362,6 +400,7 @@ def _vector_statements(scope: _Scope, query: str, k: int) -> dict[str, tuple[_St
             query_vector=vector,
             k=k,
             whole_library=scope.whole_library and not scope.ranges,
+            vectors=scope.chunks_by_model.get((model, dimension)),
         )
         statement = scope.with_ranges(statement, material="material_id", chunk_index=_CHUNK_INDEX_OF.format(chunk="chunk_id"))
         statements[f"vector:{model}"] = (statement, embedder)

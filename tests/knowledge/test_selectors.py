@@ -97,6 +97,40 @@ def test_failed_and_pending_materials_are_not_searched(user, ingest, english_pdf
     assert selectors.chunk_search_semantic(user=user, query="recursion", min_similarity=-1) == []
 
 
+def _prefer_hnsw(cursor) -> None:
+    """Within the current transaction, make the planner take the HNSW index wherever it can: drop the b-tree
+    indexes that could serve the owner filter and price scans and sorts out."""
+    cursor.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'knowledge_chunkembedding' "
+        "AND indexname NOT LIKE 'chunkemb_hnsw%%' AND indexdef LIKE '%%owner_id%%'"
+    )
+    for (name,) in cursor.fetchall():
+        cursor.execute(f'DROP INDEX "{name}"')
+    cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off")
+
+
+def test_a_small_library_is_searched_exactly_even_where_the_planner_prefers_hnsw(user, ingest, english_pdf):
+    """An approximate scan filtered to one small owner can miss its best passage; a scope of up to
+    EXACT_SCAN_VECTORS vectors is compared with every one of its vectors, whatever the planner prefers."""
+    material = ingest(user, english_pdf)
+    query = "What is a recursive function?"
+    with transaction.atomic(), rls_user(user.pk), connection.cursor() as cursor:
+        _prefer_hnsw(cursor)
+        scope = search._scope(user=user, ref_ids=None, type=None)
+        ((statement, embedder),) = search._vector_statements(scope, query, 3).values()
+        cursor.execute("EXPLAIN " + statement.sql, statement.params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        found = search._similarity_ranking(search._run_together({"vector": statement})["vector"])
+        transaction.set_rollback(True)
+    assert "hnsw" not in plan, plan
+    query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+    exact = sorted(
+        ((row.chunk_id, float(np.dot(query_vector, row.embedding))) for row in ChunkEmbedding.objects.for_user(user).filter(material=material)),
+        key=lambda item: -item[1],
+    )[:3]
+    assert [chunk_id for chunk_id, _ in found] == [chunk_id for chunk_id, _ in exact]
+
+
 def test_filtered_vector_search_returns_k_results_among_many_other_owners(user, ingest, english_pdf):
     """The HNSW index is used with an owner filter and still yields k rows (iterative index scan)."""
     material = ingest(user, english_pdf)
@@ -136,13 +170,7 @@ def test_filtered_vector_search_returns_k_results_among_many_other_owners(user, 
     # back, drop the b-tree indexes that could serve the owner filter, and check the plan uses HNSW.
     # As the learner: the login role, which owns the indexes (the system role may not drop them).
     with transaction.atomic(), rls_user(user.pk), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname FROM pg_indexes WHERE tablename = 'knowledge_chunkembedding' "
-            "AND indexname NOT LIKE 'chunkemb_hnsw%%' AND indexdef LIKE '%%owner_id%%'"
-        )
-        for (name,) in cursor.fetchall():
-            cursor.execute(f'DROP INDEX "{name}"')
-        cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off")
+        _prefer_hnsw(cursor)
         vector_literal = "[" + ",".join(f"{value:.6f}" for value in query_vector) + "]"
         cursor.execute(
             "EXPLAIN SELECT chunk_id FROM knowledge_chunkembedding WHERE owner_id = %s AND model = %s "
