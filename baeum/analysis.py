@@ -81,6 +81,45 @@ class _Kiwi:
             return cls._instance
 
 
+# A line of Korean text broken inside a word ("가리키" / "는데"): Korean typesetting breaks a line at any
+# syllable. Where both sides of a break are Hangul, Kiwi's spacing model decides whether a space belongs there.
+_BROKEN_HANGUL = re.compile(r"(\S*[\uac00-\ud7a3])$")
+_CONTINUED_HANGUL = re.compile(r"^([\uac00-\ud7a3]\S*)")
+
+
+def join_lines(lines: list[str]) -> str:
+    """The lines of one paragraph as one text: a space between lines, none where a Korean word was broken
+    over two lines ("가리키" + "는데" → "가리키는데", "사" + "용하므로" → "사용하므로"), as Kiwi's spacing reads it."""
+    if len(lines) < 2:
+        return " ".join(lines)
+    breaks = []  # (line index, the broken word joined)
+    for index in range(len(lines) - 1):
+        before, after = _BROKEN_HANGUL.search(lines[index]), _CONTINUED_HANGUL.search(lines[index + 1])
+        if before and after:
+            breaks.append((index, before.group(1), after.group(1)))
+    glued = set()
+    if breaks:
+        spaced = _Kiwi.get().space([left + right for _, left, right in breaks], reset_whitespace=False)
+        for (index, left, _), text in zip(breaks, spaced, strict=True):
+            if not _space_after(text, len(left)):
+                glued.add(index)
+    pieces = [lines[0]]
+    for index in range(1, len(lines)):
+        pieces.append(lines[index] if index - 1 in glued else " " + lines[index])
+    return "".join(pieces)
+
+
+def _space_after(text: str, letters: int) -> bool:
+    """Whether ``text`` has a space right after its first ``letters`` non-space characters."""
+    seen = 0
+    for position, char in enumerate(text):
+        if not char.isspace():
+            seen += 1
+            if seen == letters:
+                return text[position + 1 : position + 2].isspace()
+    return False
+
+
 # Particles a Korean word may end with, longest first: stripping them gives the noun even where
 # Kiwi's model fails on an unknown loanword ("인터럽트는" → "인터럽트").
 _PARTICLES = sorted(

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .analysis import join_lines
 from .tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
 from .text import estimate_tokens, normalize_text, split_sentences
 
@@ -205,7 +206,7 @@ def _page_units(
     def flush() -> Iterable[_Unit]:
         if not paragraph:
             return
-        text = " ".join(paragraph)
+        text = join_lines(paragraph)
         for position, sentence in enumerate(split_sentences(text)):
             yield _Unit(sentence, number, paragraph_start=position == 0)
         paragraph.clear()

@@ -28,11 +28,14 @@
   function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   }
-  // Highlight `quote` inside `text` whitespace-insensitively; returns safe HTML.
+  // Highlight `quote` inside `text` whitespace-insensitively; returns safe HTML. A Korean word may be
+  // broken over two lines of the page ("가리키" / "는데") where the passage joined it: any space may
+  // stand between two Hangul syllables.
   function highlight(text, quote) {
     const safe = escapeHtml(text);
     if (!quote) return safe;
-    const pattern = escapeHtml(quote).trim().split(/\s+/).map(escapeRegExp).join("\\s*");
+    const words = escapeHtml(quote).trim().split(/\s+/).map((word) => escapeRegExp(word).replace(/([가-힣])(?=[가-힣])/g, "$1\\s*"));
+    const pattern = words.join("\\s*");
     try {
       return safe.replace(new RegExp(pattern), (m) => '<mark id="quote">' + m + "</mark>");
     } catch (e) {

@@ -122,3 +122,19 @@ def test_no_chunk_boundary_falls_inside_a_table_row_whatever_the_budget(budget):
         assert not any(row.endswith(line) and row != line for line in lines[:1] for row in ROWS), "a chunk starts mid-row"
         seen += [line for line in lines if line in ROWS]
     assert seen == ROWS  # every row whole, once, in order
+
+
+def test_a_korean_word_broken_over_two_lines_is_joined_and_a_break_between_words_keeps_its_space():
+    # Korean typesetting breaks a line at any syllable (pcasm-book-korean.pdf p.16: "가리키" / "는데").
+    lines = [
+        "두 레지스터는 기계어 스택에 들어 있는 데이터의 위치를 가리키",
+        "는데 쓰인다. 이 레지스터는 스택을 사",
+        "용하므로 매우 중요하다. 모든 프로그램은 메모리를",
+        "사용한다. The stack",
+        "grows down.",
+    ]
+    (chunk,) = chunk_pages([PageText(1, "\n".join(lines))], target_tokens=400)
+    assert "위치를 가리키는데 쓰인다." in chunk.content
+    assert "스택을 사용하므로" in chunk.content
+    assert "메모리를 사용한다." in chunk.content  # two words: the space stays
+    assert "The stack grows down." in chunk.content
