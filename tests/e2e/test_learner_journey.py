@@ -259,6 +259,15 @@ def studied(user, ingest):
     return {"user": user, "book": book, "plan": plan, "conversation": conversation}
 
 
+def _long_page(route):
+    """The real pages of a citation, each with sixty lines of text before its own."""
+    response = route.fetch()
+    pages = response.json()
+    for item in pages:
+        item["text"] = "A line of text that comes before the quoted passage on this page.\n" * 60 + item["text"]
+    route.fulfill(response=response, json=pages)
+
+
 def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
     studied, live_server, browser
 ):  # data first: Playwright runs an event loop
@@ -308,8 +317,14 @@ def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
                 if name == "viewer":
                     page.wait_for_function("document.querySelector('.page-image img').complete")
                 if name == "conversation":
+                    # The cited page as a real book's: a long page, its quote far down (the fixture's pages are short).
+                    page.route("**/api/v1/materials/*/pages*", _long_page)
                     page.locator(".msg.assistant a.cite").first.click()  # the source panel open beside the answer
                     page.wait_for_selector("#source-text")
+                    head = page.evaluate("(() => { const r = document.querySelector('.source-head').getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; })()")
+                    assert 0 <= head[0] and head[1] <= head[2], (language, size, head)  # the panel opens with its header on screen
+                    assert page.evaluate("document.getElementById('quote').getBoundingClientRect().bottom <= innerHeight")  # and the quote
+                    page.unroute("**/api/v1/materials/*/pages*")
                 width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
                 assert width[0] <= width[1], (name, language, size, width)
                 if language == "ko":
