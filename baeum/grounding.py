@@ -40,6 +40,8 @@ class Passage:
     page_starts: tuple = ()
     model: str = ""  # the embedding model of this passage's vectors (to compare sentences by meaning)
     crosslingual_threshold: float | None = None  # that model's plausible cosine across languages
+    # (start, end) of the footnotes in ``text`` (moved to the end of their page): never quoted as an answer.
+    note_spans: tuple = ()
 
 
 @dataclass
@@ -256,15 +258,16 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     for rank, passage in enumerate(passages[:CROSSLINGUAL_PASSAGES]):
         spans = sentence_spans(passage.text)
         for position, (start, end) in enumerate(spans):
-            sentence = without_leading_heading(passage.text[start:end])
+            note = _in_note(passage, start)
+            sentence = _quotable(passage.text[start:end], note=note)
             terms = frozenset(content_terms(sentence))
             if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or _LIST_LEAD_IN.search(sentence):
                 continue
             if sentence.rstrip().endswith("?"):
                 continue  # the text's own question is not an answer
             overlap = len(shared & terms) / len(shared) if shared else 0.0
-            score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position)
-            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0))
+            score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position) - (NOTE_PENALTY if note else 0.0)
+            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, note))
     if similarity is not None and candidates:
         cosines = similarity(question, [candidate.sentence for candidate in candidates])
         candidates = [
@@ -309,6 +312,8 @@ DEFINITION_BONUS = 1.0
 SUPPORT_MIN_SHARE = 0.5
 # A sentence opening with "It"/"This"/"그" leans on the sentence before it, which the answer may lack.
 ANAPHORIC_OPENING_PENALTY = 0.1
+# A footnote's sentence leads an answer only when it shares far more of the question than the body does.
+NOTE_PENALTY = 0.5
 # Relevance tie-breakers: prefer higher-ranked passages and earlier sentences; penalise very long sentences.
 PASSAGE_RANK_WEIGHT = 0.15
 POSITION_WEIGHT = 0.02
@@ -365,6 +370,11 @@ _DEFINES_EN = re.compile(
 # "X는 …하는 과정이다." defines; "X는 두 가지 원리를 결합한다." says something else about X.
 _DEFINES_KO = re.compile(r"^[*_]{0,2}\s*(?:이란|란|은|는|이|가|[—–:-])\s")
 _DEFINITION_END_KO = re.compile(r"(?:이다|입니다|이에요|(?:을|를)\s*(?:말한다|뜻한다|가리킨다|의미한다)|(?:이)?라고\s*(?:한다|부른다))\.$")
+
+
+def _in_note(passage: Passage, start: int) -> bool:
+    """Whether the sentence at ``start`` is part of a footnote ("5 Actually, reversing …", an aside)."""
+    return any(first <= start < last for first, last in passage.note_spans)
 
 
 def _sentences(passage: Passage) -> list[str]:
@@ -477,6 +487,19 @@ _GLUED_HEADING = re.compile(
 _VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|can|will|would|does|do|did|may|must|should)\b")
 
 
+# A footnote marker PDFium glued after a sentence's full stop ("the opposite transformation.5").
+_FOOTNOTE_MARKER_AT_END = re.compile(r"(?<=[a-z]{2}[.!?])\d{1,2}$")
+_NOTE_NUMBER = re.compile(r"^\d{1,3}\)?\s+(?=\S)")
+
+
+def _quotable(sentence: str, *, note: bool = False) -> str:
+    """The part of a passage sentence an answer quotes: without a title line glued before it, a footnote
+    marker after it or, in a footnote, its number ("10 GNU is …"); still a verbatim piece of the page, so
+    the citation's quote is found there."""
+    sentence = _FOOTNOTE_MARKER_AT_END.sub("", without_leading_heading(sentence))
+    return _NOTE_NUMBER.sub("", sentence) if note else sentence
+
+
 def without_leading_heading(sentence: str) -> str:
     """Drop a title line glued to its sentence by a single line break ("Chapter 1 Registers\\nA register is …")."""
     first, separator, rest = sentence.partition("\n")
@@ -499,13 +522,15 @@ class _Candidate:
     terms: frozenset
     items: tuple[str, ...] = ()  # the list a lead-in introduces, quoted with it
     overlap: float = 0.0  # the share of the question's terms the sentence contains
+    note: bool = False  # a footnote's sentence: quoted only when the body says nothing better, and alone
 
 
 def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage) -> list[_Candidate]:
     candidates = []
     spans = sentence_spans(passage.text)
     for position, (start, end) in enumerate(spans):
-        sentence = without_leading_heading(passage.text[start:end])
+        note = _in_note(passage, start)
+        sentence = _quotable(passage.text[start:end], note=note)
         terms = frozenset(content_terms(sentence))
         if not terms or not is_readable_sentence(sentence, opens_passage=position == 0):
             continue
@@ -525,8 +550,9 @@ def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, pas
             - LONG_SENTENCE_PENALTY * max(0, len(sentence) - LONG_SENTENCE_CHARS)
             + (DEFINITION_BONUS if defining else 0.0)
             - (ANAPHORIC_OPENING_PENALTY if _ANAPHORIC_OPENING.match(sentence) else 0.0)
+            - (NOTE_PENALTY if note else 0.0)
         )
-        candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, items, overlap))
+        candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, items, overlap, note))
     return candidates
 
 
@@ -556,6 +582,8 @@ def _choose(candidates: list[_Candidate], max_sentences: int) -> list[_Candidate
             continue
         if candidate.sentence in _quoted(chosen) or _repeats(candidate, chosen) or _is_truncated_copy(candidate, candidates):
             continue
+        if chosen and (candidate.note or chosen[0].note):
+            continue  # a footnote is an aside: never added to the body's answer, nor the body to a footnote's
         chosen = [other for other in chosen if other.sentence not in candidate.items] + [candidate]
         if sum(1 + len(other.items) for other in chosen) >= max_sentences:
             break  # a list counts line by line: after a list, the answer is long enough

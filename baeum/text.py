@@ -132,9 +132,11 @@ def normalize_query(query: str) -> str:
 # --- Sentences -------------------------------------------------------------------------------
 
 # A sentence ends at . ! ? (or their CJK forms) followed by space, or -- for Korean text extracted
-# without spaces ("것이다.이는") -- at a Hangul syllable followed by a terminal mark and more Hangul.
+# without spaces ("것이다.이는") -- at a Hangul syllable followed by a terminal mark and more Hangul, or
+# at a footnote marker PDFium glued after the full stop ("the opposite transformation.5 For a big …").
 _SENTENCE_END = re.compile(
     r"(?<=[.!?。！？])(?P<close>[\"'”’)\]]*)\s+(?=\S)"
+    r"|(?<=[a-z]{2}[.!?]\d)\s+(?=[A-Z])|(?<=[a-z]{2}[.!?]\d\d)\s+(?=[A-Z])"
     r"|(?<=[가-힣][.!?])(?=[가-힣A-Z])"
     r"|\n{2,}"
 )

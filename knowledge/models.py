@@ -113,6 +113,9 @@ class Chunk(models.Model):
     # [[character offset, page number], ...] where each page of ``content`` begins: a quote carries the
     # page of its own sentence (``baeum.chunking.quote_pages``). Empty for chunks stored before it existed.
     page_starts = models.JSONField(default=list, blank=True)
+    # [[start, end], ...] character offsets of footnotes in ``content`` (moved to the end of their page's text):
+    # the tutor never quotes one as its answer. Empty for chunks stored before it existed.
+    note_spans = models.JSONField(default=list, blank=True)
     matter = models.CharField(max_length=8, blank=True)  # every page of the chunk is front or back matter
 
     objects = OwnedManager()

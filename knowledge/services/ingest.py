@@ -262,6 +262,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
                 section_title=chunk.section_title[:300],
                 section_level=chunk.section_level,
                 page_starts=[list(start) for start in chunk.page_starts],
+                note_spans=[list(span) for span in chunk.note_spans],
                 matter=_chunk_matter(chunk, matter),
                 content_hash=content_hash(chunk.content),
             )

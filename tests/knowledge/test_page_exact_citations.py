@@ -122,3 +122,25 @@ def test_every_cited_quote_of_plans_chat_and_search_is_on_its_cited_page(user, i
 
     assert checked > 60
     assert wrong == [], f"{len(wrong)} of {checked} quotes are not on their cited page: {wrong}"
+
+
+@pytest.mark.django_db
+def test_a_stored_chunk_knows_its_footnotes_and_the_tutor_quotes_one_only_when_the_body_says_nothing(user, ingest):
+    from tests.pdfgen import make_pdf
+
+    page = (
+        "The code is for the free GNU10-based compiler. The compiler turns assembly source into machine code.\n"
+        "From the command line, type: nasm first.asm\n"
+        "10GNU is a project of the Free Software Foundation and its compiler is free software."
+    )
+    material = ingest(user, make_pdf([page]), "gnu.pdf")
+    (chunk,) = material.chunks.all()
+    assert [chunk.content[start:end] for start, end in chunk.note_spans] == [
+        "10 GNU is a project of the Free Software Foundation and its compiler is free software."
+    ]
+    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+    # Only the footnote says it: then the footnote is quoted (without its number), rather than a refusal.
+    reply = chat_reply(conversation=conversation, content="What is GNU a project of?")
+    assert reply.content.startswith("GNU is a project of the Free Software Foundation"), reply.content
+    reply = chat_reply(conversation=conversation, content="What does the compiler turn assembly source into?")
+    assert "machine code" in reply.content and "Foundation" not in reply.content  # the body answers: no aside added

@@ -97,3 +97,24 @@ def test_a_sentence_quoted_word_for_word_is_not_a_contradiction_of_its_source():
     assert grounded and not problems and citations[0].quote.startswith("Now the parameter")
     grounded, _, problems = ground_check("Now the parameter is at ESP + 8, just as at ESP + 4. [1]", [_passage(text)])
     assert not grounded and "negation" in problems[0]  # a changed sentence is still checked
+
+
+def test_a_footnote_is_not_added_to_the_bodys_answer_and_a_glued_footnote_marker_goes():
+    # pcasm-book-english.pdf p.69: the body's marker "transformation.5" and the footnote moved to the page's end.
+    text = (
+        "TCP/IP libraries provide C functions for dealing with endianness issues in a portable way. The ntohl () function "
+        "performs the opposite transformation.5 For a big endian system, the two functions just return their input unchanged.\n\n"
+        "5 Actually, reversing the endianness of an integer simply reverses the bytes; thus, converting from big to little "
+        "or little to big is the same operation."
+    )
+    note_start = text.index("5 Actually")
+    passage = Passage(
+        n=1, chunk_id=1, ref_id="r", title="t", chunk_index=1, page_number=69, text=text, vector_score=0.9, vector_threshold=0.25,
+        note_spans=((note_start, len(text)),),
+    )
+    answer = extractive_answer("How do C functions deal with the endianness of an integer?", [passage])
+    assert answer.text.startswith("TCP/IP libraries provide C functions") and "Actually" not in answer.text  # no aside added
+    answer = extractive_answer("What does reversing the endianness of an integer do?", [passage])
+    assert answer.text.startswith("Actually, reversing the endianness")  # only the footnote says it: quoted, without its number
+    answer = extractive_answer("What does the ntohl function do?", [passage])
+    assert "performs the opposite transformation. [1]" in answer.text  # not "transformation.5 For a big …"
