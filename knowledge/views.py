@@ -1,8 +1,14 @@
+import re
+
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+
+from baeum.analysis import content_terms
+from baeum.chunking import looks_like_code
+from baeum.text import sentence_spans
 
 from . import selectors
 from .failure_reasons import reason_patterns_translated
@@ -14,14 +20,33 @@ QUOTE_WORDS = 12  # the start of a passage, highlighted on its page when a resul
 PAGE_IMAGE_MAX_AGE = 24 * 3600  # a page's picture never changes; private: only its owner's browser keeps it
 
 
+def _snippet_start(text: str, query: str) -> int:
+    """Where a result's snippet begins: the sentence sharing most of the query's terms, prose before code; in
+    a sentence that reads as code (a flattened listing, "1 unsigned invert endian ( unsigned x ) 2 {", often
+    with the prose after it) at the query's first word. The start when no sentence shares a term."""
+    asked = set(content_terms(query))
+    best, start = (0, False), 0
+    for first, last in sentence_spans(text):
+        sentence = text[first:last]
+        shared = len(asked & set(content_terms(sentence)))
+        prose = not looks_like_code(sentence)
+        if shared and (shared, prose) > best:
+            best, start = (shared, prose), first
+            if not prose:
+                found = [re.search(rf"\b{re.escape(word)}\b", sentence, re.IGNORECASE) for word in query.split() if len(word) > 1]
+                start += min((match.start() for match in found if match), default=0)
+    return start
+
+
 def _search_results(*, user, query: str) -> list[dict]:
     """The best passages of the learner's materials for ``query`` (hybrid search, the best of each page),
     with where they are."""
     results = []
     for hit in selectors.retrieve(user=user, scope=selectors.Scope.library(), query=query, k=SEARCH_RESULTS, per_page=True):
         chunk = hit.chunk
-        own = " ".join(chunk.content[chunk.overlap_chars :].split())
-        first, last = chunk.own_pages
+        start = chunk.overlap_chars + _snippet_start(chunk.content[chunk.overlap_chars :], query)
+        own = " ".join(chunk.content[start:].split())
+        first, last = chunk.pages_between(start, len(chunk.content))  # from the snippet's page: its quote is there
         results.append(
             {
                 "ref_id": chunk.material.ref_id,

@@ -113,3 +113,17 @@ def test_upload_errors_are_translated_in_the_browser_with_the_pages_catalogue(br
         )
         == []
     )
+
+
+def test_a_search_result_opens_on_the_sentence_that_matches_prose_before_a_listing(browser_client, user, ingest):
+    page = (
+        "Chapter 3 Endianness\nThe program below inverts the bytes of a word.\n"
+        "1 unsigned invert_endian ( unsigned x ) {\n2 unsigned invert ; /* reverse the bytes */\n3 return invert ; }\n"
+        "Network byte order is big endian, so TCP/IP libraries convert integers between host and network byte order."
+    )
+    material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a very fast storage location inside the CPU.", page]), "bytes.pdf")
+    html = _page(browser_client, "/library/?q=network+byte+order")
+    results = html[html.index('id="results"') :]
+    snippet = results[results.index('class="snippet"') :]
+    assert snippet.startswith('class="snippet">Network byte order is big endian'), snippet[:200]
+    assert f"/library/{material.ref_id}/?page=2&quote=Network%20byte%20order" in results
