@@ -496,8 +496,25 @@ def _quotable(sentence: str, *, note: bool = False) -> str:
     """The part of a passage sentence an answer quotes: without a title line glued before it, a footnote
     marker after it or, in a footnote, its number ("10 GNU is …"); still a verbatim piece of the page, so
     the citation's quote is found there."""
-    sentence = _FOOTNOTE_MARKER_AT_END.sub("", without_leading_heading(sentence))
+    sentence = _FOOTNOTE_MARKER_AT_END.sub("", _without_leading_formula(without_leading_heading(sentence)))
     return _NOTE_NUMBER.sub("", sentence) if note else sentence
+
+
+_PROSE_WORD = re.compile(r"[A-Za-z]{3,}|[가-힣]{2,}")
+
+
+def _without_leading_formula(sentence: str) -> str:
+    """Drop a worked formula glued before a sentence by a lost line break ("110.0112 = 4 + 2 + 0.25 = 6.375
+    Converting from decimal to binary is …", "2BD16 = 2 × 162 + 11 × 161 = 701 To convert …"): words up to
+    the first capitalised one, holding an "=" and no word of prose."""
+    words = sentence.split(" ")
+    for index, word in enumerate(words[:40]):
+        if index and re.match(r"[A-Z][a-z]", word):
+            head = words[:index]
+            if "=" in head and not any(_PROSE_WORD.fullmatch(re.sub(r"[^\w]", "", part)) for part in head):
+                return " ".join(words[index:])
+            return sentence
+    return sentence
 
 
 def without_leading_heading(sentence: str) -> str:
@@ -532,8 +549,8 @@ def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, pas
         note = _in_note(passage, start)
         sentence = _quotable(passage.text[start:end], note=note)
         terms = frozenset(content_terms(sentence))
-        if not terms or not is_readable_sentence(sentence, opens_passage=position == 0):
-            continue
+        if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or sentence.rstrip().endswith("?"):
+            continue  # the text's own question ("Why do all C functions not use this convention, then?") is not an answer
         overlap = sum(1 for word in query if word in terms) / len(query)
         if overlap == 0:
             continue
@@ -605,8 +622,8 @@ def _list_items(text: str, spans: list[tuple[int, int]], position: int) -> tuple
         start, end = spans[index]
         sentence = text[start:end]
         continues_item = bool(items) and "\n" not in text[spans[index - 1][1] : start]
-        if not (_LIST_ITEM.match(sentence) or continues_item):
-            break
+        if not (_LIST_ITEM.match(sentence) or continues_item) or not _PROSE_WORD.search(sentence):
+            break  # not an item, or an item with no word in it ("15) .")
         items.append(sentence)
     return tuple(items)
 

@@ -94,7 +94,8 @@ def answer_items(answer: str) -> list[str]:
 
 
 def _terms(text: str) -> list[str]:
-    return [term for term in dict.fromkeys(content_terms(text)) if len(term) > 1]
+    """The terms a follow-up carries over: words, not numbers ("110.0112", "0.25" name no topic)."""
+    return [term for term in dict.fromkeys(content_terms(text)) if len(term) > 1 and any(char.isalpha() for char in term)]
 
 
 def resolve_references(question: str, memory: Memory) -> str:

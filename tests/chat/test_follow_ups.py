@@ -48,6 +48,21 @@ def test_the_second_one_is_the_second_line_of_the_previous_answer():
     assert resolve_references("Tell me more about the second one.", memory).startswith("divide segment page")  # the second line's terms
 
 
+def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():
+    memory = Memory(
+        recent=[
+            {
+                "turn": 1,
+                "question": "How do I convert 25 into binary?",
+                "answer": "Divide 25 by 2 and keep 0.5 remainders for binary digits. [1]",
+                "refused": False,
+            }
+        ]
+    )
+    resolved = resolve_references("What about converting it to hexadecimal instead?", memory).split()
+    assert {"convert", "binary"} <= set(resolved) and not {"25", "0.5"} & set(resolved)
+
+
 @pytest.mark.django_db
 def test_follow_ups_over_a_real_pipeline(user, ingest):
     book = ingest(user, make_pdf(PAGES), "science.pdf")

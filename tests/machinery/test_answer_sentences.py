@@ -118,3 +118,15 @@ def test_a_footnote_is_not_added_to_the_bodys_answer_and_a_glued_footnote_marker
     assert answer.text.startswith("Actually, reversing the endianness")  # only the footnote says it: quoted, without its number
     answer = extractive_answer("What does the ntohl function do?", [passage])
     assert "performs the opposite transformation. [1]" in answer.text  # not "transformation.5 For a big …"
+
+
+def test_a_worked_formula_glued_before_a_sentence_and_the_texts_own_question_are_not_quoted():
+    # pcasm-book-english.pdf p.127 and p.82: a formula line lost its line break; the book asks its reader a question.
+    passage = _passage(
+        "110.0112 = 4 + 2 + 0.25 + 0.125 = 6.375 Converting from decimal to binary is not very difficult either. "
+        "Why do all C functions not use the stack convention for converting decimal numbers, then? "
+        "The C convention lets a function convert decimal numbers with a variable number of arguments."
+    )
+    answer = extractive_answer("How do I convert decimal numbers to binary?", [passage])
+    assert answer.text.startswith("Converting from decimal to binary is not very difficult either. [1]"), answer.text
+    assert "?" not in answer.text
