@@ -42,6 +42,7 @@ class Passage:
     crosslingual_threshold: float | None = None  # that model's plausible cosine across languages
     # (start, end) of the footnotes in ``text`` (moved to the end of their page): never quoted as an answer.
     note_spans: tuple = ()
+    matter: str = ""  # "front" or "back" when every page of the passage is front or back matter (a title page, an index)
 
 
 @dataclass
@@ -250,6 +251,11 @@ def crosslingual_note(question: str, passages: list[Passage]) -> str:
     return f"{NOTE_PREFIX}Quoted as written in your Korean material."
 
 
+# Read across languages, a sentence is chosen by meaning alone, so it must at least end as a sentence does:
+# instruction-table rows ("LODSB Load Byte LODSW Load Word …") and chunk-cut lines score as high as prose.
+_ENDS_LIKE_A_SENTENCE = re.compile(r"[.!?:。][\"'”’)\]]*\s*$")
+
+
 def _crosslingual_candidates(question: str, passages: list[Passage], similarity=None) -> list[_Candidate]:
     """Readable sentences of the best passages, ranked by meaning when ``similarity(question, sentences)``
     is given (the multilingual embedder's cosines), and by the question's shared-script terms."""
@@ -260,11 +266,12 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
         for position, (start, end) in enumerate(spans):
             note = _in_note(passage, start)
             sentence = _quotable(passage.text[start:end], note=note)
+            note = note or bool(passage.matter)
             terms = frozenset(content_terms(sentence))
             if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or _LIST_LEAD_IN.search(sentence):
                 continue
-            if sentence.rstrip().endswith("?"):
-                continue  # the text's own question is not an answer
+            if sentence.rstrip().endswith("?") or not _ENDS_LIKE_A_SENTENCE.search(sentence):
+                continue  # the text's own question is not an answer, nor a table row or a line cut off by the chunk's end
             overlap = len(shared & terms) / len(shared) if shared else 0.0
             score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position) - (NOTE_PENALTY if note else 0.0)
             candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, note))
@@ -333,7 +340,10 @@ _REFERENCE_ENTRY = re.compile(
     r"|^[A-Z][^.]{0,80}\(\d{4}[a-z]?\)\.\s"
 )
 _CODE_LINE = re.compile(
-    r"^\s*(?:>>>|\.\.\.\s|\$\s|#include\b|(?:def|class|import|return|public|private|static|void|int)\s+\w+[\s(:;=]|//|/\*)"
+    # A numbered listing line ("10 return ret status ;", "9 data = i ;", "27 else 28 printf (…);"), a C control line.
+    r"^\s*\d{1,3}\s+\S.*;\s*$|^\s*\d{1,3}\s+(?:else|if|for|while|return|printf)\b|^\s*\d{1,3}\s+[A-Za-z_]\w*\s*(?:=|\[)"
+    r"|^\s*(?:if|while|for|switch)\s*\(.*\)\s*\S*;\s*$"
+    r"|^\s*(?:>>>|\.\.\.\s|\$\s|#include\b|(?:def|class|import|return|public|private|static|void|int)\s+\w+[\s(:;=]|//|/\*)"
     r"|^\s*(?:\w+:\s*)?(?i:mov|movzx|movsx|lea|push|pop|call|ret|jmp|j[a-z]{1,3}|add|sub|cmp|test|inc|dec|and|or|xor|not|shl|shr"
     r"|mul|imul|div|idiv|int|loop|enter|leave)\s+[\w\[\]+*]+(?:\s*,\s*[\w\[\]+*'-]+)?\s*(?:;.*)?$"
 )
@@ -548,6 +558,7 @@ def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, pas
     for position, (start, end) in enumerate(spans):
         note = _in_note(passage, start)
         sentence = _quotable(passage.text[start:end], note=note)
+        note = note or bool(passage.matter)  # a title page, a copyright notice or an index is an aside too
         terms = frozenset(content_terms(sentence))
         if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or sentence.rstrip().endswith("?"):
             continue  # the text's own question ("Why do all C functions not use this convention, then?") is not an answer

@@ -227,6 +227,7 @@ def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, 
         crosslingual_threshold=embedder.crosslingual_similarity if embedder else None,
         page_starts=tuple(tuple(start) for start in chunk.page_starts),
         note_spans=tuple(tuple(span) for span in chunk.note_spans),
+        matter=chunk.matter,
         model=model,
     )
 

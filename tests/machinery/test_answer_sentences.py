@@ -130,3 +130,23 @@ def test_a_worked_formula_glued_before_a_sentence_and_the_texts_own_question_are
     answer = extractive_answer("How do I convert decimal numbers to binary?", [passage])
     assert answer.text.startswith("Converting from decimal to binary is not very difficult either. [1]"), answer.text
     assert "?" not in answer.text
+
+
+def test_numbered_listing_lines_of_c_are_code():
+    # pcasm-book-*.pdf listings read as "sentences" by the splitter, quoted across languages before.
+    for line in ["10 return ret status ;", "26 printf (”Found it : %s\\n”, st );", "27 else 28 printf (”Not found\\n”);", "9 data = i ;"]:
+        assert is_code(line), line
+    assert is_code("if ( condition ) then_block;")
+    assert not is_code("3 registers are used for this purpose.")
+
+
+def test_a_title_page_is_quoted_only_when_nothing_else_answers():
+    title_page = Passage(
+        n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, vector_score=0.9, vector_threshold=0.25, matter="front",
+        text="PC Assembly Language by Paul A. Carter, translated into Korean and published on the author's assembly language site.",
+    )
+    body = _passage("Assembly language programs are translated into machine code by an assembler such as NASM.", n=2)
+    answer = extractive_answer("How are assembly language programs translated?", [title_page, body])
+    assert answer.text.startswith("Assembly language programs are translated") and "Carter" not in answer.text
+    answer = extractive_answer("Who translated PC Assembly Language by Paul A. Carter?", [title_page])
+    assert "Carter" in answer.text
