@@ -75,6 +75,14 @@ class QuestionParts:
     hints: list[str] = field(default_factory=list)  # where the answer is ("cash flow statement")
 
     @property
+    def judged(self) -> str:
+        """The ask as the sufficiency judgement reads it: without the names the question defines itself
+        ("CCC is defined as: DIO + DSO - DPO", "Define working capital ratio as …"), nor their spelled-out
+        forms ("cash conversion cycle (CCC)"). A filing never writes "DIO"; what it must hold is what the
+        definitions are made of (inventory, receivables, revenue)."""
+        return without_defined_names(self.ask)
+
+    @property
     def retrieval_query(self) -> str:
         """The ask, with each source hint once (a hint the ask already names is not repeated)."""
         extra = [hint for hint in self.hints if hint.casefold() not in self.ask.casefold()]
@@ -110,6 +118,31 @@ def analyse_question(text: str) -> QuestionParts:
         instructions.append(ask[korean_request.start() :].strip())
         ask = ask[: korean_request.start()].strip()
     return QuestionParts(ask=ask, instructions=instructions, hints=hints)
+
+
+# "CCC is defined as:", "Operating cash flow ratio is defined as", "Define working capital ratio as".
+_DEFINED_AS = re.compile(
+    r"(?:^|(?<=[.?!]\s))(?P<name>[A-Z][\w&/\- ]{0,60}?)\s+(?:is|are)\s+defined\s+as\s*:?\s*"
+    r"|\bDefine\s+(?P<name2>[\w&/\- ]{1,60}?)\s+as\s*:?\s*",
+)
+
+
+def without_defined_names(ask: str) -> str:
+    """``ask`` without the names it defines, wherever they occur, and with each definition's head dropped
+    (its body stays). An abbreviation defined takes the words it abbreviates with it where the question
+    spells them out before it ("cash conversion cycle (CCC)")."""
+    names = [(match.group("name") or match.group("name2")).strip() for match in _DEFINED_AS.finditer(ask)]
+    if not names:
+        return ask
+    text = _DEFINED_AS.sub(" ", ask)
+    for name in sorted(names, key=len, reverse=True):
+        if re.fullmatch(r"[A-Z]{2,6}", name):  # an abbreviation: its spelled-out form before "(CCC)" goes too
+            words = r"\s+".join([r"[A-Za-z]\w*"] * len(name))
+            for match in re.finditer(rf"\b({words})\s*\(\s*{name}\s*\)", text):
+                if "".join(word[0] for word in match.group(1).split()).upper() == name:
+                    text = text.replace(match.group(0), " ")
+        text = re.sub(rf"\b{re.escape(name)}\b", " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
 
 
 def _hints(text: str) -> list[str]:

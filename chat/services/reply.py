@@ -533,7 +533,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         retrieval = retrieve_standard(conversation, search_query, scope=scope, follow_up=follow_up)
     retrieved_at = time.perf_counter()
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
-    asked = analyse_question(question).ask
+    asked = analyse_question(question).judged
     evidence = _judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, _vocabulary(conversation, sources))
     turn = _Turn(
         question,

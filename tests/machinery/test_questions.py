@@ -58,3 +58,19 @@ def test_the_retrieval_query_adds_each_hint_once():
     parts = analyse_question("How much cash did the company hold? Use the balance sheet.")
 
     assert parts.retrieval_query == "How much cash did the company hold? balance sheet"
+
+
+def test_the_judgement_reads_a_question_without_the_names_it_defines_itself():
+    # financebench-style: a filing never writes "CCC" or "DIO"; it must hold what the definitions are made of.
+    parts = analyse_question(
+        "What is the FY2019 cash conversion cycle (CCC) for General Mills? CCC is defined as: DIO + DSO - DPO. "
+        "DIO is defined as: 365 * (average inventory between FY2018 and FY2019) / (FY2019 COGS). "
+        "Round your answer to two decimal places."
+    )
+    judged = parts.judged
+    assert "CCC" not in judged and "DIO" not in judged and "cash conversion cycle" not in judged
+    assert "General Mills" in judged and "average inventory between FY2018 and FY2019" in judged
+    assert parts.ask.startswith("What is the FY2019 cash conversion cycle (CCC)")  # retrieval still reads the name
+    block = analyse_question("What is Block's FY2016 working capital ratio? Define working capital ratio as total current assets divided by total current liabilities.")
+    assert block.judged == "What is Block's FY2016 ? total current assets divided by total current liabilities."
+    assert analyse_question("What is a stack frame?").judged == "What is a stack frame?"
