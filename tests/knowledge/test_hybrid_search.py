@@ -245,7 +245,11 @@ def test_a_question_asked_again_is_not_embedded_again(user, library, monkeypatch
     assert [(hit.chunk.pk, hit.score) for hit in again] == [(hit.chunk.pk, hit.score) for hit in first]
 
 
-def test_vector_scans_keep_their_settings_across_transactions(user, library):
+def test_vector_scans_keep_their_settings_across_transactions(user, library, monkeypatch):
+    from knowledge.selectors import search
+
+    monkeypatch.setattr(search, "EXACT_SCAN_VECTORS", 0)  # the approximate (HNSW) path, as for a library past 5,000 vectors
+
     def settings_now():
         with connection.cursor() as cursor:
             cursor.execute("SELECT current_setting('hnsw.iterative_scan'), current_setting('hnsw.ef_search')")
