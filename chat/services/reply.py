@@ -32,7 +32,23 @@ from .conversations import conversation_sources
 from .memory import STUDY_GOAL_EN, Memory, extract_entities, is_question, memory_load, memory_record_turn
 
 _ANAPHORA_EN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|his|her)\b", re.IGNORECASE)
-_ANAPHORA_KO = re.compile(r"(?:^|\s)(?:그|이|저)\s+\S+|그것|이것|저것|그거|이거|거기|그들|그곳|해당")
+_ANAPHORA_KO = re.compile(
+    r"(?:^|\s)(?:그|이|저)\s+\S+|그것|이것|저것|그거|이거|거기|그들|그곳|해당"
+    r"|(?:^|\s)(?:그|이|저)(?:걸|게|건|런|럴|렇|러한)|둘\s*(?:중|다)"  # "그걸", "그런 쉬프트", "그럴 때", "둘 중 어느 쪽"
+)
+# A follow-up that names no earlier thing but only makes sense after it: "What about SI and DI?", "And
+# 32-bit protected mode?", "How is the Pascal convention different?", "그럼 …", "세그먼트 레지스터는요?",
+# "32비트 보호 모드는?", "파스칼 호출 규약은 어떻게 달라?". (A comparison that names both sides, "How is TEST
+# different from AND?", stands alone.)
+_CONTINUES_EN = re.compile(
+    r"^(?:and|then|so|also)\b|^(?:what|how)\s+about\b|^why\s+not\b|\binstead\b|\bthe\s+equivalent\b|\bsuch\s+an?\b"
+    r"|\b(?:different|differently|differ)\s*\??$",
+    re.IGNORECASE,
+)
+_CONTINUES_KO = re.compile(
+    r"^(?:그럼|그러면|그래서|그런데|반대로|그리고)\s|^[^?]*(?:은|는)요\?|^\S+(?:\s\S+){0,4}?\s?(?:은|는)\?+$"
+    r"|어떻게\s*달라|(?:랑|와|과)\s*비교하면|앞의|위의"
+)
 _COMPARISON = re.compile(r"\b(?:compare|difference between|versus|vs\.?)\b|차이|비교|다른\s*점", re.IGNORECASE)
 _MY_QUESTION = re.compile(r"\bmy\b|(?:^|\s)(?:내|제|나의)\s", re.IGNORECASE)
 
@@ -87,6 +103,12 @@ def ordinal_of(question: str) -> int | None:
     return _ORDINALS_EN[match.group(1).casefold()] if match else None
 
 
+def _continues(question: str) -> bool:
+    """Whether ``question`` continues the turn before without naming it (see ``_CONTINUES_EN``)."""
+    question = question.strip()
+    return bool(_CONTINUES_EN.search(question) or _CONTINUES_KO.search(question))
+
+
 def answer_items(answer: str) -> list[str]:
     """The lines of a previous answer, without citation marks and notes: what "the second one" counts."""
     lines = [grounding.CITATION.sub("", line).strip(" -•") for line in answer.split("\n")]
@@ -108,7 +130,9 @@ def resolve_references(question: str, memory: Memory) -> str:
     previous = _previous_turn(memory)
     topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
     ordinal = ordinal_of(question)
-    refers = bool(_ANAPHORA_EN.search(question) or _ANAPHORA_KO.search(question) or _ONE_EN.search(question)) or ordinal is not None
+    refers = bool(
+        _ANAPHORA_EN.search(question) or _ANAPHORA_KO.search(question) or _ONE_EN.search(question) or _continues(question)
+    ) or ordinal is not None
     if not refers or (previous is None and not topic):
         return normalize_query(question)
     stripped = _ANAPHORA_EN.sub(" ", _ANAPHORA_KO.sub(" ", question))

@@ -5,7 +5,7 @@ import pytest
 
 from chat.services.conversations import conversation_create
 from chat.services.memory import Memory
-from chat.services.reply import answer_items, chat_reply, ordinal_of, resolve_references
+from chat.services.reply import _continues, answer_items, chat_reply, ordinal_of, resolve_references
 from tests.pdfgen import make_pdf
 
 PAGES = [
@@ -30,6 +30,32 @@ PAGES = [
 )
 def test_ordinals_are_read_in_english_and_korean(question, ordinal):
     assert ordinal_of(question) == ordinal
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What about SI and DI?",
+        "And 32-bit protected mode?",
+        "How is the Pascal convention different?",
+        "What's the equivalent for signed numbers?",
+        "그럼 FLAGS 레지스터는 뭘 저장해?",
+        "세그먼트 레지스터는요?",
+        "32비트 보호 모드는?",
+        "stdcall 은?",
+        "파스칼 호출 규약은 어떻게 달라?",
+    ],
+)
+def test_a_question_that_only_makes_sense_after_the_turn_before_is_a_follow_up(question):
+    assert _continues(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How is the TEST instruction different from AND?", "What is a register?", "레지스터는 무엇인가요?", "스택 포인터 ESP 는 무엇을 가리키나요?"],
+)
+def test_a_question_that_names_what_it_asks_about_stands_alone(question):
+    assert not _continues(question)
 
 
 def test_the_second_one_is_the_second_line_of_the_previous_answer():
