@@ -264,17 +264,15 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     for rank, passage in enumerate(passages[:CROSSLINGUAL_PASSAGES]):
         spans = sentence_spans(passage.text)
         for position, (start, end) in enumerate(spans):
-            note = _in_note(passage, start)
-            sentence = _quotable(passage.text[start:end], note=note)
-            note = note or bool(passage.matter)
+            sentence, aside = _quoted_sentence(passage, start, end)
             terms = frozenset(content_terms(sentence))
             if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or _LIST_LEAD_IN.search(sentence):
                 continue
             if sentence.rstrip().endswith("?") or not _ENDS_LIKE_A_SENTENCE.search(sentence):
                 continue  # the text's own question is not an answer, nor a table row or a line cut off by the chunk's end
             overlap = len(shared & terms) / len(shared) if shared else 0.0
-            score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position) - (NOTE_PENALTY if note else 0.0)
-            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, note))
+            score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position) - (ASIDE_PENALTY if aside else 0.0)
+            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, aside))
     if similarity is not None and candidates:
         cosines = similarity(question, [candidate.sentence for candidate in candidates])
         candidates = [
@@ -319,8 +317,9 @@ DEFINITION_BONUS = 1.0
 SUPPORT_MIN_SHARE = 0.5
 # A sentence opening with "It"/"This"/"그" leans on the sentence before it, which the answer may lack.
 ANAPHORIC_OPENING_PENALTY = 0.1
-# A footnote's sentence leads an answer only when it shares far more of the question than the body does.
-NOTE_PENALTY = 0.5
+# An aside (a footnote's sentence, a title page, an index) leads an answer only when it shares far more of
+# the question than the body does.
+ASIDE_PENALTY = 0.5
 # Relevance tie-breakers: prefer higher-ranked passages and earlier sentences; penalise very long sentences.
 PASSAGE_RANK_WEIGHT = 0.15
 POSITION_WEIGHT = 0.02
@@ -382,9 +381,11 @@ _DEFINES_KO = re.compile(r"^[*_]{0,2}\s*(?:이란|란|은|는|이|가|[—–:-]
 _DEFINITION_END_KO = re.compile(r"(?:이다|입니다|이에요|(?:을|를)\s*(?:말한다|뜻한다|가리킨다|의미한다)|(?:이)?라고\s*(?:한다|부른다))\.$")
 
 
-def _in_note(passage: Passage, start: int) -> bool:
-    """Whether the sentence at ``start`` is part of a footnote ("5 Actually, reversing …", an aside)."""
-    return any(first <= start < last for first, last in passage.note_spans)
+def _quoted_sentence(passage: Passage, start: int, end: int) -> tuple[str, bool]:
+    """The passage's sentence at ``start:end`` as an answer quotes it (``_quotable``), and whether it is an
+    aside: a footnote's ("5 Actually, reversing …"), or front or back matter (a title page, an index)."""
+    note = any(first <= start < last for first, last in passage.note_spans)
+    return _quotable(passage.text[start:end], note=note), note or bool(passage.matter)
 
 
 def _sentences(passage: Passage) -> list[str]:
@@ -549,16 +550,14 @@ class _Candidate:
     terms: frozenset
     items: tuple[str, ...] = ()  # the list a lead-in introduces, quoted with it
     overlap: float = 0.0  # the share of the question's terms the sentence contains
-    note: bool = False  # a footnote's sentence: quoted only when the body says nothing better, and alone
+    aside: bool = False  # a footnote's sentence, or front or back matter: quoted only when the body says nothing better, and alone
 
 
 def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage) -> list[_Candidate]:
     candidates = []
     spans = sentence_spans(passage.text)
     for position, (start, end) in enumerate(spans):
-        note = _in_note(passage, start)
-        sentence = _quotable(passage.text[start:end], note=note)
-        note = note or bool(passage.matter)  # a title page, a copyright notice or an index is an aside too
+        sentence, aside = _quoted_sentence(passage, start, end)
         terms = frozenset(content_terms(sentence))
         if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or sentence.rstrip().endswith("?"):
             continue  # the text's own question ("Why do all C functions not use this convention, then?") is not an answer
@@ -578,9 +577,9 @@ def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, pas
             - LONG_SENTENCE_PENALTY * max(0, len(sentence) - LONG_SENTENCE_CHARS)
             + (DEFINITION_BONUS if defining else 0.0)
             - (ANAPHORIC_OPENING_PENALTY if _ANAPHORIC_OPENING.match(sentence) else 0.0)
-            - (NOTE_PENALTY if note else 0.0)
+            - (ASIDE_PENALTY if aside else 0.0)
         )
-        candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, items, overlap, note))
+        candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, items, overlap, aside))
     return candidates
 
 
@@ -610,7 +609,7 @@ def _choose(candidates: list[_Candidate], max_sentences: int) -> list[_Candidate
             continue
         if candidate.sentence in _quoted(chosen) or _repeats(candidate, chosen) or _is_truncated_copy(candidate, candidates):
             continue
-        if chosen and (candidate.note or chosen[0].note):
+        if chosen and (candidate.aside or chosen[0].aside):
             continue  # a footnote is an aside: never added to the body's answer, nor the body to a footnote's
         chosen = [other for other in chosen if other.sentence not in candidate.items] + [candidate]
         if sum(1 + len(other.items) for other in chosen) >= max_sentences:
