@@ -46,7 +46,7 @@ _CONTINUES_EN = re.compile(
     re.IGNORECASE,
 )
 _CONTINUES_KO = re.compile(
-    r"^(?:그럼|그러면|그래서|그런데|반대로|그리고)\s|^[^?]*(?:은|는)요\?|^\S+(?:\s\S+){0,4}?\s?(?:은|는)\?+$"
+    r"^(?:그럼|그러면|그래서|그런데|반대로|그리고)\s|^[^?]*(?:은|는)요\?"
     r"|어떻게\s*달라|(?:랑|와|과)\s*비교하면|앞의|위의"
 )
 _COMPARISON = re.compile(r"\b(?:compare|difference between|versus|vs\.?)\b|차이|비교|다른\s*점", re.IGNORECASE)
@@ -103,10 +103,17 @@ def ordinal_of(question: str) -> int | None:
     return _ORDINALS_EN[match.group(1).casefold()] if match else None
 
 
+# A bare topic ending in 은/는: "32비트 보호 모드는?", "stdcall 은?". Not when it names what it asks about
+# ("스택 프레임의 구조는?") or both sides of a comparison ("리틀 엔디안과 빅 엔디안의 차이는?").
+_BARE_TOPIC_KO = re.compile(r"^\S+(?:\s\S+){0,2}?\s?(?:은|는)\?+$")
+_ASKS_ITS_OWN_KO = re.compile(r"\S(?:과|와|랑|하고|의)\s")
+
+
 def _continues(question: str) -> bool:
     """Whether ``question`` continues the turn before without naming it (see ``_CONTINUES_EN``)."""
     question = question.strip()
-    return bool(_CONTINUES_EN.search(question) or _CONTINUES_KO.search(question))
+    bare_topic = _BARE_TOPIC_KO.search(question) and not _ASKS_ITS_OWN_KO.search(question)
+    return bool(_CONTINUES_EN.search(question) or _CONTINUES_KO.search(question) or bare_topic)
 
 
 def answer_items(answer: str) -> list[str]:

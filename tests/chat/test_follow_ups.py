@@ -52,7 +52,14 @@ def test_a_question_that_only_makes_sense_after_the_turn_before_is_a_follow_up(q
 
 @pytest.mark.parametrize(
     "question",
-    ["How is the TEST instruction different from AND?", "What is a register?", "레지스터는 무엇인가요?", "스택 포인터 ESP 는 무엇을 가리키나요?"],
+    [
+        "How is the TEST instruction different from AND?",
+        "What is a register?",
+        "레지스터는 무엇인가요?",
+        "스택 포인터 ESP 는 무엇을 가리키나요?",
+        "리틀 엔디안과 빅 엔디안의 차이는?",  # short, but it names both sides (a learner's walkthrough)
+        "스택 프레임의 구조는?",
+    ],
 )
 def test_a_question_that_names_what_it_asks_about_stands_alone(question):
     assert not _continues(question)
