@@ -334,3 +334,37 @@ def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
                     assert header <= 90, (name, language, header)  # two short rows, not a third of the screen
                 shot(f"{name}-{language}-{size}")
         context.close()
+
+
+@pytest.fixture
+def deleted_source(user, ingest):
+    """A conversation whose answer cites a book that was deleted afterwards."""
+    from chat.services.conversations import conversation_create
+    from chat.services.reply import chat_reply
+    from knowledge.services.materials import material_delete
+
+    user.set_password(PASSWORD)
+    user.save()
+    book = ingest(user, make_pdf(PAGES), "assembly.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[])
+    reply = chat_reply(conversation=conversation, content="What is a register?")
+    assert reply.citations and not reply.refused
+    material_delete(material=book)
+    return {"user": user, "conversation": conversation, "quote": reply.citations[0]["quote"]}
+
+
+def test_a_citation_of_a_deleted_material_says_so_and_shows_its_quote(deleted_source, live_server, browser):
+    """A learner's walkthrough: after deleting a book, its old [1] did nothing (a 404 in the console)."""
+    page = browser.new_page(viewport=PHONE)
+    page.set_default_timeout(60_000)
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", deleted_source["user"].email)
+    page.fill("#id_password", PASSWORD)
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/library/$"))
+    page.goto(f"{live_server.url}/chat/{deleted_source['conversation'].pk}/")
+    page.locator(".msg.assistant a.cite").first.click()
+    page.wait_for_selector("#source-gone")
+    assert "no longer in your library" in page.locator("#source").inner_text()
+    assert deleted_source["quote"][:30] in page.locator("#source blockquote").inner_text()
+    _shooter(page, ARTIFACTS / "details")("06-citation-of-deleted-material")
