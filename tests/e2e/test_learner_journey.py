@@ -368,3 +368,34 @@ def test_a_citation_of_a_deleted_material_says_so_and_shows_its_quote(deleted_so
     assert "no longer in your library" in page.locator("#source").inner_text()
     assert deleted_source["quote"][:30] in page.locator("#source blockquote").inner_text()
     _shooter(page, ARTIFACTS / "details")("06-citation-of-deleted-material")
+
+
+@pytest.fixture
+def orphaned_plan(user, ingest):
+    """A plan whose only book was deleted."""
+    from knowledge.services.materials import material_delete
+    from plans.services.plans import plan_create, plan_generate
+
+    user.set_password(PASSWORD)
+    user.save()
+    book = ingest(user, make_pdf(PAGES), "assembly.pdf")
+    plan = plan_create(owner=user, title="Assembly", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    material_delete(material=book)
+    return {"user": user, "plan": plan}
+
+
+def test_regenerating_a_plan_whose_materials_are_all_gone_says_why(orphaned_plan, live_server, browser):
+    """A learner's walkthrough: the button posted, got a 409 and the page showed nothing."""
+    page = browser.new_page(viewport=PHONE)
+    page.set_default_timeout(60_000)
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", orphaned_plan["user"].email)
+    page.fill("#id_password", PASSWORD)
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/library/$"))
+    page.goto(f"{live_server.url}/plans/{orphaned_plan['plan'].pk}/")
+    page.click("#regenerate")
+    page.wait_for_selector("#regenerate-error:not([hidden])")
+    assert "create a new plan" in page.locator("#regenerate-error").inner_text()
+    assert page.locator("#regenerate").is_disabled()
