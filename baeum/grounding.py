@@ -72,9 +72,24 @@ def refusal_text(question: str) -> str:
     return REFUSAL_KO if is_hangul_heavy(question) else REFUSAL_EN
 
 
-def weak_results_text(question: str, titles: list[str]) -> str:
-    names = ", ".join(f"“{title}”" for title in titles[:5]) or "—"
-    if is_hangul_heavy(question):
+# More materials searched than this are counted, not named.
+NAMED_MATERIALS = 3
+
+
+def weak_results_text(question: str, titles: list[str], *, in_session: bool = False) -> str:
+    """The refusal that says what was searched: the materials by title (or their number), or a study
+    session's pages, with where to ask to search the whole book."""
+    korean = is_hangul_heavy(question)
+    if in_session:
+        if korean:
+            return f"{REFUSAL_KO} 이 세션의 쪽들에서만 찾아보았습니다. 책 전체에서 찾으려면 튜터에서 새 대화를 시작해 물어보세요."
+        return f"{REFUSAL_EN} I searched only this session's pages; to search whole books, ask in a new conversation in the Tutor."
+    if len(titles) > NAMED_MATERIALS:
+        return f"{REFUSAL_KO} 자료 {len(titles)}개를 모두 찾아보았지만 이 질문에 답하는 내용이 없습니다." if korean else (
+            f"{REFUSAL_EN} I searched all {len(titles)} of your materials, and they do not answer this question."
+        )
+    names = ", ".join(f"“{title}”" for title in titles) or "—"
+    if korean:
         return f"{REFUSAL_KO} 검색한 자료({names})에는 이 질문에 답하는 내용이 없습니다."
     return f"{REFUSAL_EN} I searched {names}, and they do not answer this question."
 

@@ -554,7 +554,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     turn = _answered_without_search(conversation, question, memory, usage, started)
     if turn is not None:
         return turn
-    question, sources, removed = _where_to_search(conversation, question)
+    question, sources, removed, searched = _where_to_search(conversation, question)
     search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
     follow_up = search_query != normalize_query(question)
     scope = conversation_scope(conversation, sources)
@@ -579,7 +579,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         retrieval.tool_calls,
         removed,
     )
-    turn.answer = _refusal(conversation, question, retrieval.passages, evidence)
+    turn.answer = _refusal(question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges))
     return turn
 
 
@@ -596,8 +596,9 @@ def _answered_without_search(conversation: Conversation, question: str, memory: 
     return None
 
 
-def _where_to_search(conversation: Conversation, question: str) -> tuple[str, list[str], list[str]]:
-    """Return the question without where-to-look words, the refIds to search and those removed since.
+def _where_to_search(conversation: Conversation, question: str) -> tuple[str, list[str], list[str], list[str]]:
+    """Return the question without where-to-look words, the refIds to search, those removed since, and the
+    titles of the materials searched (what a refusal names).
 
     The library is read once per answer. "in this book", "PC 어셈블리어 책에서": where to look is not
     what is asked; a title named narrows the search to that material. A title that the named materials'
@@ -611,16 +612,18 @@ def _where_to_search(conversation: Conversation, question: str) -> tuple[str, li
     title_terms = [term for term in dict.fromkeys(content_terms(question)) if term not in asked_terms]
     if named and title_terms and _vocabulary(conversation, named)(title_terms):
         asked = question
-    return asked, named or sources, removed
+    searched = named or sources
+    return asked, searched, removed, [titles[ref_id] for ref_id in searched if ref_id in titles]
 
 
-def _refusal(conversation: Conversation, question: str, passages: list[Passage], evidence: grounding.Evidence) -> Answer | None:
-    """The refusal when nothing was found or the evidence is too weak to answer from; else None."""
+def _refusal(question: str, passages: list[Passage], evidence: grounding.Evidence, *, searched: list[str], in_session: bool) -> Answer | None:
+    """The refusal when nothing was found or the evidence is too weak to answer from; else None. It names
+    what was searched: every material of the conversation (not only those whose passages came back), or a
+    study session's pages, which are not the whole book."""
     if not passages:
         return Answer(text=grounding.refusal_text(question), refused=True)
     if not evidence.sufficient:
-        titles = list(dict.fromkeys(passage.title for passage in passages))
-        return Answer(text=grounding.weak_results_text(question, titles or list(conversation.ref_ids)), refused=True)
+        return Answer(text=grounding.weak_results_text(question, searched, in_session=in_session), refused=True)
     return None
 
 

@@ -26,3 +26,25 @@ def test_outside_a_session_the_same_words_are_an_ordinary_question(user, plan, b
     conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
     message = chat_reply(conversation=conversation, content="What matters most in this session?")
     assert "key points of this session" not in message.content
+
+
+def test_a_refusal_in_a_session_says_only_its_pages_were_searched(user, plan):  # noqa: F811
+    # A learner's walkthrough: "I couldn't find this in your materials" for what the book has on a later page.
+    conversation = conversation_create(owner=user, ref_ids=[], plan_id=plan.pk, session_number=1)
+    message = chat_reply(conversation=conversation, content="What does a dictionary map keys to, and why is lookup fast?")
+    assert message.refused
+    assert "only this session's pages" in message.content and "new conversation" in message.content
+
+
+def test_a_refusal_names_every_material_searched_not_only_those_that_came_back(user, ingest, book):  # noqa: F811
+    from tests.pdfgen import make_pdf
+
+    garden = ingest(user, make_pdf(["Tomatoes need six hours of sun and regular watering."]), "garden.pdf", title="Garden notes")
+    two = conversation_create(owner=user, ref_ids=[book.ref_id, garden.ref_id])
+    message = chat_reply(conversation=two, content="How does photosynthesis turn sunlight into sugar in tomato leaves?")
+    assert message.refused and "“Think Python excerpt”" in message.content and "“Garden notes”" in message.content, message.content
+    for name in ("Birds", "Rivers"):
+        ingest(user, make_pdf([f"{name} notes. Herons wade in shallow rivers to catch fish."]), f"{name}.pdf", title=f"{name} notes")
+    everything = conversation_create(owner=user, ref_ids=[])
+    message = chat_reply(conversation=everything, content="How does photosynthesis turn sunlight into sugar in tomato leaves?")
+    assert message.refused and "I searched all 4 of your materials" in message.content, message.content
