@@ -286,6 +286,12 @@ def _probe(path: Path, *, filename: str, budget: Budget) -> int:
     return int(result["pages"])
 
 
+# Failures the same bytes meet again however often they are read: retrying is pointless; the reason says
+# what to do with the file instead (remove the password, export it again, upload it as another type).
+PERMANENT_FAILURES = frozenset(
+    {"encrypted", "malformed", "no_pages", "empty_file", "unsupported_type", "content_mismatch", "bad_encoding", "too_much_text"}
+)
+
 _PROBE_MESSAGES = {
     "encrypted": "“{name}” is protected with a password. Remove the password (print or save it as a new PDF) and upload it again.",
     "malformed": "“{name}” is not a readable PDF ({detail}). It may be truncated or damaged: download or export it again and re-upload.",

@@ -76,6 +76,14 @@ class Material(models.Model):
     def __str__(self) -> str:
         return f"{self.ref_id} {self.title}"
 
+    @property
+    def retry_may_help(self) -> bool:
+        """A failed material whose failure reading the same file again may not meet (a time-out, a busy
+        machine, text recognition installed since); not a password, a damaged or an empty file."""
+        from baeum.extract import PERMANENT_FAILURES
+
+        return self.status == self.Status.FAILED and self.error_code not in PERMANENT_FAILURES
+
 
 class MaterialPage(models.Model):
     material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="pages")
