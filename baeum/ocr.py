@@ -239,9 +239,22 @@ def correct_hangul_misreads(mixed: Reading, korean: Reading) -> str:
     return text
 
 
+# On an English page read with Korean and English together, Tesseract turns specks and broken letters into
+# a stray syllable or jamo ("이 7", "800 ㆍ stood", huckfinn_c02-22_scanned.pdf). A page this Latin is English:
+# its one- and two-syllable Hangul tokens and lone jamo are dropped.
+ENGLISH_PAGE_MAX_HANGUL = 0.02
+ENGLISH_PAGE_MIN_LETTERS = 200
+_STRAY_HANGUL = re.compile(r"(?<!\S)[\uac00-\ud7a3\u3130-\u318f]{1,2}(?:[ \t]+|(?!\S))|[\u3130-\u318f]")
+
+
 def clean_ocr_text(text: str) -> str:
-    """Drop Tesseract's page-end form feed, the runs of spaces it leaves where a picture was, and extra blank lines."""
-    lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in text.replace("\f", "").splitlines()]
+    """Drop Tesseract's page-end form feed, the runs of spaces it leaves where a picture was, extra blank
+    lines, and on an English page the stray Hangul it reads into specks."""
+    text = text.replace("\f", "")
+    latin = len(LATIN_LETTER.findall(text))
+    if latin >= ENGLISH_PAGE_MIN_LETTERS and hangul_share(text) < ENGLISH_PAGE_MAX_HANGUL:
+        text = _STRAY_HANGUL.sub("", text)
+    lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in text.splitlines()]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
