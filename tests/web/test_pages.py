@@ -43,6 +43,9 @@ def test_pages_render_in_korean_when_the_browser_asks(browser_client):
     assert "내 자료실" in korean.content.decode()
     english = browser_client.get("/library/", HTTP_ACCEPT_LANGUAGE="en")
     assert "Your library" in english.content.decode()
+    # Each language is named in itself, whatever the page's language ("English", not "영어").
+    assert re.search(r'<option value="en" lang="en"\s*>English</option>', korean.content.decode())
+    assert re.search(r'<option value="ko" lang="ko"\s*selected>한국어</option>', korean.content.decode())
     switched = browser_client.post("/i18n/setlang/", {"language": "ko", "next": "/plans/"})
     assert switched.status_code == 302
     assert "학습 계획" in browser_client.get("/plans/").content.decode()
