@@ -486,10 +486,9 @@ def _memory_answer(question: str, memory: Memory) -> Answer | None:
             if is_hangul_heavy(question):
                 key, value = entity["key"], entity["value"]
                 topic, quoted = korean_particle(key, "은", "는"), korean_particle(value, "이라고", "라고")
-                ordinal = "첫 번째" if entity["turn"] == 1 else f"{entity['turn']}번째"
-                text = f"{key}{topic} {value}{quoted} 알려 주셨어요 ({ordinal} 메시지)."
+                text = f"앞서 {key}{topic} {value}{quoted} 알려 주셨어요."
             else:
-                text = f"You told me in turn {entity['turn']}: your {entity['key']} is {entity['value']}."
+                text = f"Earlier you told me that your {entity['key']} is {entity['value']}."
             return Answer(text=text, confidence=1.0, generator="memory")
     return None
 
