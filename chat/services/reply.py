@@ -9,7 +9,9 @@ materials do not cover is refused on every turn, never answered from general kno
 from __future__ import annotations
 
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -503,9 +505,32 @@ def _sentence_similarity(passages: list[Passage]):
 
     def similarity(question: str, sentences: list[str]) -> list[float]:
         query = embedder.embed_query(question)
-        return [float(vector @ query) for vector in embedder.embed_documents(sentences)]
+        return [float(vector @ query) for vector in _sentence_vectors(embedder, sentences)]
 
     return similarity
+
+
+# Vectors of passage sentences already embedded, per process (model, sentence → vector): a follow-up, or
+# another question over the same pages, reads the same sentences again. 4,096 e5 vectors are 6 MB.
+SENTENCE_VECTOR_CACHE = 4096
+_SENTENCE_VECTORS: OrderedDict[tuple[str, str], object] = OrderedDict()
+_SENTENCE_VECTORS_LOCK = threading.Lock()
+
+
+def _sentence_vectors(embedder, sentences: list[str]) -> list:
+    """``embedder``'s document vectors of ``sentences``, embedding in one batch only those not kept."""
+    with _SENTENCE_VECTORS_LOCK:
+        kept = {sentence: _SENTENCE_VECTORS.get((embedder.model, sentence)) for sentence in sentences}
+    missing = [sentence for sentence, vector in kept.items() if vector is None]
+    if missing:
+        kept.update(zip(missing, embedder.embed_documents(missing), strict=True))
+    with _SENTENCE_VECTORS_LOCK:
+        for sentence, vector in kept.items():
+            _SENTENCE_VECTORS[(embedder.model, sentence)] = vector
+            _SENTENCE_VECTORS.move_to_end((embedder.model, sentence))
+        while len(_SENTENCE_VECTORS) > SENTENCE_VECTOR_CACHE:
+            _SENTENCE_VECTORS.popitem(last=False)
+    return [kept[sentence] for sentence in sentences]
 
 
 def _offline(question: str, passages: list[Passage]) -> Answer:

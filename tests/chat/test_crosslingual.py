@@ -73,3 +73,18 @@ def test_korean_questions_over_an_english_book_and_english_over_a_korean_one(use
     assert ask(english, "광합성은 어떻게 일어나나요?").refused
     assert ask(korean, "What is photosynthesis?").refused
     assert ask(english, "RAX 레지스터는 64비트 모드에서 무엇을 하나요?").refused  # an identifier the book does not have
+
+
+def test_passage_sentences_are_embedded_once_per_process(monkeypatch):
+    from chat.services import reply
+    from core.providers import embedder_for_model
+
+    embedder = embedder_for_model("use-multilingual-v3")
+    embedded = []
+    original = type(embedder).embed_documents
+    monkeypatch.setattr(type(embedder), "embed_documents", lambda self, texts: embedded.append(list(texts)) or original(self, texts))
+    sentences = ["A register is a small fast storage location (kept once).", "The stack grows downward (kept once)."]
+    first = reply._sentence_vectors(embedder, sentences)
+    again = reply._sentence_vectors(embedder, [sentences[1], "Interrupts suspend the program (new)."])
+    assert embedded == [sentences, ["Interrupts suspend the program (new)."]]  # only the new sentence the second time
+    assert (again[0] == first[1]).all()
