@@ -140,6 +140,17 @@ def _word_stems(text: str) -> list[str]:
     return stems
 
 
+def without_particle_forms(terms: list[str]) -> list[str]:
+    """``terms`` without a word that is another of them plus a particle: Kiwi reads an unknown loanword
+    with its particle as one noun ("인터럽트가" beside the stem "인터럽트"), a second term no page spells."""
+    kept = set(terms)
+    return [
+        term
+        for term in terms
+        if not any(term.endswith(particle) and term[: -len(particle)] in kept for particle in _PARTICLES if len(term) > len(particle))
+    ]
+
+
 def _cjk_terms(text: str) -> list[str]:
     terms: list[str] = _word_stems(text)
     for token in _Kiwi.get().tokenize(text):
@@ -159,6 +170,15 @@ def _cjk_terms(text: str) -> list[str]:
 # English verbs a question asks with: never what it is about ("What is a register used for?").
 _QUESTION_VERBS = frozenset(
     "use used uses using do does did make made work works happen happens mean means call called get gets need needs".split()
+)
+
+
+# Words that frame a question rather than name what it is about ("How does a stack work?", "스택은 어떻게
+# 동작해?", "인터럽트의 종류는?"): a page that answers seldom repeats them ("The stack is a LIFO list …").
+QUESTION_FRAME_WORDS = frozenset(
+    "work works working happen happens mean means meaning kind kinds type types way ways example examples purpose role "
+    "difference differences advantage advantages disadvantage disadvantages "
+    "동작 작동 의미 뜻 역할 방법 이유 종류 예 예시 예제 설명 차이 차이점 원리 과정 특징 장점 단점 용도 목적 개념 정의".split()
 )
 
 

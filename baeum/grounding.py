@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from .analysis import content_terms, function_word_share, may_name_a_topic, named_terms
+from .analysis import QUESTION_FRAME_WORDS, content_terms, function_word_share, may_name_a_topic, named_terms, without_particle_forms
 from .chunking import looks_like_code, quote_pages
 from .tables import superscript_references
 from .text import estimate_tokens, is_hangul_heavy, sentence_spans
@@ -151,7 +151,8 @@ def judge_evidence(
     sufficient; anything else is refused. A vector match is plausible at ``min_vector`` when given,
     else at each passage's own ``vector_threshold`` (its embedding model's).
     """
-    terms = list(dict.fromkeys(content_terms(question)))
+    terms = without_particle_forms(list(dict.fromkeys(content_terms(question))))
+    terms = [term for term in terms if term not in QUESTION_FRAME_WORDS] or terms
     if not passages or not terms:
         return Evidence(0.0, 0.0, False)
     if crosses_languages(question, passages):
@@ -223,8 +224,11 @@ _HANGUL = re.compile(r"[가-힣]")
 
 
 def crosses_languages(question: str, passages: list[Passage]) -> bool:
-    """Whether the question and the best passage are in different languages (Korean / not Korean)."""
-    return bool(passages) and is_hangul_heavy(question) != is_hangul_heavy(passages[0].text)
+    """Whether most passages are in another language than the question (Korean / not Korean). Not the best
+    passage alone: a Korean paper's English reference list can rank first for a Korean question the paper
+    does not cover, and a Korean book's code listing for an English one."""
+    korean = is_hangul_heavy(question)
+    return bool(passages) and sum(is_hangul_heavy(passage.text) == korean for passage in passages) * 2 < len(passages)
 
 
 def shared_script_terms(question: str) -> list[str]:

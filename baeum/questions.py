@@ -164,6 +164,12 @@ _WHERE_EN = re.compile(
     r"\s*\b(?:in|from|according to|based on)\s+(?:this|the|my|that|your)\s+(?:book|textbook|text|material|materials|document|pdf|notes|file)\b",
     re.IGNORECASE,
 )
+# "What kinds of shift operations does the book cover?": the book covering it is what every answer shows.
+_SOURCE_COVERS_EN = re.compile(
+    r"\s*\b(?:does|do|did|will)\s+(?:this|the|my|that|your)\s+(?:book|textbook|text|material|materials|document|pdf|notes|file|author|chapter)\s+"
+    r"(?:cover|discuss|mention|describe|present|introduce|list|talk about|go over|go through)\b",
+    re.IGNORECASE,
+)
 _WHERE_KO = re.compile(r"^(?:\S+\s+){0,2}?(?:책|교재|자료|문서|파일)(?:에서는|에서|에\s*따르면|에|의)\s+")
 _LETTERS = re.compile(r"[^0-9a-z가-힣]+")
 TITLE_MIN_CHARS = 5  # a named title shorter than this is likely a word of the question, not a title
@@ -187,7 +193,7 @@ def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]
     """Return the question without the words that only say where to look, and the refIds of the
     materials it names by title ("thinkpython2" is named by "Think Python"; every material of that
     title, when several share it)."""
-    text = _WHERE_KO.sub("", _WHERE_EN.sub("", question)).strip()
+    text = _WHERE_KO.sub("", _WHERE_EN.sub("", _SOURCE_COVERS_EN.sub("", question))).strip()
     words = text.split()
     named, dropped = [], set()
     runs: dict[str, range | None] = {}  # a title several materials share is looked for once

@@ -182,6 +182,11 @@ def is_hangul_heavy(text: str) -> bool:
     return letters > 0 and hangul / letters >= 0.3
 
 
+def written_in_korean(texts: list[str]) -> bool | None:
+    """Whether most of ``texts`` (a material's chunks) are Hangul-heavy; None when there are none."""
+    return sum(map(is_hangul_heavy, texts)) * 2 > len(texts) if texts else None
+
+
 def korean_particle(word: str, after_consonant: str, after_vowel: str) -> str:
     """The form of a Korean particle that follows ``word``: "시험" + 은, "금요일" + 이라고, "날짜" + 는.
     After a word that does not end in Hangul both are written, as Korean does ("은(는)", "(이)라고")."""

@@ -46,6 +46,9 @@ class Material(models.Model):
     # The sum of its chunks' term counts: BM25's average chunk length without reading every chunk (a
     # 200,000-chunk library spent 35 ms a query counting them; bench_retrieval --skewed).
     term_total = models.BigIntegerField(default=0)
+    # Whether most of its chunks are written in Korean (None: not known yet). Keyword search across
+    # languages matches only what both write alike (``knowledge.selectors.search._lexical_statements``).
+    korean = models.BooleanField(null=True, blank=True)
     error_code = models.CharField(max_length=40, blank=True)
     error_message = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)

@@ -150,6 +150,7 @@ def resolve_references(question: str, memory: Memory) -> str:
     items = answer_items(previous.get("answer", ""))
     if ordinal is not None and items and (ordinal == -1 or ordinal <= len(items)):
         item = items[ordinal - 1] if ordinal > 0 else items[-1]
+        stripped = _ORDINAL_KO.sub(" ", _ORDINAL_EN.sub(" ", stripped))  # resolved: "second" would find "The second operand"
         return normalize_query(f"{' '.join(_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
     carried = _terms(previous["question"])[:FOLLOW_UP_TERMS]
     if items:

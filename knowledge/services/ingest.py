@@ -20,7 +20,7 @@ from baeum import extract
 from baeum.chunking import PageText, chunk_pages
 from baeum.embeddings import EmbeddingError
 from baeum.structure import matter_breaks, page_matter
-from baeum.text import normalize_text
+from baeum.text import normalize_text, written_in_korean
 from core.providers import active_embedder
 
 from ..models import Chunk, Material, MaterialPage
@@ -277,6 +277,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
         status=Status.READY,
         page_count=len(pages),
         chunk_count=len(rows),
+        korean=written_in_korean([row.content for row in rows]),
         progress_done=len(rows),
         progress_total=len(rows),
         embedding_model=embedder.model,

@@ -30,6 +30,18 @@ def test_the_judgement_across_languages_reads_meaning_and_shared_identifiers():
     ).sufficient
 
 
+def test_a_question_is_judged_across_languages_only_when_most_passages_are_in_the_other_one():
+    korean_page = "KorQuAD 2.0은 위키백과 문서 전체를 지문으로 쓰는 질의응답 데이터셋이다. 1988년 서울 올림픽 무렵의 문서도 있다."
+    references = "[1] Rajpurkar, P., Zhang, J., Lopyrev, K., and Liang, P. SQuAD: 100,000+ questions for machine comprehension of text."
+    question = "오늘 서울 날씨 어때?"  # a Korean paper's English reference list ranked first for it
+    passages = [_passage(references, 0.3), _passage(korean_page, 0.3), _passage(korean_page, 0.3)]
+    assert not crosses_languages(question, passages)
+    assert crosses_languages("스택 포인터 ESP는 무엇을 가리키나요?", [_passage(ENGLISH_PAGE, 0.3), _passage(korean_page, 0.3), _passage(ENGLISH_PAGE, 0.3)])
+    # Judged as Korean over Korean passages: the weather is nowhere in them (across languages, a question
+    # with no identifiers rested on the cosine alone and was answered).
+    assert not judge_evidence(question, passages, min_coverage=0.3, min_vector=None, strong_coverage=0.45, known=lambda terms: {"서울"}).sufficient
+
+
 def test_a_note_about_the_answer_is_not_a_claim_for_the_ground_check():
     text = f"{NOTE_PREFIX}영어로 된 자료에서 찾은 내용을 원문 그대로 인용합니다.\nThe stack pointer ESP points to the top of the stack. [1]"
 

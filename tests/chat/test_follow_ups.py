@@ -78,7 +78,9 @@ def test_the_second_one_is_the_second_line_of_the_previous_answer():
     )
 
     assert answer_items(memory.recent[0]["answer"]) == ["A uses 32-bit offsets.", "B divides segments into pages."]
-    assert resolve_references("Tell me more about the second one.", memory).startswith("divide segment page")  # the second line's terms
+    resolved = resolve_references("Tell me more about the second one.", memory)
+    assert resolved.startswith("divide segment page")  # the second line's terms
+    assert "second" not in resolved  # resolved, the ordinal would only find "The second operand" elsewhere
 
 
 def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():

@@ -272,3 +272,31 @@ def test_a_hybrid_search_is_four_round_trips(user, library, django_assert_num_qu
     with django_assert_num_queries(4):  # the scope (2), every retriever in one statement, the hits
         hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[library.ref_id], k=3)
     assert hits
+
+
+def test_a_material_records_whether_it_is_written_in_korean(user, ingest, library):
+    english = ingest(user, make_pdf(["Recursion\nA recursive function calls itself until it reaches a base case."]), "en.pdf")
+    assert library.korean is True and english.korean is False
+
+
+def test_an_english_question_over_korean_materials_searches_keywords_only_for_what_both_write_alike(user, ingest):
+    # A Korean page that answers, and a Korean page whose code listing repeats the question's English words.
+    korean = ingest(
+        user,
+        make_pdf(
+            [
+                "2의 보수\n음수는 2의 보수로 나타낸다. 2의 보수는 모든 비트를 뒤집은 뒤 1을 더해서 구한다. 예를 들어 00111000의 2의 보수는 11001000이다.",
+                "예제 프로그램\n아래 코드는 입력을 읽고 결과를 출력한다.\n; find the number\nmov eax, number ; the number to find\n"
+                "call find_number ; find it in the number table\n; print the number of a complement",
+            ]
+        ),
+        "kor.pdf",
+    )
+    question = "How do you find the two's complement of a number in EAX?"
+    scope = search._scope(user=user, ref_ids=[korean.ref_id], type=None)
+    assert scope.korean is True
+    assert search._lexical_statements(scope, question, 10)["bm25"].params["terms"] == ["eax"]
+    hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[korean.ref_id], k=2)
+    assert hits[0].chunk.page_number == 1
+    # A Korean question over the same material keeps every keyword.
+    assert "보수" in search._lexical_statements(scope, "2의 보수는 어떻게 구하나요?", 10)["bm25"].params["terms"]

@@ -52,6 +52,21 @@ def test_high_coverage_alone_is_sufficient_and_no_vector_is_not():
     assert not _judge([Passage(n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, text=TEXT)]).sufficient
 
 
+def test_words_that_frame_a_question_or_repeat_a_term_with_its_particle_do_not_count_against_it():
+    stack = "스택은 후입 선출 (Last-In First-Out) 리스트이다. 스택은 이와 같은 규칙으로 구성된 메모리의 일부분이다."
+    interrupt = "컴퓨터 하드웨어는 인터럽트 (interrupt) 라는 메커니즘을 통해 이러한 이벤트를 처리한다."
+    others = ["레지스터는 CPU 안의 빠른 저장 공간이다.", "16 진수는 2진수를 짧게 쓰는 방법이다."]
+
+    def judged(question: str, text: str):
+        passages = [Passage(n=n, chunk_id=n, ref_id="r", title="t", chunk_index=n, page_number=n, text=body, vector_score=0.88,
+                            vector_threshold=0.8) for n, body in enumerate([text, *others], start=1)]  # fmt: skip
+        return judge_evidence(question, passages, min_coverage=0.3, min_vector=None, strong_coverage=0.45)
+
+    assert judged("스택은 어떻게 동작해?", stack).sufficient  # "동작" frames the question; the page never says it
+    assert judged("인터럽트가 뭐야?", interrupt).sufficient  # Kiwi reads "인터럽트가" as one more noun beside "인터럽트"
+    assert not judged("윈도우 11 설치하는 방법 알려줘", others[1]).sufficient  # "방법" alone is not the topic
+
+
 # --- The extractive (offline) answer reads as an explanation ---------------------------------
 
 SPACED = (

@@ -74,3 +74,10 @@ def test_the_judgement_reads_a_question_without_the_names_it_defines_itself():
     block = analyse_question("What is Block's FY2016 working capital ratio? Define working capital ratio as total current assets divided by total current liabilities.")
     assert block.judged == "What is Block's FY2016 ? total current assets divided by total current liabilities."
     assert analyse_question("What is a stack frame?").judged == "What is a stack frame?"
+
+
+def test_the_book_covering_something_is_not_what_is_asked():
+    from baeum.questions import named_sources
+
+    assert named_sources("What kinds of shift operations does the book cover?", {})[0] == "What kinds of shift operations?"
+    assert named_sources("Which loops does the text discuss?", {})[0] == "Which loops?"
