@@ -339,6 +339,9 @@ ANAPHORIC_OPENING_PENALTY = 0.1
 # An aside (a footnote's sentence, a title page, an index) leads an answer only when it shares far more of
 # the question than the body does.
 ASIDE_PENALTY = 0.5
+# A sentence the previous answer quoted is quoted again only when no other answers as well (a follow-up
+# asks for what the learner has not read yet; scores are at most ~1.2 before a definition's bonus).
+ALREADY_SAID_PENALTY = 1.0
 # Relevance tie-breakers: prefer higher-ranked passages and earlier sentences; penalise very long sentences.
 PASSAGE_RANK_WEIGHT = 0.15
 POSITION_WEIGHT = 0.02
@@ -665,19 +668,35 @@ def _lines(candidate: _Candidate) -> list[str]:
     return [f"{' '.join(superscript_references(line).split())} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
 
 
-def extractive_answer(question: str, passages: list[Passage], *, max_sentences: int = 3, similarity=None) -> Answer:
+def _unsaid(candidates: list[_Candidate], said: frozenset[str]) -> list[_Candidate]:
+    """``candidates``, those the previous answer already quoted ranked after every other."""
+    if not said:
+        return candidates
+    said = frozenset(" ".join(line.split()) for line in said)
+    return [
+        replace(candidate, score=candidate.score - ALREADY_SAID_PENALTY)
+        if " ".join(superscript_references(candidate.sentence).split()) in said
+        else candidate
+        for candidate in candidates
+    ]
+
+
+def extractive_answer(
+    question: str, passages: list[Passage], *, max_sentences: int = 3, similarity=None, said: frozenset[str] = frozenset()
+) -> Answer:
     """Answer with the passage sentences that best answer the question, each cited, read as prose:
-    the defining sentence first for "what is X", then sentences in the order of their passage."""
+    the defining sentence first for "what is X", then sentences in the order of their passage.
+    ``said``: the lines of the previous answer, quoted again only when nothing else answers."""
     query = Counter(content_terms(question))
     if not query:
         return Answer(text="", refused=True)
     across = crosses_languages(question, passages)
     if across:
-        chosen = _choose(_crosslingual_candidates(question, passages, similarity), max_sentences)
+        chosen = _choose(_unsaid(_crosslingual_candidates(question, passages, similarity), said), max_sentences)
     else:
         defined = defined_terms(question)
         candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage)]
-        chosen = _choose(candidates, max_sentences)
+        chosen = _choose(_unsaid(candidates, said), max_sentences)
     if not chosen:
         return Answer(text="", refused=True)
     citations: dict[int, Citation] = {}

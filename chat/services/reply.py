@@ -534,8 +534,18 @@ def _sentence_vectors(embedder, sentences: list[str]) -> list:
     return [kept[sentence] for sentence in sentences]
 
 
-def _offline(question: str, passages: list[Passage]) -> Answer:
-    answer = grounding.extractive_answer(question, passages, similarity=_sentence_similarity(passages))
+def _said_before(memory: Memory) -> frozenset[str]:
+    """The lines of the previous answer: a follow-up ("And how do I go from hex back to binary?") is
+    answered with what the learner has not just read, when the passages hold it."""
+    previous = _previous_turn(memory)
+    return frozenset(answer_items(previous.get("answer", ""))) if previous else frozenset()
+
+
+def _offline(question: str, turn: _Turn) -> Answer:
+    passages = turn.passages
+    answer = grounding.extractive_answer(
+        question, passages, similarity=_sentence_similarity(passages), said=_said_before(turn.memory)
+    )
     if answer.refused:
         return Answer(text=grounding.refusal_text(question), refused=True)
     return answer
@@ -691,7 +701,7 @@ def _session_overview(conversation: Conversation, question: str) -> tuple[list[P
 
 
 def _fallback(turn: _Turn, why: str) -> Answer:
-    answer = _offline(turn.question, turn.passages)
+    answer = _offline(turn.question, turn)
     answer.generator = f"extractive ({why})"
     return answer
 
@@ -769,7 +779,7 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
     answer = turn.answer
     if answer is None:
         llm = llm if llm is not None else configured_llm()
-        answer = _written(turn, llm) if llm is not None else _offline(question, turn.passages)
+        answer = _written(turn, llm) if llm is not None else _offline(question, turn)
     return _finish(conversation, turn, answer)
 
 
@@ -874,7 +884,7 @@ def chat_reply_stream(*, conversation: Conversation, content: str, mode: str = "
                     yield "token", piece
             outcome = _finish(conversation, turn, answer)
         else:
-            answer = turn.answer or _offline(content, turn.passages)
+            answer = turn.answer or _offline(content, turn)
             outcome = _finish(conversation, turn, answer)
             for piece in re.findall(r"\S+\s*|\n", outcome.answer.text):
                 yield "token", piece

@@ -235,3 +235,19 @@ def test_a_streaming_answer_is_checked_up_to_its_last_complete_claim():
 
 def _words_passage(n: int, words: int) -> Passage:
     return Passage(n=n, chunk_id=n, ref_id="r", title="t", chunk_index=n, page_number=1, text=" ".join(["word"] * words))
+
+
+def test_a_follow_up_answer_quotes_what_the_previous_answer_did_not():
+    text = (
+        "Hexadecimal numbers use base 16. "
+        "To convert from hex to binary, each hex digit is replaced by its four-bit binary number. "
+        "Hexadecimal can be used as a shorthand for binary numbers."
+    )
+    question = "How do I go from hex back to binary?"
+    first = extractive_answer(question, [_text_passage(text)], max_sentences=1)
+    said = frozenset(_lines(first))
+    again = extractive_answer(question, [_text_passage(text)], max_sentences=1, said=said)
+    assert _lines(again) != _lines(first) and not again.refused
+    # Nothing new in the passages: the previous answer's sentence rather than a refusal.
+    only = _text_passage("To convert from hex to binary, each hex digit is replaced by its four-bit binary number.")
+    assert not extractive_answer(question, [only], said=frozenset(_lines(extractive_answer(question, [only])))).refused
