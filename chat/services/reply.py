@@ -58,6 +58,8 @@ _MY_QUESTION = re.compile(r"\bmy\b|(?:^|\s)(?:내|제|나의)\s", re.IGNORECASE)
 # How many passages an answer reads is ``knowledge.selectors.TOP_K`` (5; a session's conversation: 3).
 LLM_RERANK_CANDIDATES = 20  # with an LLM: a first stage this wide, narrowed to k by the LLM reranker (one call)
 FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask
+ANCHORED_PASSAGES = 2  # a follow-up also reads the best passages of its own words (``anchored_query``)
+ANCHOR_TERMS = 2
 PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
 AGENTIC_MAX_CALLS = 3  # the agentic loop's bound: search, one refinement or split, one neighbour expansion
 AGENTIC_PART_K = 3  # passages for each part of a split comparison (two parts: about one answer's worth)
@@ -320,12 +322,28 @@ def _vocabulary(conversation: Conversation, sources: list[str]):
     return known
 
 
-def retrieve_standard(conversation: Conversation, query: str, *, scope: Scope, follow_up: bool = False) -> Retrieval:
+def retrieve_standard(conversation: Conversation, query: str, *, scope: Scope, follow_up: bool = False, anchored: str = "") -> Retrieval:
+    """The best passages for ``query``; for a follow-up, also the best of ``anchored`` (its own words with
+    the previous topic's, where the resolved query leans on the previous answer) and the previous answer's."""
     top_k = conversation.top_k or TOP_K
     passages = _search(conversation, query, k=top_k, scope=scope)
     if follow_up:
-        passages = _renumber(passages + _previous_passages(conversation))[: top_k + PREVIOUS_PASSAGES]
+        extra = []
+        if anchored and anchored != query:
+            seen = {passage.chunk_id for passage in passages}
+            extra = [passage for passage in _search(conversation, anchored, k=top_k, scope=scope) if passage.chunk_id not in seen][:ANCHORED_PASSAGES]
+        passages = _renumber(passages + extra + _previous_passages(conversation))[: top_k + ANCHORED_PASSAGES + PREVIOUS_PASSAGES]
     return Retrieval(query=query, passages=passages, tool_calls=1)
+
+
+def anchored_query(question: str, memory: Memory) -> str:
+    """A follow-up in its own words, anchored by the previous question's first terms ("dictionary" for
+    "How do I loop over one?"), without the previous answer's."""
+    previous = _previous_turn(memory)
+    if previous is None:
+        return ""
+    stripped = _ORDINAL_KO.sub(" ", _ORDINAL_EN.sub(" ", _ANAPHORA_EN.sub(" ", _ANAPHORA_KO.sub(" ", question))))
+    return normalize_query(f"{' '.join(_terms(previous['question'])[:ANCHOR_TERMS])} {stripped}")
 
 
 def _previous_passages(conversation: Conversation) -> list[Passage]:
@@ -596,7 +614,8 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     if mode == "agentic":
         retrieval = retrieve_agentic(conversation, search_query, scope=scope)
     else:
-        retrieval = retrieve_standard(conversation, search_query, scope=scope, follow_up=follow_up)
+        anchored = anchored_query(question, memory) if follow_up else ""
+        retrieval = retrieve_standard(conversation, search_query, scope=scope, follow_up=follow_up, anchored=anchored)
     retrieved_at = time.perf_counter()
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
     asked = analyse_question(question).judged

@@ -5,7 +5,7 @@ import pytest
 
 from chat.services.conversations import conversation_create
 from chat.services.memory import Memory
-from chat.services.reply import _continues, answer_items, chat_reply, ordinal_of, resolve_references
+from chat.services.reply import _continues, anchored_query, answer_items, chat_reply, ordinal_of, resolve_references
 from tests.pdfgen import make_pdf
 
 PAGES = [
@@ -96,6 +96,23 @@ def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():
     )
     resolved = resolve_references("What about converting it to hexadecimal instead?", memory).split()
     assert {"convert", "binary"} <= set(resolved) and not {"25", "0.5"} & set(resolved)
+
+
+def test_a_follow_up_is_also_searched_in_its_own_words_anchored_by_the_previous_topic():
+    memory = Memory(
+        recent=[
+            {
+                "turn": 1,
+                "question": "What is a dictionary in Python?",
+                "answer": "Dictionaries are one of Python's best features; they are the building blocks of many algorithms. [1]",
+                "refused": False,
+            }
+        ]
+    )
+    question = "How do I loop over one?"
+    assert anchored_query(question, memory) == "dictionary python how do i loop over one"
+    assert "feature" in resolve_references(question, memory)  # the resolved query leans on the answer's words too
+    assert anchored_query(question, Memory()) == ""
 
 
 @pytest.mark.django_db
