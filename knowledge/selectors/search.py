@@ -485,6 +485,53 @@ def _written_alike(query: str) -> str:
     return " ".join([*identifiers(query), *(word for word in query.split() if is_hangul_heavy(word))])
 
 
+# --- Across languages: the learner's own glossary -------------------------------------------
+#
+# Korean textbooks gloss their terms in English where they introduce them: "2 의 보수 (two’s complement)",
+# "인터럽트 핸들러 (interrupt handler)". A Korean question over an English material shares no word with
+# it; the glosses in the learner's own Korean materials say what its terms are called in English, and
+# those words are searched beside the question.
+
+GLOSSES_IN_VECTOR_QUERY = True
+GLOSS_CHUNKS = 8  # chunks read per term: a term is glossed where it is introduced, once or twice
+GLOSSES_PER_TERM = 2  # the most frequent English names of a term ("보수": two's complement, one's complement)
+_GLOSSED_SQL = """
+    SELECT term, c.content
+    FROM unnest(%(terms)s::text[], %(patterns)s::text[]) AS wanted(term, pattern)
+    CROSS JOIN LATERAL (
+        SELECT content FROM knowledge_chunk
+        WHERE owner_id = %(owner)s AND content ~ wanted.pattern
+        LIMIT %(limit)s
+    ) AS c
+"""
+_NOT_A_NAME_ENDINGS = frozenset("은는이가을를에의로와과도만서고며면다한된인할적및")
+_GLOSS = r"\s*\(\s*([A-Za-z][A-Za-z0-9 '’\-]{1,40}?)\s*[),;]"
+
+
+def glosses(*, owner_id: int, question: str) -> list[str]:
+    """English names the owner's own materials give the Korean terms of ``question`` ("보수" → "two’s
+    complement"), most frequent first, at most ``GLOSSES_PER_TERM`` a term."""
+    terms = [term for term in dict.fromkeys(analyze(question)) if not term.startswith("~") and is_hangul_heavy(term) and len(term) >= 2]
+    if not terms:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _GLOSSED_SQL,
+            {"terms": terms, "patterns": [re.escape(term) + r"\s*\(\s*[A-Za-z]" for term in terms], "owner": owner_id, "limit": GLOSS_CHUNKS},
+        )
+        found: dict[str, Counter] = defaultdict(Counter)
+        for term, content in cursor.fetchall():
+            for match in re.finditer(r"(?:([0-9가-힣]+)\s+)?" + re.escape(term) + _GLOSS, content):
+                before = match.group(1)
+                # "분기 명령 (branch instruction)" glosses "분기 명령", not the question's "명령": a gloss counts
+                # when the word before the term is not part of the name (it ends in a particle or an
+                # ending: "2 의 보수", "이는 인터럽트"), or is a word of the question too ("스택 포인터").
+                if before and before not in question and before[-1] not in _NOT_A_NAME_ENDINGS:
+                    continue
+                found[term][" ".join(match.group(2).split()).casefold()] += 1
+    return list(dict.fromkeys(name for term in terms for name, _ in found[term].most_common(GLOSSES_PER_TERM)))
+
+
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
     """BM25 over the analysed terms and, for codes in the query, verbatim matches (see ``_lexical_scores``)."""
     if not scope.material_ids:
@@ -694,6 +741,9 @@ def chunk_search_hybrid(
     if not normalized or not scope.material_ids:
         return []
     width = max(candidates, k)
+    if scope.korean is False and is_hangul_heavy(query):
+        query = " ".join([query, *glosses(owner_id=scope.owner_id, question=query)])
+        normalized = normalize_query(query) if GLOSSES_IN_VECTOR_QUERY else normalized
     vector_statements = _vector_statements(scope, normalized, width)
     statements = {name: statement for name, (statement, _) in vector_statements.items()} | _lexical_statements(scope, query, width)
     source = _source_statement(scope, question.hints)

@@ -300,3 +300,26 @@ def test_an_english_question_over_korean_materials_searches_keywords_only_for_wh
     assert hits[0].chunk.page_number == 1
     # A Korean question over the same material keeps every keyword.
     assert "보수" in search._lexical_statements(scope, "2의 보수는 어떻게 구하나요?", 10)["bm25"].params["terms"]
+
+
+GLOSSED_KOREAN = (
+    "2 의 보수\n컴퓨터는 음수를 2 의 보수 (two’s complement) 로 나타낸다. 분기 명령 (branch instruction) 은 흐름을 옮긴다."
+)
+ENGLISH_PAGES = [
+    "Integers\nThe two’s complement of a number is found by inverting every bit and adding one. Modern computers use it.",
+    "Branches\nA branch instruction transfers the flow of execution to another part of the program.",
+    "Memory\nA segment is a contiguous block of memory addressed by a selector and an offset.",
+]
+
+
+def test_the_learners_own_korean_glosses_name_the_english_terms_of_a_korean_question(user, other_user, ingest):
+    english = ingest(user, make_pdf(ENGLISH_PAGES), "english.pdf")
+    ingest(other_user, make_pdf([GLOSSED_KOREAN]), "theirs.pdf")
+    assert search.glosses(owner_id=user.pk, question="2의 보수는 어떻게 구하나요?") == []  # another learner's glosses are theirs
+
+    ingest(user, make_pdf([GLOSSED_KOREAN]), "korean.pdf")
+    assert search.glosses(owner_id=user.pk, question="2의 보수는 어떻게 구하나요?") == ["two’s complement"]
+    # "분기 명령 (branch instruction)" names "분기 명령", not every "명령" a question mentions.
+    assert search.glosses(owner_id=user.pk, question="CALL 명령은 무슨 일을 하나요?") == []
+    hits = selectors.chunk_search_hybrid(user=user, query="2의 보수는 어떻게 구하나요?", ref_ids=[english.ref_id], k=1)
+    assert hits[0].chunk.page_number == 1
