@@ -140,6 +140,11 @@ def _word_stems(text: str) -> list[str]:
     return stems
 
 
+def is_stop_word(word: str) -> bool:
+    """Whether ``word`` (lower case) is an English function word ("the", "of", "does")."""
+    return word in _STOP_WORDS
+
+
 def without_particle_forms(terms: list[str]) -> list[str]:
     """``terms`` without a word that is another of them plus a particle: Kiwi reads an unknown loanword
     with its particle as one noun ("인터럽트가" beside the stem "인터럽트"), a second term no page spells."""

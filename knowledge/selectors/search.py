@@ -24,6 +24,7 @@ from django.db import connection
 from accounts.scoping import owner_id_of
 from baeum import prompts, rerank
 from baeum.analysis import analyze
+from baeum.analysis import is_stop_word as analysis_stop_word
 from baeum.embeddings import Embedder
 from baeum.grounding import identifiers
 from baeum.questions import analyse_question, hint_variants
@@ -494,6 +495,7 @@ def _written_alike(query: str) -> str:
 
 GLOSSES_IN_VECTOR_QUERY = True
 GLOSS_CHUNKS = 8  # chunks read per term: a term is glossed where it is introduced, once or twice
+GLOSSES_PER_QUESTION = 4  # Korean names an English question's terms are given, most frequent first
 GLOSSES_PER_TERM = 2  # the most frequent English names of a term ("보수": two's complement, one's complement)
 _GLOSSED_SQL = """
     SELECT term, c.content
@@ -530,6 +532,40 @@ def glosses(*, owner_id: int, question: str) -> list[str]:
                     continue
                 found[term][" ".join(match.group(2).split()).casefold()] += 1
     return list(dict.fromkeys(name for term in terms for name, _ in found[term].most_common(GLOSSES_PER_TERM)))
+
+
+_GLOSSED_NAME = re.compile(r"(?:([0-9가-힣]+)\s+)?([0-9가-힣]+)\s*\(\s*([A-Za-z][A-Za-z0-9 '’\-]{1,40}?)\s*[),;]")
+_ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]+")
+
+
+def _folded_words(text: str) -> list[str]:
+    """Words as a gloss and a question both write them: lower case, one apostrophe, no plural -s."""
+    return [word.casefold().replace("’", "'").removesuffix("s") for word in _ENGLISH_WORD.findall(text)]
+
+
+def korean_names(*, owner_id: int, question: str) -> list[str]:
+    """What the owner's own Korean materials call the English terms of ``question``: "two's complement"
+    → "보수" where a page writes "1의 보수 (one’s complement)". A gloss counts only when the question holds
+    every word of it; the name is the word before the parenthesis, with the word before that for a name of
+    several words ("분기 명령 (branch instruction)"; not "반드시 세그먼트 (segment)")."""
+    words = [word for word in dict.fromkeys(_folded_words(question)) if len(word) >= 3 and not analysis_stop_word(word)]
+    if not words:
+        return []
+    asked = set(_folded_words(question))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _GLOSSED_SQL,
+            {"terms": words, "patterns": [rf"[가-힣]\s*\([^()]{{0,40}}\m{re.escape(word)}" for word in words], "owner": owner_id, "limit": GLOSS_CHUNKS},
+        )
+        found: Counter = Counter()
+        for _, content in cursor.fetchall():
+            for match in _GLOSSED_NAME.finditer(content):
+                before, name, gloss = match.groups()
+                if not set(_folded_words(gloss)) <= asked:
+                    continue
+                several = len(gloss.split()) > 1 and before and before[-1] not in _NOT_A_NAME_ENDINGS
+                found[f"{before} {name}" if several else name] += 1
+    return [name for name, _ in found.most_common(GLOSSES_PER_QUESTION)]
 
 
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
@@ -743,6 +779,9 @@ def chunk_search_hybrid(
     width = max(candidates, k)
     if scope.korean is False and is_hangul_heavy(query):
         query = " ".join([query, *glosses(owner_id=scope.owner_id, question=query)])
+        normalized = normalize_query(query) if GLOSSES_IN_VECTOR_QUERY else normalized
+    elif scope.korean is True and not is_hangul_heavy(query):
+        query = " ".join([query, *korean_names(owner_id=scope.owner_id, question=query)])
         normalized = normalize_query(query) if GLOSSES_IN_VECTOR_QUERY else normalized
     vector_statements = _vector_statements(scope, normalized, width)
     statements = {name: statement for name, (statement, _) in vector_statements.items()} | _lexical_statements(scope, query, width)

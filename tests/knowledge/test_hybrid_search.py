@@ -269,9 +269,12 @@ def test_a_hybrid_search_is_four_round_trips(user, library, django_assert_num_qu
     # Vectors, BM25, a code and a named source: every retriever has work.
     question = "What does the interrupt handler do for ORD-2024-001? Answer from the statement of cash flows."
     selectors.chunk_search_hybrid(user=user, query="스택", ref_ids=[library.ref_id], k=3)  # the session's scan settings, once
-    with django_assert_num_queries(4):  # the scope (2), every retriever in one statement, the hits
+    # The library is Korean: an English question also reads the learner's glossary (one more round trip).
+    with django_assert_num_queries(5):  # the scope (2), the glossary, every retriever in one statement, the hits
         hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[library.ref_id], k=3)
     assert hits
+    with django_assert_num_queries(4):  # a question in the library's language: the scope (2), the retrievers, the hits
+        assert selectors.chunk_search_hybrid(user=user, query="인터럽트 핸들러는 ORD-2024-001 에 무엇을 하나요?", ref_ids=[library.ref_id], k=3)
 
 
 def test_a_material_records_whether_it_is_written_in_korean(user, ingest, library):
@@ -322,4 +325,21 @@ def test_the_learners_own_korean_glosses_name_the_english_terms_of_a_korean_ques
     # "분기 명령 (branch instruction)" names "분기 명령", not every "명령" a question mentions.
     assert search.glosses(owner_id=user.pk, question="CALL 명령은 무슨 일을 하나요?") == []
     hits = selectors.chunk_search_hybrid(user=user, query="2의 보수는 어떻게 구하나요?", ref_ids=[english.ref_id], k=1)
+    assert hits[0].chunk.page_number == 1
+
+
+def test_an_english_question_over_korean_materials_is_searched_with_their_korean_names(user, other_user, ingest):
+    korean_pages = [
+        GLOSSED_KOREAN,
+        "세그먼트\n반드시 세그먼트 (segment) 는 메모리의 연속된 블록이다. 셀렉터와 오프셋으로 주소를 지정한다.",
+        "레지스터\n범용 레지스터는 계산 중인 값을 보관한다. 플래그 레지스터는 비교 결과를 담는다.",
+    ]
+    ingest(other_user, make_pdf(korean_pages), "theirs.pdf")
+    assert search.korean_names(owner_id=user.pk, question="What does a branch instruction do?") == []
+
+    korean = ingest(user, make_pdf(korean_pages), "korean.pdf")
+    assert search.korean_names(owner_id=user.pk, question="What does a branch instruction do?") == ["분기 명령"]
+    assert search.korean_names(owner_id=user.pk, question="What is a segment?") == ["세그먼트"]  # not "반드시 세그먼트"
+    assert search.korean_names(owner_id=user.pk, question="What is an instruction?") == []  # a gloss the question only half names
+    hits = selectors.chunk_search_hybrid(user=user, query="What does a branch instruction do?", ref_ids=[korean.ref_id], k=1)
     assert hits[0].chunk.page_number == 1
