@@ -184,6 +184,30 @@ class ChunkTerm(models.Model):
         return f"{self.chunk_id}:{self.term}x{self.tf}"
 
 
+class Gloss(models.Model):
+    """A Korean term a chunk names in English too, where it introduces it: "분기 명령 (branch instruction)"
+    (``baeum.glossary``). Written with the chunk's postings; read to search across languages."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
+    material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    before = models.CharField(max_length=60, blank=True)  # the Korean word before the term ("분기")
+    head = models.CharField(max_length=60)  # the Korean word before the parenthesis ("명령")
+    english = models.CharField(max_length=100)  # "branch instruction", lower case
+    english_first = models.CharField(max_length=60)  # its first word as a question writes it ("branch")
+
+    objects = OwnedManager()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner", "head"], name="gloss_owner_head"),
+            models.Index(fields=["owner", "english_first"], name="gloss_owner_english"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.before} {self.head} ({self.english})".strip()
+
+
 class ChunkEmbedding(models.Model):
     """One vector of one chunk for one model. Partial HNSW indexes per model live in migrations."""
 

@@ -22,9 +22,8 @@ from django.conf import settings
 from django.db import connection
 
 from accounts.scoping import owner_id_of
-from baeum import prompts, rerank
+from baeum import glossary, prompts, rerank
 from baeum.analysis import analyze
-from baeum.analysis import is_stop_word as analysis_stop_word
 from baeum.embeddings import Embedder
 from baeum.grounding import identifiers
 from baeum.questions import analyse_question, hint_variants
@@ -32,7 +31,7 @@ from baeum.tables import superscript_references
 from baeum.text import is_hangul_heavy, normalize_query
 from core.providers import embedder_for_model
 
-from ..models import Chunk, ChunkEmbedding
+from ..models import Chunk, ChunkEmbedding, Gloss
 from .materials import materials_in_scope
 
 MODES = ("hybrid", "semantic", "lexical")
@@ -488,84 +487,28 @@ def _written_alike(query: str) -> str:
 
 # --- Across languages: the learner's own glossary -------------------------------------------
 #
-# Korean textbooks gloss their terms in English where they introduce them: "2 의 보수 (two’s complement)",
-# "인터럽트 핸들러 (interrupt handler)". A Korean question over an English material shares no word with
-# it; the glosses in the learner's own Korean materials say what its terms are called in English, and
-# those words are searched beside the question.
-
-GLOSSES_IN_VECTOR_QUERY = True
-GLOSS_CHUNKS = 8  # chunks read per term: a term is glossed where it is introduced, once or twice
-GLOSSES_PER_QUESTION = 4  # Korean names an English question's terms are given, most frequent first
-GLOSSES_PER_TERM = 2  # the most frequent English names of a term ("보수": two's complement, one's complement)
-_GLOSSED_SQL = """
-    SELECT term, c.content
-    FROM unnest(%(terms)s::text[], %(patterns)s::text[]) AS wanted(term, pattern)
-    CROSS JOIN LATERAL (
-        SELECT content FROM knowledge_chunk
-        WHERE owner_id = %(owner)s AND content ~ wanted.pattern
-        LIMIT %(limit)s
-    ) AS c
-"""
-_NOT_A_NAME_ENDINGS = frozenset("은는이가을를에의로와과도만서고며면다한된인할적및")
-_GLOSS = r"\s*\(\s*([A-Za-z][A-Za-z0-9 '’\-]{1,40}?)\s*[),;]"
+# Korean textbooks gloss their terms in English where they introduce them ("2 의 보수 (two’s complement)",
+# stored as ``Gloss`` rows with the postings): a Korean question over English materials is also searched
+# with the English names the learner's own materials give its terms, and an English question over Korean
+# materials with their Korean names (``baeum.glossary``). One indexed read of the owner's rows.
 
 
-def glosses(*, owner_id: int, question: str) -> list[str]:
-    """English names the owner's own materials give the Korean terms of ``question`` ("보수" → "two’s
-    complement"), most frequent first, at most ``GLOSSES_PER_TERM`` a term."""
-    terms = [term for term in dict.fromkeys(analyze(question)) if not term.startswith("~") and is_hangul_heavy(term) and len(term) >= 2]
+def glosses(*, user, question: str) -> list[str]:
+    """English names the user's own materials give the Korean terms of ``question`` ("보수" → "two's complement")."""
+    terms = glossary.korean_terms(question)
     if not terms:
         return []
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _GLOSSED_SQL,
-            {"terms": terms, "patterns": [re.escape(term) + r"\s*\(\s*[A-Za-z]" for term in terms], "owner": owner_id, "limit": GLOSS_CHUNKS},
-        )
-        found: dict[str, Counter] = defaultdict(Counter)
-        for term, content in cursor.fetchall():
-            for match in re.finditer(r"(?:([0-9가-힣]+)\s+)?" + re.escape(term) + _GLOSS, content):
-                before = match.group(1)
-                # "분기 명령 (branch instruction)" glosses "분기 명령", not the question's "명령": a gloss counts
-                # when the word before the term is not part of the name (it ends in a particle or an
-                # ending: "2 의 보수", "이는 인터럽트"), or is a word of the question too ("스택 포인터").
-                if before and before not in question and before[-1] not in _NOT_A_NAME_ENDINGS:
-                    continue
-                found[term][" ".join(match.group(2).split()).casefold()] += 1
-    return list(dict.fromkeys(name for term in terms for name, _ in found[term].most_common(GLOSSES_PER_TERM)))
+    rows = Gloss.objects.for_user(user).filter(head__in=terms).values_list("before", "head", "english")
+    return glossary.english_names(question, (glossary.Gloss(*row) for row in rows))
 
 
-_GLOSSED_NAME = re.compile(r"(?:([0-9가-힣]+)\s+)?([0-9가-힣]+)\s*\(\s*([A-Za-z][A-Za-z0-9 '’\-]{1,40}?)\s*[),;]")
-_ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]+")
-
-
-def _folded_words(text: str) -> list[str]:
-    """Words as a gloss and a question both write them: lower case, one apostrophe, no plural -s."""
-    return [word.casefold().replace("’", "'").removesuffix("s") for word in _ENGLISH_WORD.findall(text)]
-
-
-def korean_names(*, owner_id: int, question: str) -> list[str]:
-    """What the owner's own Korean materials call the English terms of ``question``: "two's complement"
-    → "보수" where a page writes "1의 보수 (one’s complement)". A gloss counts only when the question holds
-    every word of it; the name is the word before the parenthesis, with the word before that for a name of
-    several words ("분기 명령 (branch instruction)"; not "반드시 세그먼트 (segment)")."""
-    words = [word for word in dict.fromkeys(_folded_words(question)) if len(word) >= 3 and not analysis_stop_word(word)]
-    if not words:
+def korean_names(*, user, question: str) -> list[str]:
+    """What the user's own Korean materials call the English terms of ``question`` ("branch instruction" → "분기 명령")."""
+    keys = glossary.english_keys(question)
+    if not keys:
         return []
-    asked = set(_folded_words(question))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _GLOSSED_SQL,
-            {"terms": words, "patterns": [rf"[가-힣]\s*\([^()]{{0,40}}\m{re.escape(word)}" for word in words], "owner": owner_id, "limit": GLOSS_CHUNKS},
-        )
-        found: Counter = Counter()
-        for _, content in cursor.fetchall():
-            for match in _GLOSSED_NAME.finditer(content):
-                before, name, gloss = match.groups()
-                if not set(_folded_words(gloss)) <= asked:
-                    continue
-                several = len(gloss.split()) > 1 and before and before[-1] not in _NOT_A_NAME_ENDINGS
-                found[f"{before} {name}" if several else name] += 1
-    return [name for name, _ in found.most_common(GLOSSES_PER_QUESTION)]
+    rows = Gloss.objects.for_user(user).filter(english_first__in=keys).values_list("before", "head", "english")
+    return glossary.korean_names(question, (glossary.Gloss(*row) for row in rows))
 
 
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
@@ -777,12 +720,16 @@ def chunk_search_hybrid(
     if not normalized or not scope.material_ids:
         return []
     width = max(candidates, k)
+    # A question in the other language than every material in scope: searched (by meaning and keywords)
+    # with the names the learner's own glosses give its terms in the materials' language.
+    names = []
     if scope.korean is False and is_hangul_heavy(query):
-        query = " ".join([query, *glosses(owner_id=scope.owner_id, question=query)])
-        normalized = normalize_query(query) if GLOSSES_IN_VECTOR_QUERY else normalized
+        names = glosses(user=user, question=query)
     elif scope.korean is True and not is_hangul_heavy(query):
-        query = " ".join([query, *korean_names(owner_id=scope.owner_id, question=query)])
-        normalized = normalize_query(query) if GLOSSES_IN_VECTOR_QUERY else normalized
+        names = korean_names(user=user, question=query)
+    if names:
+        query = " ".join([query, *names])
+        normalized = normalize_query(query)
     vector_statements = _vector_statements(scope, normalized, width)
     statements = {name: statement for name, (statement, _) in vector_statements.items()} | _lexical_statements(scope, query, width)
     source = _source_statement(scope, question.hints)

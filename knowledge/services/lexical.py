@@ -1,4 +1,5 @@
-"""Write BM25 postings for chunks (the read side is ``knowledge.selectors.chunk_search_lexical``)."""
+"""Write BM25 postings for chunks (the read side is ``knowledge.selectors.chunk_search_lexical``) and the
+terms they gloss in the other language (read by ``knowledge.selectors.search.glosses`` / ``korean_names``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Iterable
 from django.db import connection, transaction
 
 from baeum.analysis import term_frequencies
+from baeum.glossary import folded_words, glosses_in
 
-from ..models import Chunk, ChunkTerm
+from ..models import Chunk, ChunkTerm, Gloss
 
 
 def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
@@ -21,7 +23,9 @@ def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
         lengths.append((chunk.pk, length))
         rows.extend((chunk.pk, chunk.material_id, chunk.owner_id, term, tf, length) for term, tf in frequencies.items())
     with transaction.atomic():
+        # Derived index rows of these chunks (the caller holds them: ingestion, reindex_lexical).
         ChunkTerm.objects.unscoped().filter(chunk__in=[chunk.pk for chunk in chunks]).delete()
+        Gloss.objects.unscoped().filter(chunk__in=[chunk.pk for chunk in chunks]).delete()
         with connection.cursor() as cursor:
             # One INSERT per 20k postings from arrays (COPY is not allowed on tables with row-level security).
             for start in range(0, len(rows), 20_000):
@@ -31,6 +35,7 @@ def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
                     "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::text[], %s::int[], %s::int[])",
                     [list(column) for column in columns],
                 )
+            _glosses_write(cursor, chunks)
             cursor.execute(
                 "UPDATE knowledge_chunk AS c SET term_count = v.length FROM unnest(%s::bigint[], %s::int[]) AS v(id, length) WHERE c.id = v.id",
                 [[pk for pk, _ in lengths], [length for _, length in lengths]],
@@ -41,3 +46,17 @@ def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
                 [sorted({chunk.material_id for chunk in chunks})],
             )
     return len(rows)
+
+
+def _glosses_write(cursor, chunks: list[Chunk]) -> None:
+    rows = [
+        (chunk.pk, chunk.material_id, chunk.owner_id, gloss.before[:60], gloss.head[:60], gloss.english[:100], (folded_words(gloss.english) or [""])[0][:60])
+        for chunk in chunks
+        for gloss in glosses_in(chunk.content)
+    ]
+    if rows:
+        cursor.execute(
+            "INSERT INTO knowledge_gloss (chunk_id, material_id, owner_id, before, head, english, english_first) "
+            "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[])",
+            [list(column) for column in zip(*rows, strict=True)],
+        )

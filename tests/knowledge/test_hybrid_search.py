@@ -318,12 +318,12 @@ ENGLISH_PAGES = [
 def test_the_learners_own_korean_glosses_name_the_english_terms_of_a_korean_question(user, other_user, ingest):
     english = ingest(user, make_pdf(ENGLISH_PAGES), "english.pdf")
     ingest(other_user, make_pdf([GLOSSED_KOREAN]), "theirs.pdf")
-    assert search.glosses(owner_id=user.pk, question="2의 보수는 어떻게 구하나요?") == []  # another learner's glosses are theirs
+    assert search.glosses(user=user, question="2의 보수는 어떻게 구하나요?") == []  # another learner's glosses are theirs
 
     ingest(user, make_pdf([GLOSSED_KOREAN]), "korean.pdf")
-    assert search.glosses(owner_id=user.pk, question="2의 보수는 어떻게 구하나요?") == ["two’s complement"]
+    assert search.glosses(user=user, question="2의 보수는 어떻게 구하나요?") == ["two's complement"]
     # "분기 명령 (branch instruction)" names "분기 명령", not every "명령" a question mentions.
-    assert search.glosses(owner_id=user.pk, question="CALL 명령은 무슨 일을 하나요?") == []
+    assert search.glosses(user=user, question="CALL 명령은 무슨 일을 하나요?") == []
     hits = selectors.chunk_search_hybrid(user=user, query="2의 보수는 어떻게 구하나요?", ref_ids=[english.ref_id], k=1)
     assert hits[0].chunk.page_number == 1
 
@@ -335,11 +335,11 @@ def test_an_english_question_over_korean_materials_is_searched_with_their_korean
         "레지스터\n범용 레지스터는 계산 중인 값을 보관한다. 플래그 레지스터는 비교 결과를 담는다.",
     ]
     ingest(other_user, make_pdf(korean_pages), "theirs.pdf")
-    assert search.korean_names(owner_id=user.pk, question="What does a branch instruction do?") == []
+    assert search.korean_names(user=user, question="What does a branch instruction do?") == []
 
     korean = ingest(user, make_pdf(korean_pages), "korean.pdf")
-    assert search.korean_names(owner_id=user.pk, question="What does a branch instruction do?") == ["분기 명령"]
-    assert search.korean_names(owner_id=user.pk, question="What is a segment?") == ["세그먼트"]  # not "반드시 세그먼트"
-    assert search.korean_names(owner_id=user.pk, question="What is an instruction?") == []  # a gloss the question only half names
+    assert search.korean_names(user=user, question="What does a branch instruction do?") == ["분기 명령"]
+    assert search.korean_names(user=user, question="What is a segment?") == ["세그먼트"]  # not "반드시 세그먼트"
+    assert search.korean_names(user=user, question="What is an instruction?") == []  # a gloss the question only half names
     hits = selectors.chunk_search_hybrid(user=user, query="What does a branch instruction do?", ref_ids=[korean.ref_id], k=1)
     assert hits[0].chunk.page_number == 1

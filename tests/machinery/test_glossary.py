@@ -1,0 +1,33 @@
+"""The terms a Korean text glosses in English, and what they tell a question in the other language."""
+
+from baeum.glossary import Gloss, english_names, glosses_in, korean_names
+
+TEXT = (
+    "음수를 나타내는 두 번째 방법은 1의 보수 (one’s complement) 표현법이다. 분기 명령 (branch instruction) 은 흐름을 옮긴다. "
+    "반드시 세그먼트 (segment) 를 지정한다. 이는 인터럽트 (interrupt) 라는 메커니즘이다."
+)
+
+
+def test_glosses_are_read_with_the_word_before_their_term():
+    assert glosses_in(TEXT) == [
+        Gloss("1의", "보수", "one's complement"),
+        Gloss("분기", "명령", "branch instruction"),
+        Gloss("반드시", "세그먼트", "segment"),
+        Gloss("이는", "인터럽트", "interrupt"),
+    ]
+
+
+def test_a_korean_question_gets_the_english_names_of_its_own_terms():
+    glosses = glosses_in(TEXT)
+    assert english_names("1의 보수는 어떻게 구하나요?", glosses) == ["one's complement"]
+    assert english_names("인터럽트가 뭐야?", glosses) == ["interrupt"]
+    assert english_names("CALL 명령은 무슨 일을 하나요?", glosses) == []  # "분기 명령" is a longer name
+    assert english_names("분기 명령은 무엇인가요?", glosses) == ["branch instruction"]
+
+
+def test_an_english_question_gets_the_korean_names_of_glosses_it_holds_whole():
+    glosses = glosses_in(TEXT)
+    assert korean_names("What does a branch instruction do?", glosses) == ["분기 명령"]
+    assert korean_names("What is a segment?", glosses) == ["세그먼트"]
+    assert korean_names("How is the one's complement found?", glosses) == ["보수"]
+    assert korean_names("What is an instruction?", glosses) == []
