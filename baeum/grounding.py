@@ -43,6 +43,7 @@ class Passage:
     # (start, end) of the footnotes in ``text`` (moved to the end of their page): never quoted as an answer.
     note_spans: tuple = ()
     matter: str = ""  # "front" or "back" when every page of the passage is front or back matter (a title page, an index)
+    korean: bool | None = None  # its material is written in Korean (None: not known; then its own text decides)
 
 
 @dataclass
@@ -224,11 +225,15 @@ _HANGUL = re.compile(r"[가-힣]")
 
 
 def crosses_languages(question: str, passages: list[Passage]) -> bool:
-    """Whether most passages are in another language than the question (Korean / not Korean). Not the best
-    passage alone: a Korean paper's English reference list can rank first for a Korean question the paper
-    does not cover, and a Korean book's code listing for an English one."""
+    """Whether the best passage and most of the others are in another language than the question (Korean /
+    not Korean), each passage in its material's language: a Korean paper's English reference list or a
+    Korean book's code listing is Korean material. Over a library of both languages, a question is
+    answered across languages only when its own language's material is not what answers it best."""
+    if not passages:
+        return False
     korean = is_hangul_heavy(question)
-    return bool(passages) and sum(is_hangul_heavy(passage.text) == korean for passage in passages) * 2 < len(passages)
+    other = [(passage.korean if passage.korean is not None else is_hangul_heavy(passage.text)) != korean for passage in passages]
+    return other[0] and sum(other) * 2 > len(other)
 
 
 def shared_script_terms(question: str) -> list[str]:

@@ -265,6 +265,7 @@ def _passage(chunk, *, n: int, score: float, vector_score: float | None = None, 
         note_spans=tuple(tuple(span) for span in chunk.note_spans),
         matter=chunk.matter,
         model=model,
+        korean=chunk.material.korean,
     )
 
 

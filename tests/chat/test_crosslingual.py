@@ -2,6 +2,8 @@
 language with a note in the question's, and refused only when the material does not cover it (the
 demo guides through the real pipeline; the judgement unit-tested on made-up passages)."""
 
+from dataclasses import replace
+
 import pytest
 
 from baeum.grounding import NOTE_PREFIX, Passage, crosses_languages, ground_check, judge_evidence, shared_script_terms
@@ -36,6 +38,9 @@ def test_a_question_is_judged_across_languages_only_when_most_passages_are_in_th
     question = "오늘 서울 날씨 어때?"  # a Korean paper's English reference list ranked first for it
     passages = [_passage(references, 0.3), _passage(korean_page, 0.3), _passage(korean_page, 0.3)]
     assert not crosses_languages(question, passages)
+    korean_paper = [replace(passage, korean=True) for passage in passages]  # its material's language decides
+    assert not crosses_languages(question, [korean_paper[0], _passage(references, 0.3), _passage(references, 0.3)])
+    assert not crosses_languages("인터럽트 핸들러는 무엇을 하나요?", [_passage(korean_page, 0.3), _passage(ENGLISH_PAGE, 0.3), _passage(ENGLISH_PAGE, 0.3)])
     assert crosses_languages("스택 포인터 ESP는 무엇을 가리키나요?", [_passage(ENGLISH_PAGE, 0.3), _passage(korean_page, 0.3), _passage(ENGLISH_PAGE, 0.3)])
     # Judged as Korean over Korean passages: the weather is nowhere in them (across languages, a question
     # with no identifiers rested on the cosine alone and was answered).
