@@ -193,7 +193,7 @@ def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]
     """Return the question without the words that only say where to look, and the refIds of the
     materials it names by title ("thinkpython2" is named by "Think Python"; every material of that
     title, when several share it)."""
-    text = _WHERE_KO.sub("", _WHERE_EN.sub("", _SOURCE_COVERS_EN.sub("", question))).strip()
+    text = _WHERE_EN.sub("", _SOURCE_COVERS_EN.sub("", question)).strip()
     words = text.split()
     named, dropped = [], set()
     runs: dict[str, range | None] = {}  # a title several materials share is looked for once
@@ -208,5 +208,6 @@ def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]
             named.append(ref_id)
             dropped.update(run)
     text = " ".join(word for index, word in enumerate(words) if index not in dropped)
+    text = _WHERE_KO.sub("", text).strip()  # after the titles: "PC 어셈블리어 책에서" names the book, then says where
     text = re.sub(r"^(?:does|do|is)\s+(explain|say|describe|define)\b", r"\1", text, flags=re.IGNORECASE)
     return (text or question), named

@@ -123,7 +123,7 @@ def conversation_sources_update(*, conversation: Conversation, ref_ids: list[str
 
 
 def conversation_delete(*, conversation: Conversation) -> None:
-    memory_forget(conversation_id=conversation.pk)
+    memory_forget(conversation=conversation)
     conversation.delete()
 
 

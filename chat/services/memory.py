@@ -34,8 +34,11 @@ class Memory:
     entities: list[dict] = field(default_factory=list)
 
 
-def _key(conversation_id: int) -> str:
-    return f"chat:memory:{conversation_id}"
+def _key(conversation: Conversation) -> str:
+    """The conversation's key: its owner, id and creation time, so a database rebuilt under a Redis that
+    kept its keys (a reset development database, a test run after another) never reads another
+    conversation's turns under a reused id."""
+    return f"chat:memory:{conversation.owner_id}:{conversation.pk}:{conversation.created_at.timestamp():.6f}"
 
 
 def _rebuild(conversation: Conversation) -> Memory:
@@ -58,32 +61,32 @@ def _rebuild(conversation: Conversation) -> Memory:
 def memory_load(*, conversation: Conversation) -> Memory:
     """Return the working memory, from Redis (refreshing its TTL) or rebuilt from PostgreSQL."""
     try:
-        raw = cache.get(_key(conversation.pk))
+        raw = cache.get(_key(conversation))
     except Exception:  # noqa: BLE001 - Redis down, or a value that is not ours (not JSON): PostgreSQL has everything
         raw = None
     if isinstance(raw, dict) and raw.keys() == Memory.__dataclass_fields__.keys():
         try:
-            cache.touch(_key(conversation.pk), WORKING_TTL_SECONDS)
+            cache.touch(_key(conversation), WORKING_TTL_SECONDS)
         except Exception:  # noqa: BLE001
             logger.warning("could not refresh working memory TTL of conversation %s", conversation.pk)
         return Memory(**raw)
     memory = _rebuild(conversation)
-    _store(conversation.pk, memory)
+    _store(conversation, memory)
     return memory
 
 
-def _store(conversation_id: int, memory: Memory) -> None:
+def _store(conversation: Conversation, memory: Memory) -> None:
     try:
-        cache.set(_key(conversation_id), asdict(memory), WORKING_TTL_SECONDS)
+        cache.set(_key(conversation), asdict(memory), WORKING_TTL_SECONDS)
     except Exception:  # noqa: BLE001 - a cache write failure loses nothing durable
-        logger.warning("could not store working memory of conversation %s", conversation_id)
+        logger.warning("could not store working memory of conversation %s", conversation.pk)
 
 
-def memory_forget(*, conversation_id: int) -> None:
+def memory_forget(*, conversation: Conversation) -> None:
     try:
-        cache.delete(_key(conversation_id))
+        cache.delete(_key(conversation))
     except Exception:  # noqa: BLE001
-        logger.warning("could not drop working memory of conversation %s", conversation_id)
+        logger.warning("could not drop working memory of conversation %s", conversation.pk)
 
 
 # --- Entities ------------------------------------------------------------------------------
@@ -203,5 +206,5 @@ def memory_record_turn(*, conversation: Conversation, memory: Memory, turn: int,
         conversation.summary, conversation.summary_turn = memory.summary, turn
         fields += ["summary", "summary_turn"]
     conversation.save(update_fields=fields)
-    _store(conversation.pk, memory)
+    _store(conversation, memory)
     return memory

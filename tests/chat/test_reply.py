@@ -250,3 +250,17 @@ def test_a_written_answer_is_ground_checked_once(user, book, monkeypatch):
     checked.clear()
     offline = chat_reply(conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), content="What does an interrupt handler do?")
     assert not offline.refused and len(checked) == 1  # the extract: checked by the last step, once
+
+
+def test_working_memory_is_never_read_under_another_conversations_reused_id(user, other_user, book):
+    """A development database reset under a Redis that kept its keys reuses conversation ids: the new
+    conversation (another learner's, here) must not read the old one's turns."""
+    from chat.models import Conversation
+
+    old = conversation_create(owner=user, ref_ids=[book.ref_id])
+    chat_reply(conversation=old, content="What does an interrupt handler do?")
+    assert memory_load(conversation=old).recent
+    pk = old.pk
+    Conversation.objects.filter(pk=pk).delete()  # the rows go; the cached memory stays, as after a reset
+    reused = Conversation.objects.create(pk=pk, owner=other_user, ref_ids=[])
+    assert memory_load(conversation=reused).recent == []

@@ -29,10 +29,10 @@ def test_a_pickle_planted_in_a_memory_key_is_not_run_and_memory_is_rebuilt(user,
     conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
     chat_reply(conversation=conversation, content="What is the stack?")
     marker = tmp_path / "pwned"
-    get_redis_connection("default").set(cache.make_key(_key(conversation.pk)), pickle.dumps(Exploit(str(marker))))
+    get_redis_connection("default").set(cache.make_key(_key(conversation)), pickle.dumps(Exploit(str(marker))))
 
     memory = memory_load(conversation=conversation)
 
     assert not marker.exists()  # nothing ran
     assert [entry["question"] for entry in memory.recent] == ["What is the stack?"]  # rebuilt from PostgreSQL
-    assert isinstance(cache.get(_key(conversation.pk)), dict)  # and stored again, as JSON
+    assert isinstance(cache.get(_key(conversation)), dict)  # and stored again, as JSON
