@@ -158,7 +158,7 @@ def judge_evidence(
         return Evidence(0.0, 0.0, False)
     if crosses_languages(question, passages):
         evidence = _judge_across_languages(question, passages, min_vector=min_vector)
-        return replace(evidence, sufficient=False) if _names_missing(question, passages, known) else evidence
+        return replace(evidence, sufficient=False) if names_missing(question, passages, known) else evidence
     found_in = [_found_terms(terms, passage.text) for passage in passages]
     total = len(found_in)
     weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
@@ -189,11 +189,36 @@ def judge_evidence(
     # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
     # "used" in "What is a register used for?" is missing from the passages but not from the book.
     missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
-    sufficient = not missing_topic and not _names_missing(question, passages, known) and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
+    sufficient = not missing_topic and not names_missing(question, passages, known) and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
 
 
-def _names_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> bool:
+_ENGLISH_INTERROGATIVES = frozenset("what which who whom whose when where why how".split())
+# Words a follow-up asks with ("Give me one", "Tell me more", "Show me another"), whatever the materials say.
+_ASKING_WORDS = frozenset("one ones give gives tell show more another other thing things something anything".split())
+
+
+def unknown_topics(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]]) -> list[str]:
+    """The words ``question`` could be about that no passage holds and the learner's materials never use
+    ("laptop" in "What's the best gaming laptop to buy this year?" over an assembly book)."""
+    terms = [term for term in without_particle_forms(list(dict.fromkeys(content_terms(question)))) if term not in QUESTION_FRAME_WORDS]
+    absent = [
+        term
+        for term in terms
+        if len(term) > 1
+        and not _INTERROGATIVE.match(term)
+        and term not in _ENGLISH_INTERROGATIVES
+        and term not in _ASKING_WORDS
+        and "'" not in term
+        and "’" not in term  # "can't", "i've": how it is asked
+        and any(char.isalpha() for char in term)
+        and may_name_a_topic(term, question)
+        and not any(term in _found_terms([term], passage.text) for passage in passages)
+    ]
+    return [term for term in absent if term not in known(absent)] if absent else []
+
+
+def names_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> bool:
     """The question names something ("How do I write an if statement in Rust?", "… in Java?" over a Korean
     book) and neither the passages nor the materials contain any of its names: the materials are about
     something else. One name found is enough ("Block (formerly known as Square)")."""

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.db import transaction
@@ -60,7 +60,11 @@ LLM_RERANK_CANDIDATES = 20  # with an LLM: a first stage this wide, narrowed to 
 FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask
 ANCHORED_PASSAGES = 2  # a follow-up also reads the best passages of its own words (``anchored_query``)
 ANCHOR_TERMS = 2
-PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
+PREVIOUS_PASSAGES = 2
+# A follow-up naming this many words the materials never use is about something else, whatever it carries
+# over (evaluation/conversations.jsonl: 8 of 16 out-of-scope turns, 1 of 162 follow-ups; one such word
+# is too often the learner's own paraphrase: "보존", "two-dimensional", "under the hood").
+FOLLOW_UP_UNKNOWN_WORDS = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
 AGENTIC_MAX_CALLS = 3  # the agentic loop's bound: search, one refinement or split, one neighbour expansion
 AGENTIC_PART_K = 3  # passages for each part of a split comparison (two parts: about one answer's worth)
 NEIGHBOUR_RADIUS = 1  # the agentic "get_section" step reads the best hit's chunks either side
@@ -562,9 +566,12 @@ def _said_before(memory: Memory) -> frozenset[str]:
 
 def _offline(question: str, turn: _Turn) -> Answer:
     passages = turn.passages
-    answer = grounding.extractive_answer(
-        question, passages, similarity=_sentence_similarity(passages), said=_said_before(turn.memory)
-    )
+    similarity, said = _sentence_similarity(passages), _said_before(turn.memory)
+    answer = grounding.extractive_answer(question, passages, similarity=similarity, said=said)
+    if answer.refused and turn.search_query != normalize_query(question):
+        # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면
+        #뭐가 좋아?"): its sentences are chosen for the question made to stand alone.
+        answer = grounding.extractive_answer(turn.search_query, passages, similarity=similarity, said=said)
     if answer.refused:
         return Answer(text=grounding.refusal_text(question), refused=True)
     return answer
@@ -620,7 +627,17 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     retrieved_at = time.perf_counter()
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
     asked = analyse_question(question).judged
-    evidence = _judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, _vocabulary(conversation, sources))
+    known = _vocabulary(conversation, sources)
+    evidence = _judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, known)
+    if follow_up and evidence.sufficient and (
+        len(grounding.unknown_topics(asked, retrieval.passages, known)) >= FOLLOW_UP_UNKNOWN_WORDS
+        or grounding.names_missing(asked, retrieval.passages, known)
+    ):
+        # The words carried over make any follow-up look covered, and the question made to stand alone is
+        # lower case: what it names of its own must be in the materials ("What's the best gaming laptop to
+        # buy this year?" is not about "this" protected mode, nor "How does the Java virtual machine manage
+        # its call stack?" about the stack the x86 book describes).
+        evidence = replace(evidence, sufficient=False)
     turn = _Turn(
         question,
         memory,

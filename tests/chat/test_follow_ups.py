@@ -132,3 +132,20 @@ def test_follow_ups_over_a_real_pipeline(user, ingest):
     assert not second.refused, second.content
     assert "pag" in second.content.lower()  # paging, the second difference
     assert chat_reply(conversation=conversation, content="What is the capital of France?").refused
+
+
+@pytest.mark.django_db
+def test_a_follow_up_keeps_the_thread_but_not_into_what_the_materials_never_mention(user, ingest):
+    book = ingest(user, make_pdf(PAGES), "science.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    assert not chat_reply(conversation=conversation, content="What is a stratovolcano?").refused
+
+    # No sentence shares the follow-up's own word ("country"): its sentences are chosen for the question
+    # made to stand alone (the volcano page), not refused for want of the word.
+    where = chat_reply(conversation=conversation, content="Which country has one?")
+    assert not where.refused, where.content
+    assert {citation["pageNumber"] for citation in where.citations} == {1}
+
+    # "this" makes these look like follow-ups; the words carried over must not make them answerable.
+    assert chat_reply(conversation=conversation, content="What's the best gaming laptop to buy this year?").refused
+    assert chat_reply(conversation=conversation, content="How does the Java virtual machine build one?").refused
