@@ -405,7 +405,11 @@ _CAPTION_LABEL = re.compile(r"(?:\bFigure|\bFig\.|\bTable|그림|표)\s*\d+(?:\.
 _CONTENTS_ENTRY = re.compile(r"(?:…|\.{3,})\s*\d{1,4}\b.*(?:…|\.{3,})\s*\d{1,4}\b")
 _LIST_ITEM = re.compile(r"^\s*(?:[-•*·▪●◦]|\(?\d{1,2}[.)]|[a-z][.)])\s+\S")
 # Announces what follows ("… include the following:", "… 다음과 같다."): it needs what it announces.
-_LIST_LEAD_IN = re.compile(r":\s*$|(?:as follows|the following)[.:]?\s*$|다음과\s*같(?:다|습니다|이\s*\S+다)\.?\s*$", re.IGNORECASE)
+_LIST_LEAD_IN = re.compile(
+    r":\s*$|(?:as follows|the following|below)[.:]?\s*$|^(?:here|below) (?:is|are)\b"
+    r"|다음과\s*같(?:다|습니다|이\s*\S+다)\.?\s*$|아래와\s*같|^(?:아래|다음)(?:는|은)\s",  # "아래는 예제 코드 이다." points at what follows
+    re.IGNORECASE,
+)
 # "... found by the following two steps: 1." — the sentence splitter cut the first item's number off.
 _DANGLING_LEAD_IN = re.compile(r":\s+\(?(?:\d{1,2}|[a-z])[.)]\s*$")
 

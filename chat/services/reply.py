@@ -651,7 +651,9 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         retrieval.tool_calls,
         removed,
     )
-    turn.answer = _refusal(question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges))
+    turn.answer = _refusal(
+        question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=bool(removed) and not sources
+    )
     return turn
 
 
@@ -688,10 +690,21 @@ def _where_to_search(conversation: Conversation, question: str) -> tuple[str, li
     return asked, searched, removed, [titles[ref_id] for ref_id in searched if ref_id in titles]
 
 
-def _refusal(question: str, passages: list[Passage], evidence: grounding.Evidence, *, searched: list[str], in_session: bool) -> Answer | None:
+# Every material of the conversation was removed: say what to do, not "not found".
+_NOTHING_LEFT_EN = (
+    "This conversation has no materials left to search. Choose others with “Change sources”, or start a new conversation."
+)
+_NOTHING_LEFT_KO = "이 대화에는 검색할 자료가 남아 있지 않습니다. “자료 바꾸기”로 다른 자료를 고르거나 새 대화를 시작하세요."
+
+
+def _refusal(
+    question: str, passages: list[Passage], evidence: grounding.Evidence, *, searched: list[str], in_session: bool, nothing_left: bool = False
+) -> Answer | None:
     """The refusal when nothing was found or the evidence is too weak to answer from; else None. It names
     what was searched: every material of the conversation (not only those whose passages came back), or a
     study session's pages, which are not the whole book."""
+    if nothing_left:
+        return Answer(text=_NOTHING_LEFT_KO if is_hangul_heavy(question) else _NOTHING_LEFT_EN, refused=True)
     if not passages:
         return Answer(text=grounding.refusal_text(question), refused=True)
     if not evidence.sufficient:

@@ -45,7 +45,7 @@ def test_agentic_steps_are_sentences_kept_with_the_answer_and_internals_are_hidd
         assert "Read pages 1–3 of “assembly” around the best passage." in page
 
     korean = client.get(f"/chat/{conversation_id}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
-    assert "자료에서 “what is an interrupt handler”을(를) 찾아 구절 3개를 찾았습니다." in korean and "튜터가 찾아본 과정" in korean
+    assert "자료에서 “what is an interrupt handler” 검색: 구절 3개를 찾았습니다." in korean and "튜터가 찾아본 과정" in korean
     assert 'pageNumber: "%(number)s쪽"' in korean and 'pages: "%(first)s–%(last)s쪽"' in korean  # the source panel's label
 
 

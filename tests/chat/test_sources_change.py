@@ -41,6 +41,9 @@ def test_every_material_removed_is_refused_with_the_note_not_an_error(user, api_
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["refused"] and "Volcano notes" in body["answer"]
+    assert "no materials left" in body["answer"] and "Change sources" in body["answer"]  # what to do, not "not found"
+    again = api_client.post(f"/api/v1/conversations/{conversation['id']}/messages", {"content": "스택이 뭐야?"}, format="json").json()
+    assert again["refused"] and "자료 바꾸기" in again["answer"]
 
 
 def test_a_conversation_over_all_materials_searches_what_is_uploaded_later(user, other_user, ingest):

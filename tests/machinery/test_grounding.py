@@ -136,6 +136,9 @@ def test_a_list_lead_in_brings_its_items_and_a_dangling_one_is_skipped():
     dangling = "The physical address is found by the following two steps: 1. The segment selector value is looked up."
     answer = extractive_answer("How is the physical address found?", [_text_passage(dangling)])
     assert "steps: 1." not in answer.text
+    # A lead-in to a code listing (never quoted) would dangle too: "아래는 예제 코드 이다." alone says nothing.
+    korean = "반복문의 예제를 살펴보자. 아래는 예제 코드 이다.\nmov ecx, 10 ; 반복 횟수\nloop_start: dec ecx\n반복문은 ECX 레지스터를 센다."
+    assert "아래는 예제 코드" not in extractive_answer("반복문 예제를 보여줘", [_text_passage(korean)]).text
 
 
 def test_sentences_of_one_passage_keep_their_order():
