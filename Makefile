@@ -26,7 +26,7 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 
-run: setup
+run: $(VENV)/.installed ocr-deps  # scripts/run.py migrates and starts the embedded servers itself, so Ctrl-C stops them
 	$(PY) scripts/run.py
 
 # Debian packages the suite drives: chromium (browser tests; never a downloaded browser), Korean fonts,
