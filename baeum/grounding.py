@@ -866,6 +866,19 @@ def _quoted_verbatim(claim: str, passages: list[Passage]) -> bool:
     return len(words) >= MIN_SENTENCE_CHARS and any(words in " ".join(superscript_references(passage.text).split()) for passage in passages)
 
 
+def in_reading_order(answer: Answer) -> Answer:
+    """``answer`` with its citations numbered 1, 2, 3 in the order the text first cites them (an extract
+    cites passages by their retrieval rank: "[3] … [1]" read as skipped and out of order)."""
+    order: dict[int, int] = {}
+    for match in CITATION.finditer(answer.text):
+        order.setdefault(int(match.group(1)), len(order) + 1)
+    if all(old == new for old, new in order.items()):
+        return answer
+    answer.text = CITATION.sub(lambda match: f"[{order.get(int(match.group(1)), int(match.group(1)))}]", answer.text)
+    answer.citations = sorted((replace(citation, n=order.get(citation.n, citation.n)) for citation in answer.citations), key=lambda c: c.n)
+    return answer
+
+
 def ground_check(answer_text: str, passages: list[Passage], *, min_support: float = 0.5) -> tuple[bool, list[Citation], list[str]]:
     """Check that every claim cites a passage of this turn that supports it.
 

@@ -778,6 +778,8 @@ def _finish(conversation: Conversation, turn: _Turn, answer: Answer) -> Outcome:
     """The last word on any answer: the ground check (an unsupported answer becomes a refusal, whatever
     wrote it), confidence, usage, and the one-time note about removed materials."""
     answer = _ground_checked(turn, answer)
+    if answer.generator.startswith("extractive") and not answer.refused:
+        answer = grounding.in_reading_order(answer)  # checked against the passages' numbers first
     if turn.evidence is not None:
         answer.confidence = _confidence(turn.evidence, not answer.refused)
     _measure_usage(turn, answer)

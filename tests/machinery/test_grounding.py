@@ -254,3 +254,14 @@ def test_a_follow_up_answer_quotes_what_the_previous_answer_did_not():
     # Nothing new in the passages: the previous answer's sentence rather than a refusal.
     only = _text_passage("To convert from hex to binary, each hex digit is replaced by its four-bit binary number.")
     assert not extractive_answer(question, [only], said=frozenset(_lines(extractive_answer(question, [only])))).refused
+
+
+def test_an_extracts_citations_are_numbered_in_reading_order():
+    from baeum.grounding import Answer, Citation, in_reading_order
+
+    def cite(n: int) -> Citation:
+        return Citation(n=n, refId="r", materialTitle="t", chunkIndex=n, pageNumber=n, quote=f"q{n}")
+
+    answer = in_reading_order(Answer(text="First. [3]\nSecond. [1]\nThird. [3]", citations=[cite(1), cite(3)]))
+    assert answer.text == "First. [1]\nSecond. [2]\nThird. [1]"
+    assert [(citation.n, citation.chunkIndex) for citation in answer.citations] == [(1, 3), (2, 1)]
