@@ -19,7 +19,9 @@ from .text import estimate_tokens, is_hangul_heavy, sentence_spans
 
 REFUSAL_KO = "제공된 자료에서 관련 내용을 찾을 수 없습니다."
 REFUSAL_EN = "I couldn't find this in your materials."
-CITATION = re.compile(r"\[(\d{1,2})\]")
+# A citation mark: "[3]" after a space or punctuation, never an index glued to a name ("dword[0]", "a[3][2]":
+# the text's own code, which a quoted sentence keeps). The chat page links the same marks.
+CITATION = re.compile(r"(?<![\w\]])\[(\d{1,2})\]")
 
 
 @dataclass(frozen=True)
@@ -305,10 +307,12 @@ def crosslingual_note(question: str, passages: list[Passage]) -> str:
 _ENDS_LIKE_A_SENTENCE = re.compile(r"[.!?:。][\"'”’)\]]*\s*$")
 
 
-def _crosslingual_candidates(question: str, passages: list[Passage], similarity=None) -> list[_Candidate]:
+def _crosslingual_candidates(question: str, passages: list[Passage], similarity=None, names: tuple[str, ...] = ()) -> list[_Candidate]:
     """Readable sentences of the best passages, ranked by meaning when ``similarity(question, sentences)``
-    is given (the multilingual embedder's cosines), and by the question's shared-script terms."""
-    shared = set(shared_script_terms(question))
+    is given (the multilingual embedder's cosines), and by the question's shared-script terms and
+    ``names`` (what the learner's glosses call its terms in the passages' language: "stack pointer")."""
+    shared = set(shared_script_terms(question)) | {term for name in names for term in content_terms(name)}
+    question = " ".join([question, *names])
     candidates = []
     for rank, passage in enumerate(passages[:CROSSLINGUAL_PASSAGES]):
         spans = sentence_spans(passage.text)
@@ -716,17 +720,24 @@ def _unsaid(candidates: list[_Candidate], said: frozenset[str]) -> list[_Candida
 
 
 def extractive_answer(
-    question: str, passages: list[Passage], *, max_sentences: int = 3, similarity=None, said: frozenset[str] = frozenset()
+    question: str,
+    passages: list[Passage],
+    *,
+    max_sentences: int = 3,
+    similarity=None,
+    said: frozenset[str] = frozenset(),
+    names: tuple[str, ...] = (),
 ) -> Answer:
     """Answer with the passage sentences that best answer the question, each cited, read as prose:
     the defining sentence first for "what is X", then sentences in the order of their passage.
-    ``said``: the lines of the previous answer, quoted again only when nothing else answers."""
+    ``said``: the lines of the previous answer, quoted again only when nothing else answers; ``names``: the
+    question's terms in the passages' language, when they are in another (``baeum.glossary``)."""
     query = Counter(content_terms(question))
     if not query:
         return Answer(text="", refused=True)
     across = crosses_languages(question, passages)
     if across:
-        chosen = _choose(_unsaid(_crosslingual_candidates(question, passages, similarity), said), max_sentences)
+        chosen = _choose(_unsaid(_crosslingual_candidates(question, passages, similarity, names), said), max_sentences)
     else:
         defined = defined_terms(question)
         candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage)]

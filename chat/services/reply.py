@@ -27,7 +27,17 @@ from baeum.questions import analyse_question, named_sources
 from baeum.tables import superscript_references
 from baeum.text import estimate_tokens, is_hangul_heavy, korean_particle, normalize_query
 from core.providers import configured_llm, embedder_for_model
-from knowledge.selectors import TOP_K, ChunkRange, Scope, chunk_range, materials_in_scope, retrieve, term_document_frequencies
+from knowledge.selectors import (
+    TOP_K,
+    ChunkRange,
+    Scope,
+    chunk_range,
+    glosses,
+    korean_names,
+    materials_in_scope,
+    retrieve,
+    term_document_frequencies,
+)
 
 from ..models import Conversation, Message
 from .conversations import conversation_sources
@@ -567,11 +577,11 @@ def _said_before(memory: Memory) -> frozenset[str]:
 def _offline(question: str, turn: _Turn) -> Answer:
     passages = turn.passages
     similarity, said = _sentence_similarity(passages), _said_before(turn.memory)
-    answer = grounding.extractive_answer(question, passages, similarity=similarity, said=said)
+    answer = grounding.extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names)
     if answer.refused and turn.search_query != normalize_query(question):
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면
         #뭐가 좋아?"): its sentences are chosen for the question made to stand alone.
-        answer = grounding.extractive_answer(turn.search_query, passages, similarity=similarity, said=said)
+        answer = grounding.extractive_answer(turn.search_query, passages, similarity=similarity, said=said, names=turn.names)
     if answer.refused:
         return Answer(text=grounding.refusal_text(question), refused=True)
     return answer
@@ -601,6 +611,8 @@ class _Turn:
     tool_calls: int = 0
     removed: list[str] = field(default_factory=list)
     answer: Answer | None = None
+    # Across languages: the question's terms as the learner's own glosses name them in the passages' language.
+    names: tuple[str, ...] = ()
     # The written answer that already passed the ground check whole (``_written``, ``_stream_written``):
     # ``_finish`` checks every other answer, so each answer is checked exactly once.
     checked: Answer | None = None
@@ -651,6 +663,9 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         retrieval.tool_calls,
         removed,
     )
+    if grounding.crosses_languages(question, retrieval.passages):
+        lookup = glosses if is_hangul_heavy(question) else korean_names
+        turn.names = tuple(lookup(user=conversation.owner, question=question))
     turn.answer = _refusal(
         question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=bool(removed) and not sources
     )

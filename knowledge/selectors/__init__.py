@@ -14,7 +14,17 @@ from .materials import (
     term_document_frequencies,
 )
 from .retrieval import SESSION_TOP_K, ChunkRange, Scope, retrieve, retrieve_chunks, retrieve_stats
-from .search import TOP_K, SearchHit, chunk_search, chunk_search_hybrid, chunk_search_lexical, chunk_search_multi, chunk_search_semantic
+from .search import (
+    TOP_K,
+    SearchHit,
+    chunk_search,
+    chunk_search_hybrid,
+    chunk_search_lexical,
+    chunk_search_multi,
+    chunk_search_semantic,
+    glosses,
+    korean_names,
+)
 
 __all__ = [
     "MAX_RANGE",
@@ -28,6 +38,8 @@ __all__ = [
     "chunk_outline",
     "chunk_range",
     "chunk_vectors",
+    "glosses",
+    "korean_names",
     "chunk_search",
     "chunk_search_hybrid",
     "chunk_search_lexical",

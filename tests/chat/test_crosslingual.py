@@ -105,3 +105,16 @@ def test_passage_sentences_are_embedded_once_per_process(monkeypatch):
     again = reply._sentence_vectors(embedder, [sentences[1], "Interrupts suspend the program (new)."])
     assert embedded == [sentences, ["Interrupts suspend the program (new)."]]  # only the new sentence the second time
     assert (again[0] == first[1]).all()
+
+
+def test_the_english_names_of_a_korean_questions_terms_choose_the_sentence_that_answers():
+    from baeum.grounding import extractive_answer
+
+    page = (
+        "Now the parameter is at ESP + 8 not ESP + 4. "
+        "The stack pointer ESP contains the address of the data that would be removed from the stack. "
+        "Data can only be added in double word units."
+    )
+    question = "스택 포인터 ESP 는 무엇을 가리키나요?"
+    answer = extractive_answer(question, [_passage(page, 0.3)], max_sentences=1, names=("stack pointer",))
+    assert "contains the address" in answer.text

@@ -265,3 +265,11 @@ def test_an_extracts_citations_are_numbered_in_reading_order():
     answer = in_reading_order(Answer(text="First. [3]\nSecond. [1]\nThird. [3]", citations=[cite(1), cite(3)]))
     assert answer.text == "First. [1]\nSecond. [2]\nThird. [1]"
     assert [(citation.n, citation.chunkIndex) for citation in answer.citations] == [(1, 3), (2, 1)]
+
+
+def test_an_index_in_a_quoted_sentence_is_not_a_citation():
+    text = "Thus, dword[0] is one of the bytes in data, and a[3][2] is an element of a two-dimensional array."
+    answer = extractive_answer("What is dword[0]?", [_text_passage(text)])
+    assert not answer.refused
+    grounded, citations, problems = ground_check(answer.text, [_text_passage(text)])
+    assert grounded and not problems and [citation.n for citation in citations] == [1]
