@@ -114,11 +114,17 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
     message = Message.objects.create(
         conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), owner=user, turn=1, role="assistant", content="X [1].", generator=generator
     )
-    for language, expected in (("en", english), ("ko", korean)):
-        with translation.override(language):
+    # The label reads in the reply's language (the question's), whatever the page's: a Korean question
+    # answered on an English page, and the other way round.
+    for content, page_language, expected in (("X [1].", "ko", english), ("엑스는 와이다. [1]", "en", korean)):
+        message.content = content
+        with translation.override(page_language):
             assert expected in render_to_string("chat/_message.html", {"message": message})
     message.refused = True
     assert "answer-kind" not in render_to_string("chat/_message.html", {"message": message})
+    message.content = "제공된 자료에서 관련 내용을 찾을 수 없습니다."
+    with translation.override("en"):
+        assert "자료에 없는 내용" in render_to_string("chat/_message.html", {"message": message})
 
 
 def test_the_documents_own_reference_markers_reach_a_model_as_superscripts():
