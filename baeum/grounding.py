@@ -241,6 +241,7 @@ def names_missing(question: str, passages: list[Passage], known: Callable[[list[
 # Of the question's shared-script terms, the share the best passage must contain.
 SHARED_TERMS_MIN_SHARE = 0.5
 CROSSLINGUAL_PASSAGES = 3  # answer from the best three passages (evaluation/crosslingual.jsonl, e5: 2 → 44 of 74 on an expected page, 3 → 46, 5 → 47)
+CODE_WEIGHT = 2.0  # a code or number of the question, in a sentence across languages, counts twice a word
 MEANING_WEIGHT = 4.0  # a sentence's cosine to the question outweighs its position (cosines differ by ~0.1–0.3)
 # A short line before a cross-language answer, in the question's language; not a claim (ground check skips it).
 NOTE_PREFIX = "※ "
@@ -286,6 +287,10 @@ def _judge_across_languages(question: str, passages: list[Passage], *, min_vecto
     # weaker meaning match is enough (short pages, where a chunk mixes topics, score lower).
     names = identifiers(question)
     anchored = bool(names) and all(any(name in passage.text for passage in passages) for name in names)
+    if not names and shared and is_hangul_heavy(question):
+        # In a Korean question every Latin-script word is such a name ("NaN", "htonl", "vtable"), whatever its
+        # case: each must be a word of a passage.
+        anchored = all(any(term in content_terms(passage.text) for passage in passages) for term in shared)
 
     def threshold(passage: Passage) -> float:
         base = min_vector if min_vector is not None else passage.crosslingual_threshold or passage.vector_threshold or 0.0
@@ -312,6 +317,9 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     is given (the multilingual embedder's cosines), and by the question's shared-script terms and
     ``names`` (what the learner's glosses call its terms in the passages' language: "stack pointer")."""
     shared = set(shared_script_terms(question)) | {term for name in names for term in content_terms(name)}
+    # A code or a number the question names ("00000004", "MOVSB") says more than a word a gloss adds.
+    codes = {term for name in identifiers(question) for term in content_terms(name)}
+    weight = {term: CODE_WEIGHT if term in codes or any(char.isdigit() for char in term) else 1.0 for term in shared}
     question = " ".join([question, *names])
     candidates = []
     for rank, passage in enumerate(passages[:CROSSLINGUAL_PASSAGES]):
@@ -323,7 +331,7 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
                 continue
             if sentence.rstrip().endswith("?") or not _ENDS_LIKE_A_SENTENCE.search(sentence):
                 continue  # the text's own question is not an answer, nor a table row or a line cut off by the chunk's end
-            overlap = len(shared & terms) / len(shared) if shared else 0.0
+            overlap = sum(weight[term] for term in shared & terms) / sum(weight.values()) if shared else 0.0
             score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position) - (ASIDE_PENALTY if aside else 0.0)
             candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, aside))
     if similarity is not None and candidates:

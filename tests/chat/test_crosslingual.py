@@ -118,3 +118,20 @@ def test_the_english_names_of_a_korean_questions_terms_choose_the_sentence_that_
     question = "스택 포인터 ESP 는 무엇을 가리키나요?"
     answer = extractive_answer(question, [_passage(page, 0.3)], max_sentences=1, names=("stack pointer",))
     assert "contains the address" in answer.text
+
+
+def test_a_latin_word_of_a_korean_question_found_on_the_page_anchors_the_meaning_match():
+    page = "A NaN (not a number) results from an invalid operation, such as the square root of a negative number."
+    question = "부동 소수점에서 NaN 은 어떤 경우에 생기나요?"  # "NaN" is no all-capitals identifier
+    kwargs = {"min_coverage": 0.3, "min_vector": None, "strong_coverage": 0.45}
+    assert judge_evidence(question, [_passage(page, 0.15)], **kwargs).sufficient  # under 0.2, over 0.2 × 0.6
+    assert not judge_evidence("부동 소수점에서 Inf 는 어떤 경우에 생기나요?", [_passage(page, 0.15)], **kwargs).sufficient
+
+
+def test_a_code_the_question_names_chooses_the_sentence_across_languages():
+    from baeum.grounding import extractive_answer
+
+    page = "Most hardware of this kind is little in size. So, 00000004 is stored in memory as 04 00 00 00."
+    question = "리틀 엔디안에서는 dword 00000004 가 메모리에 어떤 순서로 저장되나요?"
+    answer = extractive_answer(question, [_passage(page, 0.3)], max_sentences=1, names=("little endian",))
+    assert "04 00 00 00" in answer.text
