@@ -137,6 +137,13 @@ _INTERROGATIVE = re.compile(r"^(?:무엇|뭐|뭔|어떻|어떤|어디|언제|왜
 TOPIC_WEIGHT_SHARE = 0.6
 
 
+def _asked_terms(question: str) -> list[str]:
+    """The question's terms once each, without Kiwi's particle-glued duplicates, and without the words that
+    only frame it unless nothing else is left ("What is the difference?")."""
+    terms = without_particle_forms(list(dict.fromkeys(content_terms(question))))
+    return [term for term in terms if term not in QUESTION_FRAME_WORDS] or terms
+
+
 def judge_evidence(
     question: str,
     passages: list[Passage],
@@ -154,8 +161,7 @@ def judge_evidence(
     sufficient; anything else is refused. A vector match is plausible at ``min_vector`` when given,
     else at each passage's own ``vector_threshold`` (its embedding model's).
     """
-    terms = without_particle_forms(list(dict.fromkeys(content_terms(question))))
-    terms = [term for term in terms if term not in QUESTION_FRAME_WORDS] or terms
+    terms = _asked_terms(question)
     if not passages or not terms:
         return Evidence(0.0, 0.0, False)
     if crosses_languages(question, passages):
@@ -203,7 +209,7 @@ _ASKING_WORDS = frozenset("one ones give gives tell show more another other thin
 def unknown_topics(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]]) -> list[str]:
     """The words ``question`` could be about that no passage holds and the learner's materials never use
     ("laptop" in "What's the best gaming laptop to buy this year?" over an assembly book)."""
-    terms = [term for term in without_particle_forms(list(dict.fromkeys(content_terms(question)))) if term not in QUESTION_FRAME_WORDS]
+    terms = [term for term in _asked_terms(question) if term not in QUESTION_FRAME_WORDS]
     absent = [
         term
         for term in terms

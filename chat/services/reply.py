@@ -32,9 +32,8 @@ from knowledge.selectors import (
     ChunkRange,
     Scope,
     chunk_range,
-    glosses,
-    korean_names,
     materials_in_scope,
+    names_in_other_language,
     retrieve,
     term_document_frequencies,
 )
@@ -69,12 +68,12 @@ _MY_QUESTION = re.compile(r"\bmy\b|(?:^|\s)(?:내|제|나의)\s", re.IGNORECASE)
 LLM_RERANK_CANDIDATES = 20  # with an LLM: a first stage this wide, narrowed to k by the LLM reranker (one call)
 FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask
 ANCHORED_PASSAGES = 2  # a follow-up also reads the best passages of its own words (``anchored_query``)
-ANCHOR_TERMS = 2
-PREVIOUS_PASSAGES = 2
+ANCHOR_TERMS = 2  # the previous question's first terms that anchor a follow-up's own words
+PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
 # A follow-up naming this many words the materials never use is about something else, whatever it carries
 # over (evaluation/conversations.jsonl: 8 of 16 out-of-scope turns, 1 of 162 follow-ups; one such word
 # is too often the learner's own paraphrase: "보존", "two-dimensional", "under the hood").
-FOLLOW_UP_UNKNOWN_WORDS = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
+FOLLOW_UP_UNKNOWN_WORDS = 2
 AGENTIC_MAX_CALLS = 3  # the agentic loop's bound: search, one refinement or split, one neighbour expansion
 AGENTIC_PART_K = 3  # passages for each part of a split comparison (two parts: about one answer's worth)
 NEIGHBOUR_RADIUS = 1  # the agentic "get_section" step reads the best hit's chunks either side
@@ -110,6 +109,14 @@ def _previous_turn(memory: Memory) -> dict | None:
         ),
         None,
     )
+
+
+def _without_anaphora(text: str) -> str:
+    return _ANAPHORA_EN.sub(" ", _ANAPHORA_KO.sub(" ", text))
+
+
+def _without_ordinal(text: str) -> str:
+    return _ORDINAL_KO.sub(" ", _ORDINAL_EN.sub(" ", text))
 
 
 def ordinal_of(question: str) -> int | None:
@@ -160,13 +167,13 @@ def resolve_references(question: str, memory: Memory) -> str:
     ) or ordinal is not None
     if not refers or (previous is None and not topic):
         return normalize_query(question)
-    stripped = _ANAPHORA_EN.sub(" ", _ANAPHORA_KO.sub(" ", question))
+    stripped = _without_anaphora(question)
     if previous is None:
         return normalize_query(f"{topic} {stripped}")
     items = answer_items(previous.get("answer", ""))
     if ordinal is not None and items and (ordinal == -1 or ordinal <= len(items)):
         item = items[ordinal - 1] if ordinal > 0 else items[-1]
-        stripped = _ORDINAL_KO.sub(" ", _ORDINAL_EN.sub(" ", stripped))  # resolved: "second" would find "The second operand"
+        stripped = _without_ordinal(stripped)  # resolved: "second" would find "The second operand"
         return normalize_query(f"{' '.join(_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
     carried = _terms(previous["question"])[:FOLLOW_UP_TERMS]
     if items:
@@ -357,7 +364,7 @@ def anchored_query(question: str, memory: Memory) -> str:
     previous = _previous_turn(memory)
     if previous is None:
         return ""
-    stripped = _ORDINAL_KO.sub(" ", _ORDINAL_EN.sub(" ", _ANAPHORA_EN.sub(" ", _ANAPHORA_KO.sub(" ", question))))
+    stripped = _without_ordinal(_without_anaphora(question))
     return normalize_query(f"{' '.join(_terms(previous['question'])[:ANCHOR_TERMS])} {stripped}")
 
 
@@ -664,8 +671,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         removed,
     )
     if grounding.crosses_languages(question, retrieval.passages):
-        lookup = glosses if is_hangul_heavy(question) else korean_names
-        turn.names = tuple(lookup(user=conversation.owner, question=question))
+        turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
     turn.answer = _refusal(
         question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=bool(removed) and not sources
     )

@@ -22,8 +22,7 @@ from .search import (
     chunk_search_lexical,
     chunk_search_multi,
     chunk_search_semantic,
-    glosses,
-    korean_names,
+    names_in_other_language,
 )
 
 __all__ = [
@@ -38,8 +37,7 @@ __all__ = [
     "chunk_outline",
     "chunk_range",
     "chunk_vectors",
-    "glosses",
-    "korean_names",
+    "names_in_other_language",
     "chunk_search",
     "chunk_search_hybrid",
     "chunk_search_lexical",

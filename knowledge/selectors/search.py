@@ -511,6 +511,12 @@ def korean_names(*, user, question: str) -> list[str]:
     return glossary.korean_names(question, (glossary.Gloss(*row) for row in rows))
 
 
+def names_in_other_language(*, user, question: str) -> list[str]:
+    """The question's terms as the user's own glosses name them in the other language: English names for a
+    Korean question (``glosses``), Korean ones for any other (``korean_names``)."""
+    return glosses(user=user, question=question) if is_hangul_heavy(question) else korean_names(user=user, question=question)
+
+
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
     """BM25 over the analysed terms and, for codes in the query, verbatim matches (see ``_lexical_scores``)."""
     if not scope.material_ids:
@@ -722,11 +728,7 @@ def chunk_search_hybrid(
     width = max(candidates, k)
     # A question in the other language than every material in scope: searched (by meaning and keywords)
     # with the names the learner's own glosses give its terms in the materials' language.
-    names = []
-    if scope.korean is False and is_hangul_heavy(query):
-        names = glosses(user=user, question=query)
-    elif scope.korean is True and not is_hangul_heavy(query):
-        names = korean_names(user=user, question=query)
+    names = names_in_other_language(user=user, question=query) if scope.korean not in (None, is_hangul_heavy(query)) else []
     if names:
         query = " ".join([query, *names])
         normalized = normalize_query(query)

@@ -65,17 +65,12 @@ def test_a_question_that_names_what_it_asks_about_stands_alone(question):
     assert not _continues(question)
 
 
+def _after_one_turn(question: str, answer: str) -> Memory:
+    return Memory(recent=[{"turn": 1, "question": question, "answer": answer, "refused": False}])
+
+
 def test_the_second_one_is_the_second_line_of_the_previous_answer():
-    memory = Memory(
-        recent=[
-            {
-                "turn": 1,
-                "question": "What are the two differences?",
-                "answer": "A uses 32-bit offsets. [1]\nB divides segments into pages. [1]",
-                "refused": False,
-            }
-        ]
-    )
+    memory = _after_one_turn("What are the two differences?", "A uses 32-bit offsets. [1]\nB divides segments into pages. [1]")
 
     assert answer_items(memory.recent[0]["answer"]) == ["A uses 32-bit offsets.", "B divides segments into pages."]
     resolved = resolve_references("Tell me more about the second one.", memory)
@@ -84,31 +79,13 @@ def test_the_second_one_is_the_second_line_of_the_previous_answer():
 
 
 def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():
-    memory = Memory(
-        recent=[
-            {
-                "turn": 1,
-                "question": "How do I convert 25 into binary?",
-                "answer": "Divide 25 by 2 and keep 0.5 remainders for binary digits. [1]",
-                "refused": False,
-            }
-        ]
-    )
+    memory = _after_one_turn("How do I convert 25 into binary?", "Divide 25 by 2 and keep 0.5 remainders for binary digits. [1]")
     resolved = resolve_references("What about converting it to hexadecimal instead?", memory).split()
     assert {"convert", "binary"} <= set(resolved) and not {"25", "0.5"} & set(resolved)
 
 
 def test_a_follow_up_is_also_searched_in_its_own_words_anchored_by_the_previous_topic():
-    memory = Memory(
-        recent=[
-            {
-                "turn": 1,
-                "question": "What is a dictionary in Python?",
-                "answer": "Dictionaries are one of Python's best features; they are the building blocks of many algorithms. [1]",
-                "refused": False,
-            }
-        ]
-    )
+    memory = _after_one_turn("What is a dictionary in Python?", "Dictionaries are one of Python's best features; they are the building blocks of many algorithms. [1]")
     question = "How do I loop over one?"
     assert anchored_query(question, memory) == "dictionary python how do i loop over one"
     assert "feature" in resolve_references(question, memory)  # the resolved query leans on the answer's words too
