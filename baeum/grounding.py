@@ -547,10 +547,14 @@ def is_table_run(sentence: str) -> bool:
     return not is_hangul_heavy(sentence) and words >= PROSE_CHECK_WORDS and share < PROSE_MIN_FUNCTION_WORDS
 
 
+# A list cut short before its full stop: "예를 들어서 각각의 비트를 a, b, c, ." (the rest was a figure).
+_CUT_LIST = re.compile(r",\s*\.\s*$")
+
+
 def is_fragment(sentence: str) -> bool:
-    """Too few words to explain anything on its own."""
+    """Too few words to explain anything on its own, or a list cut off before its end."""
     minimum = MIN_WORDS_HANGUL if is_hangul_heavy(sentence) else MIN_WORDS
-    return len(sentence) < MIN_SENTENCE_CHARS or _word_count(sentence) < minimum
+    return len(sentence) < MIN_SENTENCE_CHARS or _word_count(sentence) < minimum or bool(_CUT_LIST.search(sentence))
 
 
 def is_readable_sentence(sentence: str, *, opens_passage: bool = False) -> bool:

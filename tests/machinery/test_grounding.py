@@ -9,6 +9,7 @@ from baeum.grounding import (
     fit_passages,
     fit_text,
     ground_check,
+    is_fragment,
     judge_evidence,
     numbers_in,
 )
@@ -118,6 +119,8 @@ def test_code_contacts_references_and_fragments_are_not_answers():
     )
     answer = extractive_answer("What do the CALL and RET instructions do with the stack?", [_text_passage(text)])
     assert _lines(answer) == ["The CALL instruction pushes the return address on the stack and jumps to the subroutine."]
+    assert is_fragment("예를 들어서 각각의 비트를 a, b, c, .")  # a list the page cut before its end
+    assert not is_fragment("Big endian stores the bytes 12, 34, 56 and 78 in that order.")
 
 
 def test_a_list_lead_in_brings_its_items_and_a_dangling_one_is_skipped():
