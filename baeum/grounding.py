@@ -541,10 +541,24 @@ def is_code(sentence: str) -> bool:
     return symbols >= CODE_MIN_SYMBOLS and symbols / max(1, len(characters)) > CODE_SYMBOL_SHARE
 
 
+# A Korean table read as one sentence: among its words, this share or more are capital codes and flag
+# letters ("… 플래그 이름 설명 형식 O S Z A P C JNA 초과 아니면 분기 I JNAE …", an instruction table).
+TABLE_CODE_SHARE = 0.3
+# ...and at least this many words: a sentence that lists registers is prose ("먼저, C 는 서브루틴이 다음의
+# 레지스터의 값을 보관하다고 생각한다: EBX, ESI, EDI, EBP, CS, DS, SS, ES.", 18 words).
+TABLE_MIN_WORDS_KOREAN = 30
+_CAPITAL_CODE = re.compile(r"^[A-Z][A-Z0-9,]*$")
+
+
 def is_table_run(sentence: str) -> bool:
-    """Table cells or a list of names read as one sentence: many English words, almost no function words."""
+    """Table cells or a list of names read as one sentence: many English words, almost no function words;
+    in Korean, many words and a large share of them capital codes."""
+    if is_hangul_heavy(sentence):
+        tokens = sentence.split()
+        codes = sum(bool(_CAPITAL_CODE.match(token)) for token in tokens)
+        return len(tokens) >= TABLE_MIN_WORDS_KOREAN and codes >= TABLE_CODE_SHARE * len(tokens)
     words, share = function_word_share(sentence)
-    return not is_hangul_heavy(sentence) and words >= PROSE_CHECK_WORDS and share < PROSE_MIN_FUNCTION_WORDS
+    return words >= PROSE_CHECK_WORDS and share < PROSE_MIN_FUNCTION_WORDS
 
 
 # A list cut short before its full stop: "예를 들어서 각각의 비트를 a, b, c, ." (the rest was a figure).

@@ -276,3 +276,15 @@ def test_an_index_in_a_quoted_sentence_is_not_a_citation():
     assert not answer.refused
     grounded, citations, problems = ground_check(answer.text, [_text_passage(text)])
     assert grounded and not problems and [citation.n for citation in citations] == [1]
+
+
+def test_a_korean_table_read_as_one_sentence_is_not_an_answer():
+    from baeum.grounding import is_table_run
+
+    table = (
+        "비-부동 소수점 명령들 149 플래그 이름 설명 형식 O S Z A P C JNA 초과 아니면 분기 I JNAE 미만이면 분기 I JNB 미만 아니면 분기 I "
+        "JNBE 초과면 분기 I JNC 캐리 없으면 분기 I LEAVE 스택 프레임을 떠남."
+    )
+    assert is_table_run(table)
+    assert not is_table_run("PUSH 와 POP 명령은 ESP 와 EBP 레지스터를 이용해 스택에 값을 넣고 뺀다. 이는 C 와 같은 언어에서 함수 호출에 쓰인다.")
+    assert not is_table_run("먼저, C 는 서브루틴이 다음의 레지스터의 값을 보관하다고 생각한다: EBX, ESI, EDI, EBP, CS, DS, SS, ES.")
