@@ -29,7 +29,8 @@ WORKING_TTL_SECONDS = 24 * 3600
 
 @dataclass
 class Memory:
-    recent: list[dict] = field(default_factory=list)  # [{"turn", "question", "answer", "refused"}], oldest first
+    # [{"turn", "question", "answer", "refused", "searched"}], oldest first; "searched": the question made to stand alone
+    recent: list[dict] = field(default_factory=list)
     summary: str = ""
     entities: list[dict] = field(default_factory=list)
 
@@ -55,6 +56,7 @@ def _rebuild(conversation: Conversation) -> Memory:
         else:
             entry["answer"] = message.content
             entry["refused"] = message.refused
+            entry["searched"] = message.search_query
     return Memory(recent=[turns[turn] for turn in sorted(turns)], summary=conversation.summary, entities=list(conversation.entities))
 
 
@@ -195,9 +197,13 @@ def summarise(previous: str, turns: list[dict]) -> str:
     return "\n".join((lines + previous_lines)[:MAX_SUMMARY_SENTENCES])
 
 
-def memory_record_turn(*, conversation: Conversation, memory: Memory, turn: int, question: str, answer: str, refused: bool) -> Memory:
-    """Add a finished turn to memory; every 5 turns fold the last 5 into the summary."""
-    memory.recent = [*memory.recent, {"turn": turn, "question": question, "answer": answer, "refused": refused}][-RECENT_TURNS:]
+def memory_record_turn(
+    *, conversation: Conversation, memory: Memory, turn: int, question: str, answer: str, refused: bool, searched: str = ""
+) -> Memory:
+    """Add a finished turn to memory; every 5 turns fold the last 5 into the summary. ``searched``: the
+    question as it was searched, made to stand alone (a follow-up's topic, for the follow-up after it)."""
+    entry = {"turn": turn, "question": question, "answer": answer, "refused": refused, "searched": searched}
+    memory.recent = [*memory.recent, entry][-RECENT_TURNS:]
     memory.entities = merge_entities(memory.entities, extract_entities(question, turn=turn))
     fields = ["entities", "updated_at"]
     conversation.entities = memory.entities

@@ -25,7 +25,7 @@ from baeum.grounding import Answer, Passage
 from baeum.llm import LLMError
 from baeum.questions import analyse_question, named_sources
 from baeum.tables import superscript_references
-from baeum.text import estimate_tokens, is_hangul_heavy, korean_particle, normalize_query
+from baeum.text import estimate_tokens, is_hangul_heavy, korean_particle, normalize_query, sentence_spans
 from core.providers import configured_llm, embedder_for_model
 from knowledge.selectors import (
     TOP_K,
@@ -147,12 +147,140 @@ def answer_items(answer: str) -> list[str]:
     return [line for line in lines if line and not line.startswith(grounding.NOTE_PREFIX)]
 
 
+# A list written out after a colon: "Three kinds of errors can occur in a program: syntax errors, runtime
+# errors, and semantic errors." Each item a short name, not a clause.
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|\s*(?:,\s*)?(?:그리고|또는)\s+")
+LISTED_ITEM_MAX_WORDS = 4
+LISTED_ITEMS_MIN = 3  # "Integers come in two flavors: unsigned and signed." is an aside, not what "the first one" counts
+
+
+def listed_items(line: str) -> list[str]:
+    """The items a line lists after its colon ("…: syntax errors, runtime errors, and semantic errors"), else []."""
+    if ":" not in line:
+        return []
+    listed = line.rsplit(":", 1)[1].strip().rstrip(".!;")
+    items = [item.strip() for item in _LIST_SEPARATOR.split(listed) if item.strip()]
+    if len(items) < LISTED_ITEMS_MIN or any(len(item.split()) > LISTED_ITEM_MAX_WORDS for item in items):
+        return []
+    return items
+
+
+def enumerated_items(memory: Memory) -> tuple[list[str], bool]:
+    """What "the second one" counts: the items of a list the last enumerating answer wrote out, else that
+    answer's lines. An ordinal follow-up counts in the list its own previous ordinal counted in ("How does the
+    first one work?" → "And the second one?"), so the answer it counts in is the last one that was not itself
+    about an item."""
+    source = _enumerating_turn(memory)
+    if source is None:
+        return [], False
+    items = answer_items(source.get("answer", ""))
+    listed = next((found for found in map(listed_items, items) if found), [])
+    return (listed, True) if listed else (items, False)
+
+
+def _enumerating_turn(memory: Memory) -> dict | None:
+    """The turn an ordinal follow-up counts in (see ``enumerated_items``)."""
+    answered = [
+        entry
+        for entry in memory.recent
+        if not entry.get("refused") and entry["question"] and conversation_kind(entry["question"]) is None
+    ]
+    return next((entry for entry in reversed(answered) if ordinal_of(entry["question"]) is None), answered[-1] if answered else None)
+
+
+# The book's own enumeration: "The second method is known as one's complement", "Modern computers use a third
+# method called two's complement", "두 번째 방법은 1의 보수 표현법이다". An ordinal word counts only before a
+# noun that enumerates alternatives ("The first part is the sign bit and the second is the magnitude" and "The
+# first step in debugging" list no alternatives). A follow-up naming a narrower noun ("the second step", "두
+# 번째 차이점") counts only that noun; one naming something else ("the first thing we discussed") is not looked up.
+_ORDINAL_WORDS_EN = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+_ORDINAL_WORDS_KO = {1: "첫", 2: "두", 3: "세", 4: "네", 5: "다섯"}
+_ALTERNATIVES_EN = r"(?:methods?|ways?|kinds?|types?|approach(?:es)?|techniques?|forms?)"
+_ALTERNATIVES_KO = r"(?:방법|방식|종류|유형|형태|기법)"
+_NARROWER_EN = r"(?:steps?|reasons?|differences?|stages?|phases?|options?|categor(?:y|ies)|classes?)"
+_NARROWER_KO = r"(?:단계|이유|차이점|차이|경우|특징|과정)"
+_ASKED_NOUN_EN = re.compile(r"\b(?:first|second|third|fourth|fifth)\s+(\w+)", re.IGNORECASE)
+_ASKED_NOUN_KO = re.compile(r"(?:첫|두|세|네|다섯)\s*번째\s*([가-힣]+)")
+ORDINAL_WINDOW = 6  # chunks either side of the enumerating answer's citation where the book may name the n-th item
+_SECTION_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)*)")
+
+
+def _ordinal_in_text(question: str, ordinal: int) -> re.Pattern | None:
+    """The sentences that name the ``ordinal``-th of what ``question`` counts, or None when it counts no
+    alternatives the materials could name that way."""
+    if ordinal not in _ORDINAL_WORDS_EN:
+        return None
+    asked = _ASKED_NOUN_KO.search(question) or _ASKED_NOUN_EN.search(question)
+    noun = asked.group(1).casefold() if asked else ""
+    if not noun or noun in ("one", "ones", "것", "거") or re.fullmatch(f"{_ALTERNATIVES_EN}|{_ALTERNATIVES_KO}[은는이가을를에으로의]*", noun):
+        english, korean = _ALTERNATIVES_EN, _ALTERNATIVES_KO
+    elif re.fullmatch(f"{_NARROWER_EN}|{_NARROWER_KO}[은는이가을를에으로의]*", noun):
+        english = korean = re.escape(re.sub("[은는이가을를에으로의]+$", "", noun).rstrip("s"))
+    else:
+        return None
+    return re.compile(
+        rf"\b{_ORDINAL_WORDS_EN[ordinal]}\s+(?:\w+\s+)?{english}|{_ORDINAL_WORDS_KO[ordinal]}\s*번째\s*{korean}", re.IGNORECASE
+    )
+
+
+def _same_part(section: str, other: str) -> bool:
+    """Whether two chunks' sections are in the same part of the book ("3.6.1 Method one", "3.6.2 Method two"
+    are; "4.3 The Stack" is not): the same numbered parent section, when both are numbered."""
+    mine, theirs = _SECTION_NUMBER.match(section), _SECTION_NUMBER.match(other)
+    if not (mine and theirs):
+        return True
+    parent = lambda number: number.split(".")[:-1] or number.split(".")  # noqa: E731
+    return parent(mine.group(1)) == parent(theirs.group(1))
+
+
+def named_item(conversation: Conversation, question: str, memory: Memory) -> tuple[Passage, str] | None:
+    """Where the materials themselves name the item an ordinal follow-up points at ("What's wrong with the
+    second one?" → "The second method is known as one's complement representation."): the first such sentence
+    in the pages the enumerating answer cited or just after them, with its passage; else None."""
+    ordinal = ordinal_of(question)
+    pattern = _ordinal_in_text(question, ordinal) if ordinal else None
+    source = _enumerating_turn(memory)
+    if pattern is None or source is None:
+        return None
+    reply = (
+        Message.objects.for_user(conversation.owner)
+        .filter(conversation=conversation, role=Message.Role.ASSISTANT, turn=source.get("turn"), refused=False)
+        .first()
+    )
+    from baeum.errors import NotFound
+
+    topic = set(_terms(source["question"]))
+    for citation in (reply.citations if reply else [])[:PREVIOUS_PASSAGES]:
+        cited = citation["chunkIndex"]
+        try:
+            chunks = chunk_range(user=conversation.owner, ref_id=citation["refId"], start=cited - ORDINAL_WINDOW, end=cited + ORDINAL_WINDOW)
+        except NotFound:
+            continue
+        # The nearest mention on the enumerating answer's topic: "the first method" of the next section is another list.
+        section = next((chunk.section_title for chunk in chunks if chunk.chunk_index == cited), "")
+        for chunk in sorted(chunks, key=lambda chunk: abs(chunk.chunk_index - cited)):
+            if not (topic & set(content_terms(chunk.content)) and _same_part(section, chunk.section_title)):
+                continue
+            for start, end in sentence_spans(chunk.content):
+                sentence = chunk.content[start:end]
+                if pattern.search(sentence):
+                    return _passage(chunk, n=0, score=1.0), sentence
+    return None
+
+
 def _terms(text: str) -> list[str]:
     """The terms a follow-up carries over: words, not numbers ("110.0112", "0.25" name no topic)."""
     return [term for term in dict.fromkeys(content_terms(text)) if len(term) > 1 and any(char.isalpha() for char in term)]
 
 
-def resolve_references(question: str, memory: Memory) -> str:
+def _topic_question(entry: dict) -> str:
+    """What a turn was about: its question, or, when it asked about an item by its place ("And the third
+    kind?"), the question as it was searched, with the item named."""
+    question, searched = entry["question"], entry.get("searched") or ""
+    return searched if searched and ordinal_of(question) is not None else question
+
+
+def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
     """Make a follow-up stand alone from the previous turn's question and answer.
 
     "Tell me more about the second one." → the second line of the previous answer; "Give me an example of
@@ -171,11 +299,12 @@ def resolve_references(question: str, memory: Memory) -> str:
     if previous is None:
         return normalize_query(f"{topic} {stripped}")
     items = answer_items(previous.get("answer", ""))
-    if ordinal is not None and items and (ordinal == -1 or ordinal <= len(items)):
-        item = items[ordinal - 1] if ordinal > 0 else items[-1]
+    counted = enumerated_items(memory)[0] if ordinal is not None else []
+    if ordinal is not None and (item or (counted and (ordinal == -1 or ordinal <= len(counted)))):
+        item = item or (counted[ordinal - 1] if ordinal > 0 else counted[-1])
         stripped = _without_ordinal(stripped)  # resolved: "second" would find "The second operand"
         return normalize_query(f"{' '.join(_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
-    carried = _terms(previous["question"])[:FOLLOW_UP_TERMS]
+    carried = _terms(_topic_question(previous))[:FOLLOW_UP_TERMS]
     if items:
         carried += [term for term in _terms(items[0]) if term not in carried][:FOLLOW_UP_TERMS]
     return normalize_query(f"{' '.join(carried) or topic} {stripped}")
@@ -344,17 +473,20 @@ def _vocabulary(conversation: Conversation, sources: list[str]):
     return known
 
 
-def retrieve_standard(conversation: Conversation, query: str, *, scope: Scope, follow_up: bool = False, anchored: str = "") -> Retrieval:
+def retrieve_standard(
+    conversation: Conversation, query: str, *, scope: Scope, follow_up: bool = False, anchored: str = "", first: list[Passage] = ()
+) -> Retrieval:
     """The best passages for ``query``; for a follow-up, also the best of ``anchored`` (its own words with
-    the previous topic's, where the resolved query leans on the previous answer) and the previous answer's."""
+    the previous topic's, where the resolved query leans on the previous answer) and the previous answer's.
+    ``first``: passages read before any found (where the materials name the item an ordinal points at)."""
     top_k = conversation.top_k or TOP_K
-    passages = _search(conversation, query, k=top_k, scope=scope)
+    passages = [*first, *_search(conversation, query, k=top_k, scope=scope)]
     if follow_up:
         extra = []
         if anchored and anchored != query:
             seen = {passage.chunk_id for passage in passages}
             extra = [passage for passage in _search(conversation, anchored, k=top_k, scope=scope) if passage.chunk_id not in seen][:ANCHORED_PASSAGES]
-        passages = _renumber(passages + extra + _previous_passages(conversation))[: top_k + ANCHORED_PASSAGES + PREVIOUS_PASSAGES]
+        passages = _renumber(passages + extra + _previous_passages(conversation))[: len(first) + top_k + ANCHORED_PASSAGES + PREVIOUS_PASSAGES]
     return Retrieval(query=query, passages=passages, tool_calls=1)
 
 
@@ -584,6 +716,11 @@ def _said_before(memory: Memory) -> frozenset[str]:
 def _offline(question: str, turn: _Turn) -> Answer:
     passages = turn.passages
     similarity, said = _sentence_similarity(passages), _said_before(turn.memory)
+    if turn.item_found and turn.search_query != normalize_query(question):
+        # "Give me an example of the second kind": its sentences are chosen for the item it names, never for
+        # "second" ("the second line is indented").
+        ordinal = _ORDINAL_KO.search(question) or _ORDINAL_EN.search(question)
+        question = f"{turn.search_query} {ordinal.group(0)}"
     answer = grounding.extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names)
     if answer.refused and turn.search_query != normalize_query(question):
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면
@@ -623,6 +760,9 @@ class _Turn:
     # The written answer that already passed the ground check whole (``_written``, ``_stream_written``):
     # ``_finish`` checks every other answer, so each answer is checked exactly once.
     checked: Answer | None = None
+    # An ordinal follow-up whose item was found by name (a list the answer wrote out, or the materials' own
+    # "the second method"): its sentences are chosen for that item.
+    item_found: bool = False
 
 
 def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
@@ -635,14 +775,18 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     if turn is not None:
         return turn
     question, sources, removed, searched = _where_to_search(conversation, question)
-    search_query = resolve_references(question, memory)  # retrieval drops answering instructions itself
+    listed = enumerated_items(memory)[1] if ordinal_of(question) is not None else False
+    named = None if listed else named_item(conversation, question, memory)
+    search_query = resolve_references(question, memory, item=named[1] if named else "")  # retrieval drops answering instructions itself
     follow_up = search_query != normalize_query(question)
     scope = conversation_scope(conversation, sources)
     if mode == "agentic":
         retrieval = retrieve_agentic(conversation, search_query, scope=scope)
     else:
         anchored = anchored_query(question, memory) if follow_up else ""
-        retrieval = retrieve_standard(conversation, search_query, scope=scope, follow_up=follow_up, anchored=anchored)
+        retrieval = retrieve_standard(
+            conversation, search_query, scope=scope, follow_up=follow_up, anchored=anchored, first=[named[0]] if named else []
+        )
     retrieved_at = time.perf_counter()
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
     asked = analyse_question(question).judged
@@ -670,6 +814,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         retrieval.tool_calls,
         removed,
     )
+    turn.item_found = bool(listed or named)
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
     turn.answer = _refusal(
@@ -907,7 +1052,15 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
     )
     Message.objects.for_user(conversation.owner).filter(id__in=list(stale)).delete()  # FIFO cap per conversation
     memory = memory_load(conversation=conversation)
-    memory_record_turn(conversation=conversation, memory=memory, turn=turn, question=question, answer=answer.text, refused=answer.refused)
+    memory_record_turn(
+        conversation=conversation,
+        memory=memory,
+        turn=turn,
+        question=question,
+        answer=answer.text,
+        refused=answer.refused,
+        searched=outcome.search_query,
+    )
     return reply
 
 

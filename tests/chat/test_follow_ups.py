@@ -5,7 +5,7 @@ import pytest
 
 from chat.services.conversations import conversation_create
 from chat.services.memory import Memory
-from chat.services.reply import _continues, anchored_query, answer_items, chat_reply, ordinal_of, resolve_references
+from chat.services.reply import _continues, anchored_query, answer_items, chat_reply, listed_items, ordinal_of, resolve_references
 from tests.pdfgen import make_pdf
 
 PAGES = [
@@ -78,6 +78,19 @@ def test_the_second_one_is_the_second_line_of_the_previous_answer():
     assert "second" not in resolved  # resolved, the ordinal would only find "The second operand" elsewhere
 
 
+def test_a_list_written_out_after_a_colon_is_what_an_ordinal_counts():
+    listing = "Three kinds of errors can occur in a program: syntax errors, runtime errors, and semantic errors."
+    assert listed_items(listing) == ["syntax errors", "runtime errors", "semantic errors"]
+    assert listed_items("Integers come in two flavors: unsigned and signed.") == []  # two: an aside, not a list
+    assert listed_items("The FLAGS register is set: the result is kept in the first operand of the instruction.") == []
+
+    memory = _after_one_turn("What kinds of errors can happen?", f"{listing} [1]\nIf there is a syntax error, Python quits. [1]")
+    assert resolve_references("Give me an example of the second kind.", memory).startswith("runtime error")
+    # An ordinal after an ordinal counts in the same list, not in the lines of the answer about the first item.
+    memory.recent.append({"turn": 2, "question": "What does the third kind mean?", "answer": "It is related to meaning. [1]", "refused": False})
+    assert resolve_references("Why is the second kind hard to find?", memory).startswith("runtime error")
+
+
 def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():
     memory = _after_one_turn("How do I convert 25 into binary?", "Divide 25 by 2 and keep 0.5 remainders for binary digits. [1]")
     resolved = resolve_references("What about converting it to hexadecimal instead?", memory).split()
@@ -126,3 +139,31 @@ def test_a_follow_up_keeps_the_thread_but_not_into_what_the_materials_never_ment
     # "this" makes these look like follow-ups; the words carried over must not make them answerable.
     assert chat_reply(conversation=conversation, content="What's the best gaming laptop to buy this year?").refused
     assert chat_reply(conversation=conversation, content="How does the Java virtual machine build one?").refused
+
+
+SIGNED = [
+    "Chapter 2 Signed integers\nThere are three general techniques used to represent signed integers in computer memory. "
+    "All of these methods treat the most significant bit of the integer as a sign bit.",
+    "The first method is the simplest and is called signed magnitude. It represents the integer as a sign bit and a magnitude.",
+    "The second method is known as one's complement representation. The one's complement of a number is found by reversing each bit.",
+    "Modern computers use a third method called two's complement representation. It is found by adding one to the one's complement.",
+]
+
+
+@pytest.mark.django_db
+def test_the_nth_item_is_found_where_the_materials_name_it(user, ingest):
+    """The answer said "three techniques" without naming them; the book names each ("The second method is
+    known as …"): "the third one" is the item the book calls third, on its page."""
+    book = ingest(user, make_pdf(SIGNED), "signed.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    first = chat_reply(conversation=conversation, content="How many techniques are there to represent signed integers?")
+    assert not first.refused and "three general techniques" in first.content
+
+    third = chat_reply(conversation=conversation, content="Explain the third one.")
+    assert not third.refused, third.content
+    assert "two's complement" in third.content
+    assert "complement" in third.search_query  # searched by the item's name
+    assert 4 in {citation["pageNumber"] for citation in third.citations}
+    # The next ordinal counts in the same list, not in the answer about the third item.
+    second = chat_reply(conversation=conversation, content="And the second one?")
+    assert not second.refused and "one's complement representation" in second.content, second.content
