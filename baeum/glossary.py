@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .analysis import analyze, is_stop_word
 from .text import is_hangul_heavy
@@ -47,10 +48,18 @@ def glosses_in(text: str) -> list[Gloss]:
     ]
 
 
+@lru_cache(maxsize=4096)
+def is_name_word(word: str) -> bool:
+    """Whether the word before a glossed term is part of its name: a noun of its own ("분기", "인라인"), not
+    a particle, a verb's ending or an adverb ("의", "이는", "필수적인", "반드시")."""
+    return word[-1] not in _NOT_A_NAME_ENDINGS or (len(word) >= 2 and analyze(word)[:1] == [word])
+
+
 def _names_the_term(gloss: Gloss, question: str) -> bool:
     """Whether ``gloss`` names the question's word ``gloss.head`` itself, not a longer name ending in it:
-    "분기 명령 (branch instruction)" names "분기 명령", not the "명령" of "CALL 명령은 무슨 일을 하나요?"."""
-    return not gloss.before or gloss.before[-1] in _NOT_A_NAME_ENDINGS or gloss.before in question
+    "분기 명령 (branch instruction)" names "분기 명령", not the "명령" of "CALL 명령은 무슨 일을 하나요?", and
+    "인라인 함수 (inline functions)" not the "함수" of "C 함수가 구조체를 반환할 때"."""
+    return not gloss.before or not is_name_word(gloss.before) or gloss.before in question
 
 
 def korean_terms(question: str) -> list[str]:
@@ -82,6 +91,6 @@ def korean_names(question: str, glosses: Iterable[Gloss]) -> list[str]:
     for gloss in glosses:
         if not set(folded_words(gloss.english)) <= asked:
             continue
-        several = len(gloss.english.split()) > 1 and gloss.before and gloss.before[-1] not in _NOT_A_NAME_ENDINGS
+        several = len(gloss.english.split()) > 1 and gloss.before and is_name_word(gloss.before)
         counts[f"{gloss.before} {gloss.head}" if several else gloss.head] += 1
     return [name for name, _ in counts.most_common(NAMES_PER_QUESTION)]

@@ -318,6 +318,14 @@ def crosslingual_note(question: str, passages: list[Passage]) -> str:
 _ENDS_LIKE_A_SENTENCE = re.compile(r"[.!?:。][\"'”’)\]]*\s*$")
 
 
+def _naming_first(passages: list[Passage], terms: list[str]) -> list[Passage]:
+    """``passages`` with those that contain more of ``terms`` first, in retrieval order otherwise: a Korean
+    question naming "htonl" is answered from the page that uses it, not from a page that says "function" more."""
+    if not terms:
+        return passages
+    return sorted(passages, key=lambda passage: -len(set(terms) & set(content_terms(passage.text))))
+
+
 def _crosslingual_candidates(question: str, passages: list[Passage], similarity=None, names: tuple[str, ...] = ()) -> list[_Candidate]:
     """Readable sentences of the best passages, ranked by meaning when ``similarity(question, sentences)``
     is given (the multilingual embedder's cosines), and by the question's shared-script terms and
@@ -326,9 +334,10 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     # A code or a number the question names ("00000004", "MOVSB") says more than a word a gloss adds.
     codes = {term for name in identifiers(question) for term in content_terms(name)}
     weight = {term: CODE_WEIGHT if term in codes or any(char.isdigit() for char in term) else 1.0 for term in shared}
+    named = shared_script_terms(question) if is_hangul_heavy(question) else []
     question = " ".join([question, *names])
     candidates = []
-    for rank, passage in enumerate(passages[:CROSSLINGUAL_PASSAGES]):
+    for rank, passage in enumerate(_naming_first(passages, named)[:CROSSLINGUAL_PASSAGES]):
         spans = sentence_spans(passage.text)
         for position, (start, end) in enumerate(spans):
             sentence, aside = _quoted_sentence(passage, start, end)
@@ -348,6 +357,11 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
             )  # _choose keeps those near the best
             for candidate, cosine in zip(candidates, cosines, strict=True)
         ]
+    naming = {candidate.passage.n for candidate in candidates if named and set(named) <= candidate.terms}
+    if naming:
+        # A sentence uses the name the question asks about ("the htonl () function converts …"): the answer
+        # stays on its pages, not on sentences near in meaning elsewhere ("First, the inline function is faster.").
+        candidates = [candidate for candidate in candidates if candidate.passage.n in naming or set(named) & candidate.terms]
     return candidates
 
 

@@ -135,3 +135,22 @@ def test_a_code_the_question_names_chooses_the_sentence_across_languages():
     question = "리틀 엔디안에서는 dword 00000004 가 메모리에 어떤 순서로 저장되나요?"
     answer = extractive_answer(question, [_passage(page, 0.3)], max_sentences=1, names=("little endian",))
     assert "04 00 00 00" in answer.text
+
+
+def test_a_name_the_korean_question_asks_about_keeps_the_answer_on_the_pages_that_use_it():
+    """"htonl 함수는 무엇을 하나요?" over the English book: the inline-function pages rank first (they say
+    "function" often), the htonl page fourth. The answer comes from the page that uses the name, and only
+    from pages that do."""
+    from baeum.grounding import extractive_answer
+
+    pages = [
+        "First, the inline function is faster. Secondly, the inline function call uses less code!",
+        "Inline functions are meant to replace the error-prone, preprocessor-based macros that take parameters.",
+        "A function call involves several steps. For a simple function, the call itself costs more than its work.",
+        "For example, the htonl () function converts a double word from host to network format. "
+        "The ntohl () function performs the opposite conversion.",
+    ]
+    passages = [replace(_passage(text, 0.3), n=number, chunk_id=number, page_number=number) for number, text in enumerate(pages, 1)]
+    answer = extractive_answer("htonl 함수는 무엇을 하나요?", passages, similarity=lambda question, sentences: [0.5] * len(sentences))
+    assert "htonl () function converts" in answer.text
+    assert {citation.pageNumber for citation in answer.citations} == {4}, answer.text
