@@ -229,8 +229,13 @@ def _same_part(section: str, other: str) -> bool:
     mine, theirs = _SECTION_NUMBER.match(section), _SECTION_NUMBER.match(other)
     if not (mine and theirs):
         return True
-    parent = lambda number: number.split(".")[:-1] or number.split(".")  # noqa: E731
-    return parent(mine.group(1)) == parent(theirs.group(1))
+    return _parent_section(mine.group(1)) == _parent_section(theirs.group(1))
+
+
+def _parent_section(number: str) -> list[str]:
+    """"3.6.2" → ["3", "6"]; a chapter's number is its own part."""
+    parts = number.split(".")
+    return parts[:-1] or parts
 
 
 def named_item(conversation: Conversation, question: str, memory: Memory) -> tuple[Passage, str] | None:
