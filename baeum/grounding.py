@@ -318,6 +318,22 @@ def crosslingual_note(question: str, passages: list[Passage]) -> str:
 _ENDS_LIKE_A_SENTENCE = re.compile(r"[.!?:。][\"'”’)\]]*\s*$")
 
 
+# A numbered section heading on a line of its own: "3.2.3 The XOR operation", "7.2.4 Classes", "3.1.2 쉬프트의 이용".
+_SECTION_HEADING = re.compile(r"^[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S[^\n]{0,80}$", re.MULTILINE)
+
+
+_RUNNING_HEAD = re.compile(r"^[^a-z가-힣]*[A-Z][^a-z가-힣]*\s\d+\s*$")  # a page's running head: "3.2. BOOLEAN BITWISE OPERATIONS 51"
+
+
+def section_headings(text: str) -> list[tuple[int, frozenset]]:
+    """Where each numbered section heading of ``text`` starts, with its terms."""
+    return [
+        (match.start(), frozenset(content_terms(match.group(0))))
+        for match in _SECTION_HEADING.finditer(text)
+        if is_heading(match.group(0)) and not _RUNNING_HEAD.search(match.group(0))
+    ]
+
+
 def _naming_first(passages: list[Passage], terms: list[str]) -> list[Passage]:
     """``passages`` with those that contain more of ``terms`` first, in retrieval order otherwise: a Korean
     question naming "htonl" is answered from the page that uses it, not from a page that says "function" more."""
@@ -339,16 +355,20 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     candidates = []
     for rank, passage in enumerate(_naming_first(passages, named)[:CROSSLINGUAL_PASSAGES]):
         spans = sentence_spans(passage.text)
+        headings = section_headings(passage.text)
         for position, (start, end) in enumerate(spans):
             sentence, aside = _quoted_sentence(passage, start, end)
             terms = frozenset(content_terms(sentence))
+            under = next((heading for at, heading in reversed(headings) if at < start), frozenset())
             if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or _LIST_LEAD_IN.search(sentence):
                 continue
             if sentence.rstrip().endswith("?") or not _ENDS_LIKE_A_SENTENCE.search(sentence):
                 continue  # the text's own question is not an answer, nor a table row or a line cut off by the chunk's end
-            overlap = sum(weight[term] for term in shared & terms) / sum(weight.values()) if shared else 0.0
+            # A sentence is about the section it stands in: "The exclusive OR of 2 bits is 0 …" under "3.2.3 The
+            # XOR operation" answers "XOR 연산의 진리표", the OR sentence before it does not.
+            overlap = sum(weight[term] for term in shared & (terms | under)) / sum(weight.values()) if shared else 0.0
             score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position) - (ASIDE_PENALTY if aside else 0.0)
-            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, aside))
+            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, aside, under))
     if similarity is not None and candidates:
         cosines = similarity(question, [candidate.sentence for candidate in candidates])
         candidates = [
@@ -357,11 +377,12 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
             )  # _choose keeps those near the best
             for candidate, cosine in zip(candidates, cosines, strict=True)
         ]
-    naming = {candidate.passage.n for candidate in candidates if named and set(named) <= candidate.terms}
+    naming = {candidate.passage.n for candidate in candidates if named and set(named) <= candidate.terms | candidate.section}
     if naming:
-        # A sentence uses the name the question asks about ("the htonl () function converts …"): the answer
-        # stays on its pages, not on sentences near in meaning elsewhere ("First, the inline function is faster.").
-        candidates = [candidate for candidate in candidates if candidate.passage.n in naming or set(named) & candidate.terms]
+        # A sentence uses the name the question asks about ("the htonl () function converts …"), or stands
+        # under a heading that does: the answer stays on its pages, not on sentences near in meaning elsewhere
+        # ("First, the inline function is faster.").
+        candidates = [candidate for candidate in candidates if candidate.passage.n in naming or set(named) & (candidate.terms | candidate.section)]
     return candidates
 
 
@@ -657,6 +678,7 @@ class _Candidate:
     items: tuple[str, ...] = ()  # the list a lead-in introduces, quoted with it
     overlap: float = 0.0  # the share of the question's terms the sentence contains
     aside: bool = False  # a footnote's sentence, or front or back matter: quoted only when the body says nothing better, and alone
+    section: frozenset = frozenset()  # the terms of the numbered heading the sentence stands under (across languages)
 
 
 def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage) -> list[_Candidate]:

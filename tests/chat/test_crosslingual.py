@@ -154,3 +154,22 @@ def test_a_name_the_korean_question_asks_about_keeps_the_answer_on_the_pages_tha
     answer = extractive_answer("htonl 함수는 무엇을 하나요?", passages, similarity=lambda question, sentences: [0.5] * len(sentences))
     assert "htonl () function converts" in answer.text
     assert {citation.pageNumber for citation in answer.citations} == {4}, answer.text
+
+
+def test_a_sentence_is_about_the_numbered_section_it_stands_in():
+    """"XOR 연산의 진리표를 알려주세요." over the English book: the XOR sentence says "exclusive OR", never "XOR";
+    its heading does. The OR sentence before it, nearer in meaning to the embedder, is not the answer."""
+    from baeum.grounding import extractive_answer, section_headings
+
+    page = (
+        "3.2.2 The OR operation\n\nThe inclusive OR of 2 bits is 0 only if both bits are 0, else the result is 1 as the truth "
+        "table in Table 3.2 shows.\n\n3.2. BOOLEAN BITWISE OPERATIONS 51\n\n3.2.3 The XOR operation\n\nThe exclusive OR of 2 bits "
+        "is 0 if and only if both bits are equal, else the result is 1 as the truth table in Table 3.3 shows."
+    )
+    assert [sorted(terms) for _, terms in section_headings(page)] == [["2", "3", "3.2.2", "operation"], ["2", "3", "3.2.3", "operation", "xor"]]
+
+    def nearer_to_or(question, sentences):
+        return [0.85 if "inclusive" in sentence else 0.80 for sentence in sentences]
+
+    answer = extractive_answer("XOR 연산의 진리표를 알려주세요.", [_passage(page, 0.3)], similarity=nearer_to_or)
+    assert "The exclusive OR of 2 bits" in answer.text and "inclusive" not in answer.text, answer.text
