@@ -94,7 +94,7 @@ def weak_results_text(question: str, titles: list[str], *, in_session: bool = Fa
     names = ", ".join(f"“{title}”" for title in titles) or "—"
     if korean:
         return f"{REFUSAL_KO} 검색한 자료({names})에는 이 질문에 답하는 내용이 없습니다."
-    return f"{REFUSAL_EN} I searched {names}, and they do not answer this question."
+    return f"{REFUSAL_EN} I searched {names}, and {'it does' if len(titles) == 1 else 'they do'} not answer this question."
 
 
 # --- Sufficiency ---------------------------------------------------------------------------

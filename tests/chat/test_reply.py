@@ -53,6 +53,7 @@ def test_out_of_scope_questions_are_refused_and_name_the_materials(user, book):
     message = chat_reply(conversation=conversation, content="What is the capital of France?")
     assert message.refused
     assert message.content.startswith(REFUSAL_EN)
+    assert f"I searched “{book.title}”, and it does not answer this question." in message.content  # one book: "it"
     assert message.citations == []
 
 
