@@ -293,13 +293,53 @@ class CrashWatch:
             )
 
 
+STOP_WAIT_SECONDS = 40  # a running `make run` stops its web server and workers (15 s at most), then the databases
+
+
+def run_pid_file() -> Path:
+    """Where a running `make run` writes its process id, for `make stop` to find it."""
+    return runtime.state_dir() / "run.pid"
+
+
+def running_run() -> int | None:
+    """The process id of a `make run` of this checkout that is still running, else None (a stale file is removed)."""
+    try:
+        pid = int(run_pid_file().read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (OSError, ValueError):
+        run_pid_file().unlink(missing_ok=True)
+        return None
+    if "run.py" not in cmdline or "--stop" in cmdline:
+        run_pid_file().unlink(missing_ok=True)
+        return None
+    return pid
+
+
+def stop_everything() -> str:
+    """Stop a running `make run` (its web server, workers and embedded databases), then any embedded
+    database another command left running. Returns what was done, for the terminal."""
+    pid = running_run()
+    if pid is not None:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        while running_run() == pid and time.monotonic() < deadline:
+            time.sleep(0.2)
+    runtime.stop_redis()
+    runtime.stop_postgres()
+    if pid is None:
+        return "Embedded PostgreSQL and Redis stopped."
+    return "Baeum stopped (web server, workers, embedded PostgreSQL and Redis)."
+
+
 def main() -> int:
     if "--stop" in sys.argv:
-        runtime.stop_redis()
-        runtime.stop_postgres()
-        print("Embedded PostgreSQL and Redis stopped.")
+        print(stop_everything())
         return 0
     os.umask(0o077)  # every file made by this run and its children: this user's only
+    if running_run() is not None:
+        print(f"Baeum is already running from this folder (process {running_run()}); `make stop` stops it.", file=sys.stderr)
+        return 1
+    run_pid_file().write_text(str(os.getpid()))
     started, addresses = start_services()
     port = os.environ.get("PORT", "8000")
     account = run_as(int(port), addresses)
@@ -358,6 +398,7 @@ def main() -> int:
             runtime.stop_redis()
         if "postgres" in started:
             runtime.stop_postgres()
+        run_pid_file().unlink(missing_ok=True)
         print("Baeum stopped.", flush=True)
     return 0
 
