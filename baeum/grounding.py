@@ -351,6 +351,9 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     codes = {term for name in identifiers(question) for term in content_terms(name)}
     weight = {term: CODE_WEIGHT if term in codes or any(char.isdigit() for char in term) else 1.0 for term in shared}
     named = shared_script_terms(question) if is_hangul_heavy(question) else []
+    # "스택이란 무엇인가요?" over an English book: the sentence that defines what the learner's glosses call it
+    # ("A stack is a Last-In First-Out (LIFO) list.") comes first, as in one language.
+    defined = names if defined_term(question) else ()
     question = " ".join([question, *names])
     candidates = []
     for rank, passage in enumerate(_naming_first(passages, named)[:CROSSLINGUAL_PASSAGES]):
@@ -367,8 +370,15 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
             # A sentence is about the section it stands in: "The exclusive OR of 2 bits is 0 …" under "3.2.3 The
             # XOR operation" answers "XOR 연산의 진리표", the OR sentence before it does not.
             overlap = sum(weight[term] for term in shared & (terms | under)) / sum(weight.values()) if shared else 0.0
-            score = overlap + PASSAGE_RANK_WEIGHT / (1 + rank) + POSITION_WEIGHT / (1 + position) - (ASIDE_PENALTY if aside else 0.0)
-            candidates.append(_Candidate(score, rank, position, sentence, passage, False, terms, (), 1.0, aside, under))
+            defining = any(is_definition(sentence, name) for name in defined)
+            score = (
+                overlap
+                + PASSAGE_RANK_WEIGHT / (1 + rank)
+                + POSITION_WEIGHT / (1 + position)
+                - (ASIDE_PENALTY if aside else 0.0)
+                + (DEFINITION_BONUS if defining else 0.0)
+            )
+            candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, (), 1.0, aside, under))
     if similarity is not None and candidates:
         cosines = similarity(question, [candidate.sentence for candidate in candidates])
         candidates = [
@@ -507,8 +517,21 @@ def defined_term(question: str) -> str:
     if not match:
         return ""
     term = next(value for value in match.groupdict().values() if value)
-    term = _ENGLISH_ARTICLE.sub("", term.strip())
+    term = _WHERE_KO.sub("", _ENGLISH_ARTICLE.sub("", term.strip()))  # "어셈블리어에서 스택" asks what a stack is
     return term if len(term.split()) <= DEFINED_TERM_MAX_WORDS else ""
+
+
+_WHERE_KO = re.compile(r"^\S+에서\s+(?=\S)")
+
+
+def without_place(question: str) -> str:
+    """A "what is X" question without the place it names ("어셈블리어에서 스택이란 무엇인가요?" → "스택이란
+    무엇인가요?"): the word for a whole book's subject draws its every page; "" when it names none."""
+    question = question.strip()
+    if not is_hangul_heavy(question) or not _DEFINITION_QUESTION_KO.match(question):
+        return ""
+    stripped = _WHERE_KO.sub("", question)
+    return stripped if stripped != question else ""
 
 
 # "What is the difference between A and B?", "A와 B의 차이는?", "A vs B": each side is defined by the text.
@@ -600,10 +623,24 @@ def is_table_run(sentence: str) -> bool:
 _CUT_LIST = re.compile(r",\s*\.\s*$")
 
 
+def _opens_inside_parentheses(sentence: str) -> bool:
+    """Whether the sentence starts inside a parenthesis whose opening is elsewhere ("4 에서 다룰 것이다) 스택은
+    …": a chunk or a footnote cut it); a list marker ("1) 첫째", "a) the first") is not."""
+    closing = sentence.find(")")
+    opening = sentence.find("(")
+    return closing != -1 and (opening == -1 or closing < opening) and len(sentence[:closing].split()) >= 2
+
+
 def is_fragment(sentence: str) -> bool:
-    """Too few words to explain anything on its own, or a list cut off before its end."""
+    """Too few words to explain anything on its own, a list cut off before its end, or the tail of a
+    parenthesis cut from its start."""
     minimum = MIN_WORDS_HANGUL if is_hangul_heavy(sentence) else MIN_WORDS
-    return len(sentence) < MIN_SENTENCE_CHARS or _word_count(sentence) < minimum or bool(_CUT_LIST.search(sentence))
+    return (
+        len(sentence) < MIN_SENTENCE_CHARS
+        or _word_count(sentence) < minimum
+        or bool(_CUT_LIST.search(sentence))
+        or _opens_inside_parentheses(sentence)
+    )
 
 
 def is_readable_sentence(sentence: str, *, opens_passage: bool = False) -> bool:

@@ -285,6 +285,14 @@ def _topic_question(entry: dict) -> str:
     return searched if searched and ordinal_of(question) is not None else question
 
 
+# A question that goes back to an earlier topic by name: "Going back to tuples, …", "Back to the stack: …",
+# "다시 스택 얘기로 돌아가서, …".
+_RETURNS_TO = re.compile(
+    r"^\s*(?:(?:so|ok|okay),?\s+)?(?:going|coming|getting|turning)?\s*back\s+to\b|^\s*다시\s+(?=\S+\s*(?:얘기|이야기)로\s*돌아가)",
+    re.IGNORECASE,
+)
+
+
 def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
     """Make a follow-up stand alone from the previous turn's question and answer.
 
@@ -292,6 +300,9 @@ def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
     one" / "그거 예시" → the previous question's topic and the first line of its answer; "그 회사 매출은?"
     after talking about A사 → "A사 매출은?".
     """
+    returning = _RETURNS_TO.search(question)
+    if returning:  # "Going back to tuples, can I change one?": it names its topic; the turn before is another
+        return normalize_query(question[: returning.start()] + question[returning.end() :])
     previous = _previous_turn(memory)
     topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
     ordinal = ordinal_of(question)
@@ -481,17 +492,21 @@ def _vocabulary(conversation: Conversation, sources: list[str]):
 def retrieve_standard(
     conversation: Conversation, query: str, *, scope: Scope, follow_up: bool = False, anchored: str = "", first: list[Passage] = ()
 ) -> Retrieval:
-    """The best passages for ``query``; for a follow-up, also the best of ``anchored`` (its own words with
-    the previous topic's, where the resolved query leans on the previous answer) and the previous answer's.
-    ``first``: passages read before any found (where the materials name the item an ordinal points at)."""
+    """The best passages for ``query``, and the best of ``anchored``: for a follow-up its own words with the
+    previous topic's (where the resolved query leans on the previous answer), for a "what is X" question X
+    without the place it names. A follow-up also reads the previous answer's passages. ``first``: passages
+    read before any found (where the materials name the item an ordinal points at)."""
     top_k = conversation.top_k or TOP_K
     passages = [*first, *_search(conversation, query, k=top_k, scope=scope)]
+    extra = []
+    if anchored and anchored != query:
+        seen = {passage.chunk_id for passage in passages}
+        extra = [passage for passage in _search(conversation, anchored, k=top_k, scope=scope) if passage.chunk_id not in seen]
+        extra = extra[:ANCHORED_PASSAGES] if follow_up else extra
     if follow_up:
-        extra = []
-        if anchored and anchored != query:
-            seen = {passage.chunk_id for passage in passages}
-            extra = [passage for passage in _search(conversation, anchored, k=top_k, scope=scope) if passage.chunk_id not in seen][:ANCHORED_PASSAGES]
         passages = _renumber(passages + extra + _previous_passages(conversation))[: len(first) + top_k + ANCHORED_PASSAGES + PREVIOUS_PASSAGES]
+    elif extra:
+        passages = _renumber(passages + extra)
     return Retrieval(query=query, passages=passages, tool_calls=1)
 
 
@@ -788,7 +803,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     if mode == "agentic":
         retrieval = retrieve_agentic(conversation, search_query, scope=scope)
     else:
-        anchored = anchored_query(question, memory) if follow_up else ""
+        anchored = anchored_query(question, memory) if follow_up else grounding.without_place(question)
         retrieval = retrieve_standard(
             conversation, search_query, scope=scope, follow_up=follow_up, anchored=anchored, first=[named[0]] if named else []
         )

@@ -173,3 +173,18 @@ def test_a_sentence_is_about_the_numbered_section_it_stands_in():
 
     answer = extractive_answer("XOR 연산의 진리표를 알려주세요.", [_passage(page, 0.3)], similarity=nearer_to_or)
     assert "The exclusive OR of 2 bits" in answer.text and "inclusive" not in answer.text, answer.text
+
+
+def test_a_korean_what_is_question_opens_with_the_english_definition_its_gloss_names():
+    from baeum.grounding import extractive_answer
+
+    page = (
+        "Many CPUs have built-in support for a stack. A stack is a Last-In First-Out (LIFO) list. "
+        "The stack is an area of memory that is organized in this fashion."
+    )
+
+    def support_nearest(question, sentences):
+        return [0.86 if "built-in" in sentence else 0.82 for sentence in sentences]
+
+    answer = extractive_answer("스택이란 무엇인가요?", [_passage(page, 0.3)], similarity=support_nearest, names=("stack",))
+    assert answer.text.split("\n")[1].startswith("A stack is a Last-In First-Out (LIFO) list."), answer.text

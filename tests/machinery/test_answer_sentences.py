@@ -150,3 +150,25 @@ def test_a_title_page_is_quoted_only_when_nothing_else_answers():
     assert answer.text.startswith("Assembly language programs are translated") and "Carter" not in answer.text
     answer = extractive_answer("Who translated PC Assembly Language by Paul A. Carter?", [title_page])
     assert "Carter" in answer.text
+
+
+def test_the_tail_of_a_parenthesis_cut_from_its_start_is_not_quoted():
+    # A walkthrough's "어셈블리어에서 스택이란 무엇인가요?" opened with this: the chunk began inside "(… 4 에서 다룰 것이다)".
+    assert not is_readable_sentence("4 에서 다룰 것이다) 스택은 더블워드로 구성되어 있으며 이 매크로를 통해 스택에 들어 있는 값들을 출력할 수 있다.")
+    assert is_readable_sentence("1) 첫 번째 방법은 가장 단순한 방법이며 부호 비트를 쓴다.")  # a list marker
+    assert is_readable_sentence("The stack (a LIFO list) holds the return address of every call.")
+
+
+def test_a_what_is_question_that_names_a_place_is_about_the_term():
+    from baeum.grounding import defined_term, without_place
+
+    question = "어셈블리어에서 스택이란 무엇인가요?"
+    assert defined_term(question) == "스택"
+    assert without_place(question) == "스택이란 무엇인가요?"  # searched too: "어셈블리어" is on every page of the book
+    assert without_place("스택이란 무엇인가요?") == "" and without_place("스택에서 POP 은 어떻게 동작해?") == ""
+    passages = [
+        _passage("사실상, 어셈블리어를 사용하는 일은 드물다. 오늘날 스택을 직접 다루는 프로그램은 적다.", n=1),
+        _passage("스택은 후입 선출 (LIFO) 리스트 이다. 스택은 이와 같은 규칙으로 구성된 메모리의 일부분 이다.", n=2),
+    ]
+    answer = extractive_answer(question, passages)
+    assert answer.text.startswith("스택은 후입 선출 (LIFO) 리스트 이다."), answer.text
