@@ -252,13 +252,18 @@ def named_item(conversation: Conversation, question: str, memory: Memory) -> tup
         .filter(conversation=conversation, role=Message.Role.ASSISTANT, turn=source.get("turn"), refused=False)
         .first()
     )
+    near = [(citation["refId"], citation["chunkIndex"]) for citation in (reply.citations if reply else [])]
+    return _nth_in_text(conversation, near, set(_terms(source["question"])), pattern)
+
+
+def _nth_in_text(conversation: Conversation, near: list[tuple[str, int]], topic: set[str], pattern: re.Pattern) -> tuple[Passage, str] | None:
+    """The first sentence matching ``pattern`` in the chunks near the first of ``near`` (refId, chunkIndex)
+    pairs, nearest first, on ``topic`` and in the same part of the book; with its passage."""
     from baeum.errors import NotFound
 
-    topic = set(_terms(source["question"]))
-    for citation in (reply.citations if reply else [])[:PREVIOUS_PASSAGES]:
-        cited = citation["chunkIndex"]
+    for ref_id, cited in near[:PREVIOUS_PASSAGES]:
         try:
-            chunks = chunk_range(user=conversation.owner, ref_id=citation["refId"], start=cited - ORDINAL_WINDOW, end=cited + ORDINAL_WINDOW)
+            chunks = chunk_range(user=conversation.owner, ref_id=ref_id, start=cited - ORDINAL_WINDOW, end=cited + ORDINAL_WINDOW)
         except NotFound:
             continue
         # The nearest mention on the enumerating answer's topic: "the first method" of the next section is another list.
@@ -271,6 +276,50 @@ def named_item(conversation: Conversation, question: str, memory: Memory) -> tup
                 if pattern.search(sentence):
                     return _passage(chunk, n=0, score=1.0), sentence
     return None
+
+
+# "What are the ways to represent signed integers?", "부호 있는 정수를 표현하는 방법에는 어떤 것들이 있어?": the
+# answer names each way where the materials number them ("The first method …", "두 번째 방법은 …").
+_ENUMERATION_QUESTION = re.compile(
+    r"\b(?:what|which)\b.*\b(?:ways|kinds|types|methods|techniques|approaches|forms)\b"
+    r"|(?:방법|방식|종류|유형|기법)\S*\s+(?:어떤|무엇|뭐)|어떤\s*(?:것들|방법들|종류)",
+    re.IGNORECASE,
+)
+ENUMERATED_ITEMS_MAX = 5
+_LEADING_ARTICLE = re.compile(r"(?:\b(?:The|the|A|a|An|an)\s+)$")
+
+
+def _from_the_ordinal(sentence: str, match: re.Match) -> str:
+    """``sentence`` from its ordinal on when what precedes it is a run-in heading ("One's complement The second
+    method is …", "1 의 보수 표현법두 번째 방법은 …"): a few words with no verb and no particle at their end."""
+    start = match.start()
+    article = _LEADING_ARTICLE.search(sentence[:start])
+    start = article.start() if article else start
+    prefix = sentence[:start].strip()
+    words = prefix.split()
+    if not prefix or len(words) > 4 or re.search(r"[.!?:]|\b(?:is|are|was|were|use|uses|has|have)\b", prefix) or words[-1][-1] in "은는이가을를의에로":
+        return sentence
+    return sentence[start:].strip()
+
+
+def enumeration_lines(conversation: Conversation, question: str, answer: Answer, passages: list[Passage]) -> list[tuple[Passage, str]]:
+    """For "what are the ways …", the sentences that name each way in order, found near the answer's first
+    citation ("The first method is the simplest and is called signed magnitude.", "The second method is known
+    as one's complement representation.", "Modern computers use a third method called two's complement
+    representation."); [] unless at least the first two are found."""
+    if answer.refused or not answer.citations or not _ENUMERATION_QUESTION.search(question):
+        return []
+    near = [(citation.refId, citation.chunkIndex) for citation in answer.citations]
+    topic = set(_terms(question)) - set(_terms("ways kinds types methods techniques approaches forms 방법 방식 종류 유형 기법"))
+    found: list[tuple[Passage, str]] = []
+    for ordinal in range(1, ENUMERATED_ITEMS_MAX + 1):
+        pattern = _ordinal_in_text("", ordinal)
+        hit = _nth_in_text(conversation, near, topic, pattern) if pattern and topic else None
+        if hit is None:
+            break
+        passage, sentence = hit
+        found.append((passage, _from_the_ordinal(sentence, pattern.search(sentence))))
+    return found if len(found) >= 2 else []
 
 
 def _terms(text: str) -> list[str]:
@@ -748,6 +797,25 @@ def _offline(question: str, turn: _Turn) -> Answer:
         answer = grounding.extractive_answer(turn.search_query, passages, similarity=similarity, said=said, names=turn.names)
     if answer.refused:
         return Answer(text=grounding.refusal_text(question), refused=True)
+    if turn.conversation is not None:
+        answer = _with_items(answer, enumeration_lines(turn.conversation, question, answer, passages), turn)
+    return answer
+
+
+def _with_items(answer: Answer, items: list[tuple[Passage, str]], turn: _Turn) -> Answer:
+    """``answer`` with the items the materials number added as a list, each cited (its passage joins the turn's,
+    so the ground check reads it)."""
+    lines = []
+    for passage, sentence in items:
+        if sentence in answer.text:
+            continue
+        known = next((known for known in turn.passages if known.chunk_id == passage.chunk_id), None)
+        if known is None:
+            known = replace(passage, n=max((other.n for other in turn.passages), default=0) + 1)
+            turn.passages = [*turn.passages, known]
+        lines.append(f"- {' '.join(sentence.split())} [{known.n}]")
+    if lines:
+        answer.text = "\n".join([answer.text, *lines])
     return answer
 
 
@@ -783,6 +851,7 @@ class _Turn:
     # An ordinal follow-up whose item was found by name (a list the answer wrote out, or the materials' own
     # "the second method"): its sentences are chosen for that item.
     item_found: bool = False
+    conversation: Conversation | None = None  # where an answer may read more (the items a list question asks for)
 
 
 def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
@@ -835,6 +904,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         removed,
     )
     turn.item_found = bool(listed or named)
+    turn.conversation = conversation
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
     turn.answer = _refusal(

@@ -1,6 +1,8 @@
 """Follow-ups keep the thread: ordinal ("the second one", "그 중 두 번째") and anaphoric ("an example of
 one") references are resolved against the previous answer's content, which a follow-up may read again."""
 
+import re
+
 import pytest
 
 from chat.services.conversations import conversation_create
@@ -182,3 +184,18 @@ def test_the_nth_item_is_found_where_the_materials_name_it(user, ingest):
     # The next ordinal counts in the same list, not in the answer about the third item.
     second = chat_reply(conversation=conversation, content="And the second one?")
     assert not second.refused and "one's complement representation" in second.content, second.content
+
+
+@pytest.mark.django_db
+def test_a_what_are_the_ways_question_names_each_way_the_materials_number(user, ingest):
+    """A walkthrough's "What are the ways to represent signed integers in memory?" stopped at "three general
+    techniques": the answer now lists what the book calls the first, second and third method, each cited."""
+    book = ingest(user, make_pdf(SIGNED), "signed.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    answer = chat_reply(conversation=conversation, content="What are the ways to represent signed integers in computer memory?")
+    assert not answer.refused, answer.content
+    lines = answer.content.split("\n")
+    assert any(line.startswith("- The first method is the simplest and is called signed magnitude.") for line in lines), answer.content
+    assert any(line.startswith("- The second method is known as one's complement representation.") for line in lines)
+    assert any(line.startswith("- Modern computers use a third method called two's complement representation.") for line in lines)
+    assert all(re.search(r"\[\d\]$", line) for line in lines if line.startswith("- "))  # each cited (the ground check read them)

@@ -172,3 +172,19 @@ def test_a_what_is_question_that_names_a_place_is_about_the_term():
     ]
     answer = extractive_answer(question, passages)
     assert answer.text.startswith("스택은 후입 선출 (LIFO) 리스트 이다."), answer.text
+
+
+def test_a_numbered_item_is_quoted_from_its_ordinal_when_a_run_in_heading_is_glued_before_it():
+    import re
+
+    from chat.services.reply import _from_the_ordinal
+
+    def cut(sentence, ordinal):
+        return _from_the_ordinal(sentence, re.search(ordinal, sentence))
+
+    assert cut("One's complement The second method is known as one's complement.", "second") == "The second method is known as one's complement."
+    assert cut("1 의 보수 표현법두 번째 방법은 1의 보수 표현법이다.", "두 번째") == "두 번째 방법은 1의 보수 표현법이다."
+    kept = "Modern computers use a third method called two's complement representation."
+    assert cut(kept, "third") == kept  # "use": what comes before is a clause, not a heading
+    kept = "현대의 컴퓨터는 이 세 번째 방법을 사용한다."
+    assert cut(kept, "세 번째") == kept
