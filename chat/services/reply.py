@@ -795,8 +795,9 @@ def _offline(question: str, turn: _Turn) -> Answer:
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면
         #뭐가 좋아?"): its sentences are chosen for the question made to stand alone.
         answer = grounding.extractive_answer(turn.search_query, passages, similarity=similarity, said=said, names=turn.names)
-    if answer.refused:
-        return Answer(text=grounding.refusal_text(question), refused=True)
+    if answer.refused:  # no sentence answers it: refused as when the evidence is too weak, naming what was searched
+        text = grounding.weak_results_text(question, turn.searched, in_session=turn.in_session) if turn.searched else grounding.refusal_text(question)
+        return Answer(text=text, refused=True)
     if turn.conversation is not None:
         answer = _with_items(answer, enumeration_lines(turn.conversation, question, answer, passages), turn)
     return answer
@@ -852,6 +853,8 @@ class _Turn:
     # "the second method"): its sentences are chosen for that item.
     item_found: bool = False
     conversation: Conversation | None = None  # where an answer may read more (the items a list question asks for)
+    searched: list[str] = field(default_factory=list)  # the titles searched, which a refusal names
+    in_session: bool = False  # searched only a study session's pages
 
 
 def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
@@ -904,7 +907,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         removed,
     )
     turn.item_found = bool(listed or named)
-    turn.conversation = conversation
+    turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
     turn.answer = _refusal(
