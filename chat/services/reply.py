@@ -327,6 +327,24 @@ def _terms(text: str) -> list[str]:
     return [term for term in dict.fromkeys(content_terms(text)) if len(term) > 1 and any(char.isalpha() for char in term)]
 
 
+# The name an item's sentence gives it: "… a third method called two's complement representation.", "The
+# second method is known as one's complement …", "… 부호 있는 크기 (signed magnitude) 표현법이라 부른다."
+_ITEM_NAME = re.compile(
+    r"\b(?:called|known\s+as|named|termed)\s+(?P<en>[^.,;:()]+)"
+    r"|(?P<ko>[^\s,.]+(?:\s+[^\s,.]+){0,3}?)\s*(?:\([^)]*\)\s*)?(?:이?라고?\s*(?:부른다|한다|불린다)|표현법이다)",
+    re.IGNORECASE,
+)
+
+
+def _item_terms(item: str) -> list[str]:
+    """An item's terms, the name its sentence gives it first ("two complement representation" before "modern
+    computer use third method"): what a follow-up about "it" is about."""
+    named = _ITEM_NAME.search(item)
+    name = (named.group("en") or named.group("ko") or "") if named else ""
+    first = _terms(name)
+    return [*first, *(term for term in _terms(item) if term not in first)]
+
+
 def _topic_question(entry: dict) -> str:
     """What a turn was about: its question, or, when it asked about an item by its place ("And the third
     kind?"), the question as it was searched, with the item named."""
@@ -368,7 +386,7 @@ def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
     if ordinal is not None and (item or (counted and (ordinal == -1 or ordinal <= len(counted)))):
         item = item or (counted[ordinal - 1] if ordinal > 0 else counted[-1])
         stripped = _without_ordinal(stripped)  # resolved: "second" would find "The second operand"
-        return normalize_query(f"{' '.join(_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
+        return normalize_query(f"{' '.join(_item_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
     carried = _terms(_topic_question(previous))[:FOLLOW_UP_TERMS]
     if items:
         carried += [term for term in _terms(items[0]) if term not in carried][:FOLLOW_UP_TERMS]
@@ -785,6 +803,11 @@ def _said_before(memory: Memory) -> frozenset[str]:
 def _offline(question: str, turn: _Turn) -> Answer:
     passages = turn.passages
     similarity, said = _sentence_similarity(passages), _said_before(turn.memory)
+    previous = _previous_turn(turn.memory)
+    if previous is not None and ordinal_of(previous["question"]) is not None and ordinal_of(question) is None and _refers_back(question):
+        # "What range of values can it hold?" after "Explain the third one.": "it" is the item that turn named
+        # (two's complement), not any byte range the passages hold (signed magnitude's −127 … +127).
+        question = f"{question} {' '.join(_terms(_topic_question(previous))[:ITEM_NAME_TERMS])}"
     if turn.item_found and turn.search_query != normalize_query(question):
         # "Give me an example of the second kind": its sentences are chosen for the item it names, never for
         # "second" ("the second line is indented").
@@ -818,6 +841,13 @@ def _with_items(answer: Answer, items: list[tuple[Passage, str]], turn: _Turn) -
     if lines:
         answer.text = "\n".join([answer.text, *lines])
     return answer
+
+
+ITEM_NAME_TERMS = 3  # an item's name ("two complement representation"), which its stand-alone question begins with
+
+
+def _refers_back(question: str) -> bool:
+    return bool(_ANAPHORA_EN.search(question) or _ANAPHORA_KO.search(question))
 
 
 def _confidence(evidence: grounding.Evidence, grounded: bool) -> float:
