@@ -832,11 +832,13 @@ def extractive_answer(
     similarity=None,
     said: frozenset[str] = frozenset(),
     names: tuple[str, ...] = (),
+    naming: tuple[str, ...] = (),
 ) -> Answer:
     """Answer with the passage sentences that best answer the question, each cited, read as prose:
     the defining sentence first for "what is X", then sentences in the order of their passage.
     ``said``: the lines of the previous answer, quoted again only when nothing else answers; ``names``: the
-    question's terms in the passages' language, when they are in another (``baeum.glossary``)."""
+    question's terms in the passages' language, when they are in another (``baeum.glossary``); ``naming``:
+    the terms of the item a follow-up points at, which its sentences must name when any does."""
     query = Counter(content_terms(question))
     if not query:
         return Answer(text="", refused=True)
@@ -846,7 +848,7 @@ def extractive_answer(
     else:
         defined = defined_terms(question)
         candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage)]
-        chosen = _choose(_unsaid(candidates, said), max_sentences)
+        chosen = _choose(_unsaid(_naming(candidates, naming), said), max_sentences)
     if not chosen:
         return Answer(text="", refused=True)
     citations: dict[int, Citation] = {}
@@ -855,6 +857,15 @@ def extractive_answer(
         parts += _lines(candidate)
         citations.setdefault(candidate.passage.n, _citation(candidate.passage, candidate.sentence))
     return Answer(text="\n".join(parts), citations=sorted(citations.values(), key=lambda c: c.n), generator="extractive")
+
+
+def _naming(candidates: list[_Candidate], naming: tuple[str, ...]) -> list[_Candidate]:
+    """Only the sentences that name the item a follow-up is about (every term of ``naming``: "semantic",
+    "error"), when any does; a list lead-in among them comes without its items, which are the other ones."""
+    if not naming:
+        return candidates
+    named = [replace(candidate, items=()) for candidate in candidates if set(naming) <= candidate.terms]
+    return named or candidates
 
 
 def _citation(passage: Passage, quote: str) -> Citation:

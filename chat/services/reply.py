@@ -345,6 +345,22 @@ def _item_terms(item: str) -> list[str]:
     return [*first, *(term for term in _terms(item) if term not in first)]
 
 
+def item_name_terms(item: str) -> tuple[str, ...]:
+    """The first two terms of the name an item is given ("semantic errors", "… called two's complement
+    representation" → two, complement), or () when its sentence gives it no name."""
+    named = _ITEM_NAME.search(item)
+    name = (named.group("en") or named.group("ko") or "") if named else (item if len(item.split()) <= LISTED_ITEM_MAX_WORDS else "")
+    return tuple(_terms(name)[:2])
+
+
+def _counted_item(question: str, memory: Memory) -> str:
+    """The item of a written-out list an ordinal follow-up points at, or ""."""
+    ordinal, (items, _listed) = ordinal_of(question), enumerated_items(memory)
+    if ordinal is None or not items or ordinal > len(items):
+        return ""
+    return items[ordinal - 1] if ordinal > 0 else items[-1]
+
+
 def _topic_question(entry: dict) -> str:
     """What a turn was about: its question, or, when it asked about an item by its place ("And the third
     kind?"), the question as it was searched, with the item named."""
@@ -813,7 +829,7 @@ def _offline(question: str, turn: _Turn) -> Answer:
         # "second" ("the second line is indented").
         ordinal = _ORDINAL_KO.search(question) or _ORDINAL_EN.search(question)
         question = f"{turn.search_query} {ordinal.group(0)}"
-    answer = grounding.extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names)
+    answer = grounding.extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names, naming=turn.item_name)
     if answer.refused and turn.search_query != normalize_query(question):
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면
         #뭐가 좋아?"): its sentences are chosen for the question made to stand alone.
@@ -883,6 +899,7 @@ class _Turn:
     # "the second method"): its sentences are chosen for that item.
     item_found: bool = False
     conversation: Conversation | None = None  # where an answer may read more (the items a list question asks for)
+    item_name: tuple[str, ...] = ()  # the terms naming the item an ordinal follow-up points at: its sentences name it
     searched: list[str] = field(default_factory=list)  # the titles searched, which a refusal names
     in_session: bool = False  # searched only a study session's pages
 
@@ -937,6 +954,8 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         removed,
     )
     turn.item_found = bool(listed or named)
+    if listed:  # a short name from the answer's own list ("semantic errors"); a book's sentence names more loosely
+        turn.item_name = item_name_terms(_counted_item(question, memory))
     turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))

@@ -233,3 +233,26 @@ def test_it_after_an_ordinal_is_the_item_that_turn_named(user, ingest):
     answer = chat_reply(conversation=conversation, content="What range of values can it hold in a single byte?")
     assert not answer.refused, answer.content
     assert "-128 to +127" in answer.content.split("\n")[0], answer.content
+
+
+def test_an_item_of_the_answers_own_list_is_answered_with_sentences_that_name_it():
+    """A walkthrough: "Why is the third kind so hard to track down?" quoted a lead-in and the syntax- and
+    runtime-error bullets under it, never the semantic errors it asked about."""
+    from baeum.grounding import Passage, extractive_answer
+    from chat.services.reply import item_name_terms
+
+    assert item_name_terms("semantic errors") == ("semantic", "error")
+    assert item_name_terms("Modern computers use a third method called two's complement representation.") == ("two", "complement")
+    page = (
+        "When you are debugging, you should distinguish among different kinds of errors in order to track them down more quickly:\n"
+        "• Syntax errors are discovered by the interpreter when it is translating the source code.\n"
+        "• Runtime errors are produced by the interpreter if something goes wrong while the program is running.\n"
+        "• Semantic errors are problems with a program that runs without producing error messages.\n\n"
+        "Identifying semantic errors can be tricky because it requires you to work backward from the output."
+    )
+    passage = Passage(n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, text=page, vector_score=0.9, vector_threshold=0.2)
+    question = "semantic error why is the kind so hard to track down third"
+    assert "Syntax errors" in extractive_answer(question, [passage]).text  # the lead-in brings every bullet
+    answer = extractive_answer(question, [passage], naming=("semantic", "error"))
+    assert "Syntax errors" not in answer.text and "Runtime errors" not in answer.text, answer.text
+    assert "Identifying semantic errors can be tricky" in answer.text
