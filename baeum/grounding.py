@@ -671,8 +671,20 @@ def _quotable(sentence: str, *, note: bool = False) -> str:
     """The part of a passage sentence an answer quotes: without a title line glued before it, a footnote
     marker after it or, in a footnote, its number ("10 GNU is …"); still a verbatim piece of the page, so
     the citation's quote is found there."""
-    sentence = _FOOTNOTE_MARKER_AT_END.sub("", _without_leading_formula(without_leading_heading(sentence)))
+    sentence = _FOOTNOTE_MARKER_AT_END.sub("", _without_leading_prompt(_without_leading_formula(without_leading_heading(sentence))))
     return _NOTE_NUMBER.sub("", sentence) if note else sentence
+
+
+def _without_leading_prompt(sentence: str) -> str:
+    """Drop an interpreter session glued before a sentence by a lost line break (">>> cheeses[0] 'Cheddar'
+    Unlike strings, lists are mutable."): from the prompt to the first capitalised word of prose."""
+    if not sentence.startswith(">>>"):
+        return sentence
+    words = sentence.split(" ")
+    for index, word in enumerate(words[:40]):
+        if index and re.fullmatch(r"[A-Z][a-z]+,?", word) and len(words) - index >= 3:
+            return " ".join(words[index:])
+    return sentence
 
 
 _PROSE_WORD = re.compile(r"[A-Za-z]{3,}|[가-힣]{2,}")
