@@ -346,11 +346,12 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     """Readable sentences of the best passages, ranked by meaning when ``similarity(question, sentences)``
     is given (the multilingual embedder's cosines), and by the question's shared-script terms and
     ``names`` (what the learner's glosses call its terms in the passages' language: "stack pointer")."""
-    shared = set(shared_script_terms(question)) | {term for name in names for term in content_terms(name)}
+    written = shared_script_terms(question)
+    shared = set(written) | {term for name in names for term in content_terms(name)}
     # A code or a number the question names ("00000004", "MOVSB") says more than a word a gloss adds.
     codes = {term for name in identifiers(question) for term in content_terms(name)}
     weight = {term: CODE_WEIGHT if term in codes or any(char.isdigit() for char in term) else 1.0 for term in shared}
-    named = shared_script_terms(question) if is_hangul_heavy(question) else []
+    named = written if is_hangul_heavy(question) else []  # Latin names in a Korean question ("htonl")
     # "스택이란 무엇인가요?" over an English book: the sentence that defines what the learner's glosses call it
     # ("A stack is a Last-In First-Out (LIFO) list.") comes first, as in one language.
     defined = names if defined_term(question) else ()
@@ -362,11 +363,11 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
         for position, (start, end) in enumerate(spans):
             sentence, aside = _quoted_sentence(passage, start, end)
             terms = frozenset(content_terms(sentence))
-            under = next((heading for at, heading in reversed(headings) if at < start), frozenset())
             if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or _LIST_LEAD_IN.search(sentence):
                 continue
             if sentence.rstrip().endswith("?") or not _ENDS_LIKE_A_SENTENCE.search(sentence):
                 continue  # the text's own question is not an answer, nor a table row or a line cut off by the chunk's end
+            under = next((heading for at, heading in reversed(headings) if at < start), frozenset())
             # A sentence is about the section it stands in: "The exclusive OR of 2 bits is 0 …" under "3.2.3 The
             # XOR operation" answers "XOR 연산의 진리표", the OR sentence before it does not.
             overlap = sum(weight[term] for term in shared & (terms | under)) / sum(weight.values()) if shared else 0.0

@@ -336,8 +336,9 @@ def main() -> int:
         print(stop_everything())
         return 0
     os.umask(0o077)  # every file made by this run and its children: this user's only
-    if running_run() is not None:
-        print(f"Baeum is already running from this folder (process {running_run()}); `make stop` stops it.", file=sys.stderr)
+    running = running_run()
+    if running is not None:
+        print(f"Baeum is already running from this folder (process {running}); `make stop` stops it.", file=sys.stderr)
         return 1
     run_pid_file().write_text(str(os.getpid()))
     started, addresses = start_services()

@@ -100,15 +100,14 @@ _ORDINAL_KO = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
 _ONE_EN = re.compile(r"\b(?:one|ones|example|examples|more)\b", re.IGNORECASE)  # "Give me an example of one", "Tell me more"
 
 
+def _answered_turns(memory: Memory) -> list[dict]:
+    """The recent turns that asked about the materials and were answered, oldest first."""
+    return [entry for entry in memory.recent if not entry.get("refused") and entry["question"] and conversation_kind(entry["question"]) is None]
+
+
 def _previous_turn(memory: Memory) -> dict | None:
-    return next(
-        (
-            entry
-            for entry in reversed(memory.recent)
-            if not entry.get("refused") and entry["question"] and conversation_kind(entry["question"]) is None
-        ),
-        None,
-    )
+    answered = _answered_turns(memory)
+    return answered[-1] if answered else None
 
 
 def _without_anaphora(text: str) -> str:
@@ -180,11 +179,7 @@ def enumerated_items(memory: Memory) -> tuple[list[str], bool]:
 
 def _enumerating_turn(memory: Memory) -> dict | None:
     """The turn an ordinal follow-up counts in (see ``enumerated_items``)."""
-    answered = [
-        entry
-        for entry in memory.recent
-        if not entry.get("refused") and entry["question"] and conversation_kind(entry["question"]) is None
-    ]
+    answered = _answered_turns(memory)
     return next((entry for entry in reversed(answered) if ordinal_of(entry["question"]) is None), answered[-1] if answered else None)
 
 
@@ -203,6 +198,7 @@ _ASKED_NOUN_EN = re.compile(r"\b(?:first|second|third|fourth|fifth)\s+(\w+)", re
 _ASKED_NOUN_KO = re.compile(r"(?:첫|두|세|네|다섯)\s*번째\s*([가-힣]+)")
 ORDINAL_WINDOW = 6  # chunks either side of the enumerating answer's citation where the book may name the n-th item
 _SECTION_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)*)")
+_PARTICLES = "은는이가을를에으로의"  # what ends a Korean noun that is not part of it ("방법으로", "표현법의")
 
 
 def _ordinal_in_text(question: str, ordinal: int) -> re.Pattern | None:
@@ -212,10 +208,10 @@ def _ordinal_in_text(question: str, ordinal: int) -> re.Pattern | None:
         return None
     asked = _ASKED_NOUN_KO.search(question) or _ASKED_NOUN_EN.search(question)
     noun = asked.group(1).casefold() if asked else ""
-    if not noun or noun in ("one", "ones", "것", "거") or re.fullmatch(f"{_ALTERNATIVES_EN}|{_ALTERNATIVES_KO}[은는이가을를에으로의]*", noun):
+    if not noun or noun in ("one", "ones", "것", "거") or re.fullmatch(f"{_ALTERNATIVES_EN}|{_ALTERNATIVES_KO}[{_PARTICLES}]*", noun):
         english, korean = _ALTERNATIVES_EN, _ALTERNATIVES_KO
-    elif re.fullmatch(f"{_NARROWER_EN}|{_NARROWER_KO}[은는이가을를에으로의]*", noun):
-        english = korean = re.escape(re.sub("[은는이가을를에으로의]+$", "", noun).rstrip("s"))
+    elif re.fullmatch(f"{_NARROWER_EN}|{_NARROWER_KO}[{_PARTICLES}]*", noun):
+        english = korean = re.escape(noun.rstrip(_PARTICLES).rstrip("s"))
     else:
         return None
     return re.compile(
@@ -297,12 +293,12 @@ def _from_the_ordinal(sentence: str, match: re.Match) -> str:
     start = article.start() if article else start
     prefix = sentence[:start].strip()
     words = prefix.split()
-    if not prefix or len(words) > 4 or re.search(r"[.!?:]|\b(?:is|are|was|were|use|uses|has|have)\b", prefix) or words[-1][-1] in "은는이가을를의에로":
+    if not prefix or len(words) > 4 or re.search(r"[.!?:]|\b(?:is|are|was|were|use|uses|has|have)\b", prefix) or words[-1][-1] in _PARTICLES:
         return sentence
     return sentence[start:].strip()
 
 
-def enumeration_lines(conversation: Conversation, question: str, answer: Answer, passages: list[Passage]) -> list[tuple[Passage, str]]:
+def enumeration_lines(conversation: Conversation, question: str, answer: Answer) -> list[tuple[Passage, str]]:
     """For "what are the ways …", the sentences that name each way in order, found near the answer's first
     citation ("The first method is the simplest and is called signed magnitude.", "The second method is known
     as one's complement representation.", "Modern computers use a third method called two's complement
@@ -336,26 +332,28 @@ _ITEM_NAME = re.compile(
 )
 
 
+def _item_name(item: str) -> str:
+    """The name an item's sentence gives it ("two's complement representation"), or ""."""
+    named = _ITEM_NAME.search(item)
+    return (named.group("en") or named.group("ko") or "") if named else ""
+
+
 def _item_terms(item: str) -> list[str]:
     """An item's terms, the name its sentence gives it first ("two complement representation" before "modern
     computer use third method"): what a follow-up about "it" is about."""
-    named = _ITEM_NAME.search(item)
-    name = (named.group("en") or named.group("ko") or "") if named else ""
-    first = _terms(name)
+    first = _terms(_item_name(item))
     return [*first, *(term for term in _terms(item) if term not in first)]
 
 
 def item_name_terms(item: str) -> tuple[str, ...]:
     """The first two terms of the name an item is given ("semantic errors", "… called two's complement
     representation" → two, complement), or () when its sentence gives it no name."""
-    named = _ITEM_NAME.search(item)
-    name = (named.group("en") or named.group("ko") or "") if named else (item if len(item.split()) <= LISTED_ITEM_MAX_WORDS else "")
+    name = _item_name(item) or (item if len(item.split()) <= LISTED_ITEM_MAX_WORDS else "")
     return tuple(_terms(name)[:2])
 
 
-def _counted_item(question: str, memory: Memory) -> str:
-    """The item of a written-out list an ordinal follow-up points at, or ""."""
-    ordinal, (items, _listed) = ordinal_of(question), enumerated_items(memory)
+def _nth(items: list[str], ordinal: int | None) -> str:
+    """The item at 1-based ``ordinal`` (-1: the last), or "" when there is none."""
     if ordinal is None or not items or ordinal > len(items):
         return ""
     return items[ordinal - 1] if ordinal > 0 else items[-1]
@@ -398,9 +396,8 @@ def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
     if previous is None:
         return normalize_query(f"{topic} {stripped}")
     items = answer_items(previous.get("answer", ""))
-    counted = enumerated_items(memory)[0] if ordinal is not None else []
-    if ordinal is not None and (item or (counted and (ordinal == -1 or ordinal <= len(counted)))):
-        item = item or (counted[ordinal - 1] if ordinal > 0 else counted[-1])
+    item = item or (_nth(enumerated_items(memory)[0], ordinal) if ordinal is not None else "")
+    if ordinal is not None and item:
         stripped = _without_ordinal(stripped)  # resolved: "second" would find "The second operand"
         return normalize_query(f"{' '.join(_item_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
     carried = _terms(_topic_question(previous))[:FOLLOW_UP_TERMS]
@@ -838,7 +835,7 @@ def _offline(question: str, turn: _Turn) -> Answer:
         text = grounding.weak_results_text(question, turn.searched, in_session=turn.in_session) if turn.searched else grounding.refusal_text(question)
         return Answer(text=text, refused=True)
     if turn.conversation is not None:
-        answer = _with_items(answer, enumeration_lines(turn.conversation, question, answer, passages), turn)
+        answer = _with_items(answer, enumeration_lines(turn.conversation, question, answer), turn)
     return answer
 
 
@@ -955,7 +952,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     )
     turn.item_found = bool(listed or named)
     if listed:  # a short name from the answer's own list ("semantic errors"); a book's sentence names more loosely
-        turn.item_name = item_name_terms(_counted_item(question, memory))
+        turn.item_name = item_name_terms(_nth(enumerated_items(memory)[0], ordinal_of(question)))
     turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))

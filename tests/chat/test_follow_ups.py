@@ -67,6 +67,12 @@ def test_a_question_that_names_what_it_asks_about_stands_alone(question):
     assert not _continues(question)
 
 
+def _conversation_over(user, ingest, pages: list[str], name: str):
+    """A conversation over one PDF made of ``pages``, ingested through the real pipeline."""
+    book = ingest(user, make_pdf(pages), name)
+    return conversation_create(owner=user, ref_ids=[book.ref_id])
+
+
 def _after_one_turn(question: str, answer: str) -> Memory:
     return Memory(recent=[{"turn": 1, "question": question, "answer": answer, "refused": False}])
 
@@ -124,8 +130,7 @@ def test_a_follow_up_is_also_searched_in_its_own_words_anchored_by_the_previous_
 
 @pytest.mark.django_db
 def test_follow_ups_over_a_real_pipeline(user, ingest):
-    book = ingest(user, make_pdf(PAGES), "science.pdf")
-    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    conversation = _conversation_over(user, ingest, PAGES, "science.pdf")
 
     first = chat_reply(conversation=conversation, content="What is a stratovolcano?")
     assert not first.refused and "stratovolcano" in first.content
@@ -143,8 +148,7 @@ def test_follow_ups_over_a_real_pipeline(user, ingest):
 
 @pytest.mark.django_db
 def test_a_follow_up_keeps_the_thread_but_not_into_what_the_materials_never_mention(user, ingest):
-    book = ingest(user, make_pdf(PAGES), "science.pdf")
-    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    conversation = _conversation_over(user, ingest, PAGES, "science.pdf")
     assert not chat_reply(conversation=conversation, content="What is a stratovolcano?").refused
 
     # No sentence shares the follow-up's own word ("country"): its sentences are chosen for the question
@@ -171,8 +175,7 @@ SIGNED = [
 def test_the_nth_item_is_found_where_the_materials_name_it(user, ingest):
     """The answer said "three techniques" without naming them; the book names each ("The second method is
     known as …"): "the third one" is the item the book calls third, on its page."""
-    book = ingest(user, make_pdf(SIGNED), "signed.pdf")
-    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    conversation = _conversation_over(user, ingest, SIGNED, "signed.pdf")
     first = chat_reply(conversation=conversation, content="How many techniques are there to represent signed integers?")
     assert not first.refused and "three general techniques" in first.content
 
@@ -190,8 +193,7 @@ def test_the_nth_item_is_found_where_the_materials_name_it(user, ingest):
 def test_a_what_are_the_ways_question_names_each_way_the_materials_number(user, ingest):
     """A walkthrough's "What are the ways to represent signed integers in memory?" stopped at "three general
     techniques": the answer now lists what the book calls the first, second and third method, each cited."""
-    book = ingest(user, make_pdf(SIGNED), "signed.pdf")
-    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    conversation = _conversation_over(user, ingest, SIGNED, "signed.pdf")
     answer = chat_reply(conversation=conversation, content="What are the ways to represent signed integers in computer memory?")
     assert not answer.refused, answer.content
     lines = answer.content.split("\n")
@@ -225,8 +227,7 @@ RANGES = [
 def test_it_after_an_ordinal_is_the_item_that_turn_named(user, ingest):
     """A walkthrough: "What range of values can it hold in a single byte?" after "Explain the third one." quoted
     signed magnitude's -127 … +127, a wrong fact about two's complement."""
-    book = ingest(user, make_pdf(RANGES), "ranges.pdf")
-    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    conversation = _conversation_over(user, ingest, RANGES, "ranges.pdf")
     assert not chat_reply(conversation=conversation, content="How many techniques are there to represent signed integers?").refused
     third = chat_reply(conversation=conversation, content="Explain the third one.")
     assert "two's complement" in third.content, third.content
