@@ -319,19 +319,23 @@ _ENDS_LIKE_A_SENTENCE = re.compile(r"[.!?:。][\"'”’)\]]*\s*$")
 
 
 # A numbered section heading on a line of its own: "3.2.3 The XOR operation", "7.2.4 Classes", "3.1.2 쉬프트의 이용".
-_SECTION_HEADING = re.compile(r"^[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S[^\n]{0,80}$", re.MULTILINE)
+_SECTION_HEADING = re.compile(r"^[ \t]*(?P<number>\d+(?:\.\d+)+)\.?[ \t]+(?P<title>\S[^\n]{0,80})$", re.MULTILINE)
 
 
 _RUNNING_HEAD = re.compile(r"^[^a-z가-힣]*[A-Z][^a-z가-힣]*\s\d+\s*$")  # a page's running head: "3.2. BOOLEAN BITWISE OPERATIONS 51"
 
 
+def numbered_headings(text: str) -> list[re.Match]:
+    """The numbered section headings of ``text``, in order: each match's ``number`` ("3.1.3") and ``title``
+    ("Arithmetic shifts"); a page's running head is none."""
+    return [
+        match for match in _SECTION_HEADING.finditer(text) if is_heading(match.group(0)) and not _RUNNING_HEAD.search(match.group(0))
+    ]
+
+
 def section_headings(text: str) -> list[tuple[int, frozenset]]:
     """Where each numbered section heading of ``text`` starts, with its terms."""
-    return [
-        (match.start(), frozenset(content_terms(match.group(0))))
-        for match in _SECTION_HEADING.finditer(text)
-        if is_heading(match.group(0)) and not _RUNNING_HEAD.search(match.group(0))
-    ]
+    return [(match.start(), frozenset(content_terms(match.group(0)))) for match in numbered_headings(text)]
 
 
 def _naming_first(passages: list[Passage], terms: list[str]) -> list[Passage]:

@@ -249,7 +249,8 @@ def named_item(conversation: Conversation, question: str, memory: Memory) -> tup
         .first()
     )
     near = [(citation["refId"], citation["chunkIndex"]) for citation in (reply.citations if reply else [])]
-    return _nth_in_text(conversation, near, set(_terms(source["question"])), pattern)
+    topic = set(_terms(source["question"]))
+    return _nth_in_text(conversation, near, topic, pattern) or _nth_heading(conversation, near, topic, ordinal)
 
 
 def _nth_in_text(conversation: Conversation, near: list[tuple[str, int]], topic: set[str], pattern: re.Pattern) -> tuple[Passage, str] | None:
@@ -272,6 +273,63 @@ def _nth_in_text(conversation: Conversation, near: list[tuple[str, int]], topic:
                 if pattern.search(sentence):
                     return _passage(chunk, n=0, score=1.0), sentence
     return None
+
+
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten".split())
+
+
+def heading_head(title: str) -> str:
+    """The noun a section heading is about: "Arithmetic shifts" → shift, "Use of shifts" → use, "Method two"
+    → method, "산술 쉬프트" → 쉬프트, "쉬프트의 이용" → 이용."""
+    title = re.split(r"\s+of\s+", title, maxsplit=1, flags=re.IGNORECASE)[0]
+    terms = [term for term in content_terms(title) if any(char.isalpha() for char in term) and term not in _NUMBER_WORDS]
+    return terms[-1] if terms else ""
+
+
+def _section_key(number: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in number.split("."))
+
+
+def _nth_heading(conversation: Conversation, near: list[tuple[str, int]], topic: set[str], ordinal: int) -> tuple[Passage, str] | None:
+    """The ``ordinal``-th numbered subsection about ``topic`` where the enumerating answer's citation stands,
+    with the passage it starts in: after "What kinds of shift operations …", "the second kind" is "3.1.3
+    Arithmetic shifts" of 3.1.1 Logical shifts, 3.1.2 Use of shifts, 3.1.3 Arithmetic shifts, 3.1.4 Rotate
+    shifts ("Use of shifts" is no kind of shift); after "What methods …", "the second one" is "3.6.2 Method two".
+    The subsections counted are the children, else the siblings, of the deepest section the citation stands
+    in, and at least two of them must be about ``topic``."""
+    from baeum.errors import NotFound
+
+    for ref_id, cited in near[:PREVIOUS_PASSAGES]:
+        try:
+            chunks = chunk_range(user=conversation.owner, ref_id=ref_id, start=cited - ORDINAL_WINDOW, end=cited + ORDINAL_WINDOW)
+        except NotFound:
+            continue
+        headings: dict[tuple[int, ...], tuple[str, object]] = {}
+        standing: list[tuple[int, ...]] = []  # the sections the cited chunk stands in: the last one before it, those in it
+        for chunk in chunks:
+            for match in grounding.numbered_headings(chunk.content):
+                number = _section_key(match.group("number"))
+                headings.setdefault(number, (match.group("title").strip(), chunk, _first_sentence(chunk.content[match.end() :])))
+                if chunk.chunk_index < cited:
+                    standing[:] = [number]
+                elif chunk.chunk_index == cited:
+                    standing.append(number)
+        for number in sorted(standing, key=len, reverse=True):
+            for parent in (number, number[:-1]):  # its subsections, else its siblings
+                items = [
+                    headings[key] for key in sorted(headings)
+                    if len(key) == len(parent) + 1 and key[:-1] == parent and heading_head(headings[key][0]) in topic
+                ]
+                if len(items) >= 2:
+                    # The item as its heading and first sentence name it ("Method two. A lookup table can also be
+                    # used to count the bits …"): a heading alone may name little.
+                    title, chunk, opening = _nth(items, ordinal) or ("", None, "")
+                    return (_passage(chunk, n=0, score=1.0), f"{title}. {opening}") if chunk is not None else None
+    return None
+
+
+def _first_sentence(text: str) -> str:
+    return next((text[start:end] for start, end in sentence_spans(text)), "")
 
 
 # "What are the ways to represent signed integers?", "부호 있는 정수를 표현하는 방법에는 어떤 것들이 있어?": the
@@ -352,7 +410,7 @@ def item_name_terms(item: str) -> tuple[str, ...]:
     return tuple(_terms(name)[:2])
 
 
-def _nth(items: list[str], ordinal: int | None) -> str:
+def _nth(items: list, ordinal: int | None):
     """The item at 1-based ``ordinal`` (-1: the last), or "" when there is none."""
     if ordinal is None or not items or ordinal > len(items):
         return ""
@@ -928,14 +986,15 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     asked = analyse_question(question).judged
     known = _vocabulary(conversation, sources)
     evidence = _judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, known)
-    if follow_up and evidence.sufficient and (
+    if follow_up and evidence.sufficient and not (listed or named) and (
         len(grounding.unknown_topics(asked, retrieval.passages, known)) >= FOLLOW_UP_UNKNOWN_WORDS
         or grounding.names_missing(asked, retrieval.passages, known)
     ):
         # The words carried over make any follow-up look covered, and the question made to stand alone is
         # lower case: what it names of its own must be in the materials ("What's the best gaming laptop to
         # buy this year?" is not about "this" protected mode, nor "How does the Java virtual machine manage
-        # its call stack?" about the stack the x86 book describes).
+        # its call stack?" about the stack the x86 book describes). An item found by its place is in the
+        # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False)
     turn = _Turn(
         question,

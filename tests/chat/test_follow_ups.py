@@ -141,7 +141,7 @@ def test_follow_ups_over_a_real_pipeline(user, ingest):
     differences = chat_reply(conversation=conversation, content="What are the two major differences between 386 and 286 protected mode?")
     assert not differences.refused, differences.content
     second = chat_reply(conversation=conversation, content="Tell me more about the second one.")
-    assert not second.refused, second.content
+    assert not second.refused, (second.search_query, second.content)
     assert "pag" in second.content.lower()  # paging, the second difference
     assert chat_reply(conversation=conversation, content="What is the capital of France?").refused
 
@@ -213,6 +213,41 @@ def test_an_item_is_carried_by_the_name_its_sentence_gives_it():
     ]
     assert _item_terms("The second method is known as one's complement representation.")[:2] == ["one", "complement"]
     assert _item_terms("The shift operations are performed by C's operators.")[0] == "shift"  # no name: the sentence's order
+
+
+SHIFTS = [
+    "3.1 Shift operations\nOne common bit operation is called a shift. A shift operation moves the position of the bits of some data.\n"
+    "3.1.1 Logical shifts\nA logical shift is the simplest type of shift. The new bits that come in are always zero.",
+    "3.1.2 Use of shifts\nFast multiplication and division are the most common uses of a shift operation.\n"
+    "3.1.3 Arithmetic shifts\nThese shifts are designed to allow signed numbers to be quickly multiplied and divided by powers of two.",
+    "3.1.4 Rotate shifts\nThe rotate shift instructions put the bits lost off one end of the data back in on the other side.\n"
+    "3.2 Boolean operations\nThe AND operation of two bits is 1 only if both bits are 1.",
+]
+
+
+@pytest.mark.django_db
+def test_the_nth_kind_is_the_nth_subsection_that_names_that_kind(user, ingest):
+    """The pcasm book's "What kinds of shift operations does the book cover?" answer names no kinds, and the
+    book never says "the second kind": its subsections do (3.1.1 Logical shifts, 3.1.3 Arithmetic shifts, 3.1.4
+    Rotate shifts). "Use of shifts" between them is no kind of shift, so "the second kind" is the arithmetic one."""
+    from chat.services.reply import heading_head
+
+    assert [heading_head(title) for title in ("Arithmetic shifts", "Use of shifts", "Method two", "산술 쉬프트", "쉬프트의 이용")] == [
+        "shift",
+        "use",
+        "method",
+        "쉬프트",
+        "이용",
+    ]
+    conversation = _conversation_over(user, ingest, SHIFTS, "shifts.pdf")
+    assert not chat_reply(conversation=conversation, content="What kinds of shift operations are there?").refused
+    second = chat_reply(conversation=conversation, content="Explain the second kind.")
+    assert not second.refused, (second.search_query, second.content)
+    assert second.search_query.startswith("arithmetic shift"), second.search_query
+    assert "signed numbers to be quickly multiplied" in second.content.split("\n")[0], second.content
+    third = chat_reply(conversation=conversation, content="And the third kind?")
+    assert "rotate shift instructions" in third.content.split("\n")[0], third.content
+    assert {citation["pageNumber"] for citation in third.citations} == {3}
 
 
 RANGES = [
