@@ -164,17 +164,32 @@ def listed_items(line: str) -> list[str]:
     return items
 
 
-def enumerated_items(memory: Memory) -> tuple[list[str], bool]:
-    """What "the second one" counts: the items of a list the last enumerating answer wrote out, else that
-    answer's lines. An ordinal follow-up counts in the list its own previous ordinal counted in ("How does the
-    first one work?" → "And the second one?"), so the answer it counts in is the last one that was not itself
-    about an item."""
+def enumerated_items(memory: Memory, question: str = "") -> tuple[list[str], bool]:
+    """What "the second one" counts: the items of a list the last enumerating answer wrote out, else the two
+    sides its question compared ("What's the difference between external and internal ones?" → "Give me an
+    example of the first kind."), else that answer's lines. An ordinal follow-up counts in the list its own
+    previous ordinal counted in ("How does the first one work?" → "And the second one?"), so the answer it
+    counts in is the last one that was not itself about an item."""
     source = _enumerating_turn(memory)
     if source is None:
         return [], False
     items = answer_items(source.get("answer", ""))
     listed = next((found for found in map(listed_items, items) if found), [])
-    return (listed, True) if listed else (items, False)
+    if listed:
+        return listed, True
+    sides = grounding.compared_terms(source["question"]) if not _DIFFERENCES.search(source["question"]) else ()
+    if sides and _counts_alternatives(question) and ordinal_of(question) in (1, 2, -1):
+        # "the second difference" and "the second one" of "the two major differences between A and B" count
+        # differences, not the sides.
+        # A side named by a pronoun ("internal ones") is of the topic that question carried ("interrupt").
+        own = set(_terms(source["question"]))
+        carried = [term for term in _terms(source.get("searched") or "") if term not in own][:ANCHOR_TERMS]
+        return [" ".join([_ONES.sub("", side).strip(), *carried]) for side in sides], True
+    return items, False
+
+
+_ONES = re.compile(r"\s+ones?$", re.IGNORECASE)
+_DIFFERENCES = re.compile(r"\bdifferences\b|차이점들", re.IGNORECASE)
 
 
 def _enumerating_turn(memory: Memory) -> dict | None:
@@ -201,14 +216,26 @@ _SECTION_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)*)")
 _PARTICLES = "은는이가을를에으로의"  # what ends a Korean noun that is not part of it ("방법으로", "표현법의")
 
 
+def _asked_noun(question: str) -> str:
+    """What an ordinal follow-up counts: "kind" in "the second kind", "" in "And the second?"."""
+    asked = _ASKED_NOUN_KO.search(question) or _ASKED_NOUN_EN.search(question)
+    return asked.group(1).casefold() if asked else ""
+
+
+def _counts_alternatives(question: str) -> bool:
+    """Whether an ordinal follow-up counts alternatives ("the second one", "the first kind", "두 번째 방법"),
+    not something narrower ("the second step", "두 번째 차이점") or unrelated ("the first thing we discussed")."""
+    noun = _asked_noun(question)
+    return not noun or noun in ("one", "ones", "것", "거") or bool(re.fullmatch(f"{_ALTERNATIVES_EN}|{_ALTERNATIVES_KO}[{_PARTICLES}]*", noun))
+
+
 def _ordinal_in_text(question: str, ordinal: int) -> re.Pattern | None:
     """The sentences that name the ``ordinal``-th of what ``question`` counts, or None when it counts no
     alternatives the materials could name that way."""
     if ordinal not in _ORDINAL_WORDS_EN:
         return None
-    asked = _ASKED_NOUN_KO.search(question) or _ASKED_NOUN_EN.search(question)
-    noun = asked.group(1).casefold() if asked else ""
-    if not noun or noun in ("one", "ones", "것", "거") or re.fullmatch(f"{_ALTERNATIVES_EN}|{_ALTERNATIVES_KO}[{_PARTICLES}]*", noun):
+    noun = _asked_noun(question)
+    if _counts_alternatives(question):
         english, korean = _ALTERNATIVES_EN, _ALTERNATIVES_KO
     elif re.fullmatch(f"{_NARROWER_EN}|{_NARROWER_KO}[{_PARTICLES}]*", noun):
         english = korean = re.escape(noun.rstrip(_PARTICLES).rstrip("s"))
@@ -454,7 +481,7 @@ def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
     if previous is None:
         return normalize_query(f"{topic} {stripped}")
     items = answer_items(previous.get("answer", ""))
-    item = item or (_nth(enumerated_items(memory)[0], ordinal) if ordinal is not None else "")
+    item = item or (_nth(enumerated_items(memory, question)[0], ordinal) if ordinal is not None else "")
     if ordinal is not None and item:
         stripped = _without_ordinal(stripped)  # resolved: "second" would find "The second operand"
         return normalize_query(f"{' '.join(_item_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
@@ -969,7 +996,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     if turn is not None:
         return turn
     question, sources, removed, searched = _where_to_search(conversation, question)
-    listed = enumerated_items(memory)[1] if ordinal_of(question) is not None else False
+    listed = enumerated_items(memory, question)[1] if ordinal_of(question) is not None else False
     named = None if listed else named_item(conversation, question, memory)
     search_query = resolve_references(question, memory, item=named[1] if named else "")  # retrieval drops answering instructions itself
     follow_up = search_query != normalize_query(question)
@@ -1011,7 +1038,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     )
     turn.item_found = bool(listed or named)
     if listed:  # a short name from the answer's own list ("semantic errors"); a book's sentence names more loosely
-        turn.item_name = item_name_terms(_nth(enumerated_items(memory)[0], ordinal_of(question)))
+        turn.item_name = item_name_terms(_nth(enumerated_items(memory, question)[0], ordinal_of(question)))
     turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))

@@ -7,7 +7,16 @@ import pytest
 
 from chat.services.conversations import conversation_create
 from chat.services.memory import Memory
-from chat.services.reply import _continues, anchored_query, answer_items, chat_reply, listed_items, ordinal_of, resolve_references
+from chat.services.reply import (
+    _continues,
+    anchored_query,
+    answer_items,
+    chat_reply,
+    enumerated_items,
+    listed_items,
+    ordinal_of,
+    resolve_references,
+)
 from tests.pdfgen import make_pdf
 
 PAGES = [
@@ -84,6 +93,27 @@ def test_the_second_one_is_the_second_line_of_the_previous_answer():
     resolved = resolve_references("Tell me more about the second one.", memory)
     assert resolved.startswith("divide segment page")  # the second line's terms
     assert "second" not in resolved  # resolved, the ordinal would only find "The second operand" elsewhere
+
+
+def test_after_a_comparison_the_first_kind_is_its_first_side():
+    """A conversation: "What's the difference between external and internal ones?" (interrupts) → "Give me an
+    example of the first kind." is about external interrupts; "the second difference" still counts differences."""
+    memory = Memory(
+        recent=[
+            {
+                "turn": 2,
+                "question": "What's the difference between external and internal ones?",
+                "searched": "interrupt computer what s the difference between external and internal ones",
+                "answer": "External interrupts are raised from outside the CPU. [1]",
+                "refused": False,
+            }
+        ]
+    )
+    assert enumerated_items(memory, "Give me an example of the first kind.") == (["external interrupt computer", "internal interrupt computer"], True)
+    assert resolve_references("Give me an example of the first kind.", memory).startswith("external interrupt")
+    assert enumerated_items(memory, "Tell me more about the second difference.")[1] is False
+    memory.recent[0]["question"] = "What are the two major differences between 386 and 286 protected mode?"
+    assert enumerated_items(memory, "Tell me more about the second one.")[1] is False  # the differences, not the sides
 
 
 def test_a_list_written_out_after_a_colon_is_what_an_ordinal_counts():
