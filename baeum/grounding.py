@@ -54,9 +54,9 @@ class Citation:
     refId: str
     materialTitle: str
     chunkIndex: int
-    pageNumber: int  # the page of the quoted sentence
+    pageNumber: int  # the page of the quoted sentence (of the first, when the answer quotes several of this passage)
     quote: str
-    pageEnd: int = 0  # the page where the quote ends (the same page unless it runs over a page break)
+    pageEnd: int = 0  # the last page the answer quotes from this passage (a quote may run over a page break)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -872,7 +872,7 @@ def extractive_answer(
     parts = [crosslingual_note(question, passages)] if across else []
     for candidate in _prose_order(chosen):
         parts += _lines(candidate)
-        citations.setdefault(candidate.passage.n, _citation(candidate.passage, candidate.sentence))
+        citations[candidate.passage.n] = _citation(candidate.passage, candidate.sentence, citations.get(candidate.passage.n))
     return Answer(text="\n".join(parts), citations=sorted(citations.values(), key=lambda c: c.n), generator="extractive")
 
 
@@ -885,8 +885,14 @@ def _naming(candidates: list[_Candidate], naming: tuple[str, ...]) -> list[_Cand
     return named or candidates
 
 
-def _citation(passage: Passage, quote: str) -> Citation:
+def _citation(passage: Passage, quote: str, earlier: Citation | None = None) -> Citation:
+    """The citation of ``passage`` for ``quote``; with ``earlier`` (the same passage cited for another sentence
+    of the answer), that citation, its pages widened to this quote's: two sentences of one passage, on p.13
+    and p.14, are cited as p.13–14, quoting the one on p.13 (where the citation opens the page)."""
     first, last = quote_pages(passage.text, passage.page_starts, quote, passage.page_number)
+    if earlier is not None:
+        end = max(earlier.pageEnd or earlier.pageNumber, last)
+        return replace(earlier, pageEnd=end) if earlier.pageNumber <= first else replace(earlier, pageNumber=first, quote=quote, pageEnd=end)
     return Citation(
         n=passage.n,
         refId=passage.ref_id,
@@ -1060,8 +1066,8 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
             continue
         for number in numbers:
             quote, _ = best_quote(claim, by_number[number])
-            if number not in citations and quote:
-                citations[number] = _citation(by_number[number], quote)
+            if quote:
+                citations[number] = _citation(by_number[number], quote, citations.get(number))
     return not problems and bool(citations), sorted(citations.values(), key=lambda c: c.n), problems
 
 

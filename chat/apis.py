@@ -53,7 +53,9 @@ class CitationSerializer(serializers.Serializer):
     materialTitle = serializers.CharField()
     chunkIndex = serializers.IntegerField()
     pageNumber = serializers.IntegerField(help_text="the page of the quoted sentence")
-    pageEnd = serializers.IntegerField(required=False, help_text="the page where the quote ends (a quote may run over a page break)")
+    pageEnd = serializers.IntegerField(
+        required=False, help_text="the last page the answer quotes this passage on (a quote may also run over a page break)"
+    )
     quote = serializers.CharField()
 
 

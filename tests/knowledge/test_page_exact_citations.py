@@ -32,16 +32,17 @@ def _first_prose_sentence(text: str) -> list[str]:
 
 
 def quote_is_on_its_pages(owner, ref_id: str, quote: str, first: int, last: int) -> bool:
-    """The quote is on page ``first`` (when it runs over a page break: starts on ``first``, ends on ``last``)."""
+    """The quote is on page ``first``, or starts there and ends by ``last`` (a quote may run over a page break,
+    and a chat citation spans every page the answer quotes its passage on)."""
     pages = {
         page.number: _squeezed(page.text)
-        for page in MaterialPage.objects.for_user(owner).filter(material__ref_id=ref_id, number__in={first, last})
+        for page in MaterialPage.objects.for_user(owner).filter(material__ref_id=ref_id, number__gte=first, number__lte=last)
     }
     squeezed = _squeezed(quote)
-    if first == last:
-        return squeezed in pages.get(first, "")
+    if squeezed in pages.get(first, ""):
+        return True
     edge = min(20, len(squeezed) // 2)
-    return squeezed[:edge] in pages.get(first, "") and squeezed[-edge:] in pages.get(last, "")
+    return squeezed[:edge] in pages.get(first, "") and any(squeezed[-edge:] in pages.get(number, "") for number in range(first + 1, last + 1))
 
 
 def test_chunks_record_where_each_page_begins():

@@ -1,5 +1,7 @@
 """The sufficiency judgement reads each passage's cosine against its own embedding model's threshold."""
 
+from dataclasses import replace
+
 from baeum.grounding import (
     CITATION,
     Passage,
@@ -196,6 +198,21 @@ def test_a_claim_citing_its_passage_is_grounded_with_a_verbatim_quote_on_the_quo
         (1, "The ESP register points to the top of the stack.", 31, 31)
     ]
     assert citations[0].quote in passage.text
+
+
+def test_sentences_of_one_passage_on_two_pages_are_cited_over_both_pages():
+    """A walkthrough's "그 4비트짜리 묶음은 뭐라고 불러?" quoted the nibble sentence from p.14 under a citation of
+    p.13, because the passage's first quoted sentence stood there."""
+    second_page = STACK.index("The ESP register")
+    passage = _stack_passage(page_starts=((0, 30), (second_page, 31)))
+    grounded, citations, _ = ground_check("The stack is a last-in first-out structure [1]. The ESP register points to its top [1].", [passage])
+    assert grounded
+    assert [(citation.quote, citation.pageNumber, citation.pageEnd) for citation in citations] == [
+        ("The stack is a last-in first-out structure.", 30, 31)
+    ]
+    answer = extractive_answer("What is the stack?", [replace(passage, vector_score=0.9)])
+    assert "ESP register" in answer.text and "last-in first-out" in answer.text, answer.text
+    assert [(citation.pageNumber, citation.pageEnd) for citation in answer.citations] == [(30, 31)]
 
 
 def test_a_claim_without_a_citation_or_citing_a_passage_that_does_not_exist_is_not_grounded():
