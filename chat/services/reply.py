@@ -318,12 +318,19 @@ def _section_key(number: str) -> tuple[int, ...]:
 
 
 def _nth_heading(conversation: Conversation, near: list[tuple[str, int]], topic: set[str], ordinal: int) -> tuple[Passage, str] | None:
-    """The ``ordinal``-th numbered subsection about ``topic`` where the enumerating answer's citation stands,
-    with the passage it starts in: after "What kinds of shift operations …", "the second kind" is "3.1.3
-    Arithmetic shifts" of 3.1.1 Logical shifts, 3.1.2 Use of shifts, 3.1.3 Arithmetic shifts, 3.1.4 Rotate
-    shifts ("Use of shifts" is no kind of shift); after "What methods …", "the second one" is "3.6.2 Method two".
-    The subsections counted are the children, else the siblings, of the deepest section the citation stands
-    in, and at least two of them must be about ``topic``."""
+    """The ``ordinal``-th of the numbered subsections about ``topic`` (``subsections``), with the passage it
+    starts in, named by its heading and first sentence ("Method two. A lookup table can also be used to count
+    the bits …"): a heading alone may name little."""
+    title, chunk, opening = _nth(subsections(conversation, near, topic), ordinal) or ("", None, "")
+    return (_passage(chunk, n=0, score=1.0), f"{title}. {opening}") if chunk is not None else None
+
+
+def subsections(conversation: Conversation, near: list[tuple[str, int]], topic: set[str]) -> list[tuple[str, object, str]]:
+    """The numbered subsections about ``topic`` where the first of ``near`` (refId, chunkIndex) pairs stands,
+    in order, each as (title, the chunk it starts in, its first sentence): after "What kinds of shift
+    operations …", 3.1.1 Logical shifts, 3.1.3 Arithmetic shifts and 3.1.4 Rotate shifts ("3.1.2 Use of
+    shifts" is no kind of shift); after "What methods …", 3.6.1 Method one … 3.6.3 Method three. They are the
+    children, else the siblings, of the deepest section the citation stands in; at least two, else []."""
     from baeum.errors import NotFound
 
     for ref_id, cited in near[:PREVIOUS_PASSAGES]:
@@ -331,7 +338,7 @@ def _nth_heading(conversation: Conversation, near: list[tuple[str, int]], topic:
             chunks = chunk_range(user=conversation.owner, ref_id=ref_id, start=cited - ORDINAL_WINDOW, end=cited + ORDINAL_WINDOW)
         except NotFound:
             continue
-        headings: dict[tuple[int, ...], tuple[str, object]] = {}
+        headings: dict[tuple[int, ...], tuple[str, object, str]] = {}
         standing: list[tuple[int, ...]] = []  # the sections the cited chunk stands in: the last one before it, those in it
         for chunk in chunks:
             for match in grounding.numbered_headings(chunk.content):
@@ -344,15 +351,13 @@ def _nth_heading(conversation: Conversation, near: list[tuple[str, int]], topic:
         for number in sorted(standing, key=len, reverse=True):
             for parent in (number, number[:-1]):  # its subsections, else its siblings
                 items = [
-                    headings[key] for key in sorted(headings)
+                    headings[key]
+                    for key in sorted(headings)
                     if len(key) == len(parent) + 1 and key[:-1] == parent and heading_head(headings[key][0]) in topic
                 ]
                 if len(items) >= 2:
-                    # The item as its heading and first sentence name it ("Method two. A lookup table can also be
-                    # used to count the bits …"): a heading alone may name little.
-                    title, chunk, opening = _nth(items, ordinal) or ("", None, "")
-                    return (_passage(chunk, n=0, score=1.0), f"{title}. {opening}") if chunk is not None else None
-    return None
+                    return items
+    return []
 
 
 def _first_sentence(text: str) -> str:
@@ -400,7 +405,15 @@ def enumeration_lines(conversation: Conversation, question: str, answer: Answer)
             break
         passage, sentence = hit
         found.append((passage, _from_the_ordinal(sentence, pattern.search(sentence))))
-    return found if len(found) >= 2 else []
+    if len(found) >= 2:
+        return found
+    # The book's subsections, each with its first sentence: "Arithmetic shifts: These shifts are designed to …".
+    found = [
+        (_passage(chunk, n=0, score=1.0), f"{title}: {opening.strip()}")
+        for title, chunk, opening in subsections(conversation, near, set(_terms(question)))
+        if grounding.is_readable_sentence(opening)
+    ]
+    return found[:ENUMERATED_ITEMS_MAX] if len(found) >= 2 else []
 
 
 def _terms(text: str) -> list[str]:

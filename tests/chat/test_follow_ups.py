@@ -275,7 +275,12 @@ def test_the_nth_kind_is_the_nth_subsection_that_names_that_kind(user, ingest):
         "이용",
     ]
     conversation = _conversation_over(user, ingest, SHIFTS, "shifts.pdf")
-    assert not chat_reply(conversation=conversation, content="What kinds of shift operations are there?").refused
+    kinds = chat_reply(conversation=conversation, content="What kinds of shift operations are there?")
+    assert not kinds.refused, kinds.content
+    # The answer lists the kinds, each by its heading and first sentence, cited.
+    listed = [line for line in kinds.content.split("\n") if line.startswith("- ")]
+    assert [line.split(":")[0] for line in listed] == ["- Logical shifts", "- Arithmetic shifts", "- Rotate shifts"], kinds.content
+    assert all(re.search(r"\[\d\]$", line) for line in listed)
     second = chat_reply(conversation=conversation, content="Explain the second kind.")
     assert not second.refused, (second.search_query, second.content)
     assert second.search_query.startswith("arithmetic shift"), second.search_query
