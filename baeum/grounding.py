@@ -556,7 +556,11 @@ def compared_terms(question: str) -> tuple[str, ...]:
     match = next((found for found in (pattern.search(question) for pattern in patterns) if found), None)
     if not match:
         return ()
-    sides = (_ENGLISH_ARTICLE.sub("", match.group("a").strip()), _ENGLISH_ARTICLE.sub("", match.group("b").strip()))
+    first, second = (_ENGLISH_ARTICLE.sub("", match.group("a").strip()), _ENGLISH_ARTICLE.sub("", match.group("b").strip()))
+    if len(first.split()) == 1 and len(second.split()) > 1 and not is_hangul_heavy(question):
+        # "external and internal interrupts", "big and little endian": the first side shares the second's noun.
+        first = " ".join([first, *second.split()[1:]])
+    sides = (first, second)
     return sides if all(0 < len(side.split()) <= DEFINED_TERM_MAX_WORDS for side in sides) else ()
 
 
@@ -804,7 +808,13 @@ def _prose_order(chosen: list[_Candidate]) -> list[_Candidate]:
     in the order the passages were chosen, each passage's sentences in the order of its text."""
     lead, *rest = chosen
     passages = list(dict.fromkeys(candidate.passage.n for candidate in chosen))
-    return [lead, *sorted(rest, key=lambda candidate: (passages.index(candidate.passage.n), candidate.position))]
+    rest = sorted(rest, key=lambda candidate: (passages.index(candidate.passage.n), candidate.position))
+    # The sentence the lead goes on from comes before it ("External interrupts are raised from outside the CPU.",
+    # then "(The mouse is an example of this type.)").
+    before = next((other for other in rest if other.passage.n == lead.passage.n and other.position == lead.position - 1), None)
+    if before is None or lead.defining:
+        return [lead, *rest]
+    return [before, lead, *(other for other in rest if other is not before)]
 
 
 def _list_items(text: str, spans: list[tuple[int, int]], position: int) -> tuple[str, ...]:
@@ -881,7 +891,14 @@ def _naming(candidates: list[_Candidate], naming: tuple[str, ...]) -> list[_Cand
     "error"), when any does; a list lead-in among them comes without its items, which are the other ones."""
     if not naming:
         return candidates
-    named = [replace(candidate, items=()) for candidate in candidates if set(naming) <= candidate.terms]
+    # A sentence right after one that names the item goes on about it ("External interrupts are raised from
+    # outside the CPU. (The mouse is an example of this type.)").
+    naming_at = {(candidate.passage.chunk_id, candidate.position) for candidate in candidates if set(naming) <= candidate.terms}
+    named = [
+        replace(candidate, items=())
+        for candidate in candidates
+        if {(candidate.passage.chunk_id, candidate.position), (candidate.passage.chunk_id, candidate.position - 1)} & naming_at
+    ]
     return named or candidates
 
 

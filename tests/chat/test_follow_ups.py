@@ -290,6 +290,30 @@ def test_the_nth_kind_is_the_nth_subsection_that_names_that_kind(user, ingest):
     assert {citation["pageNumber"] for citation in third.citations} == {3}
 
 
+INTERRUPTS = [
+    "Interrupts\nThe hardware of a computer provides a mechanism called interrupts to handle events that need a prompt response. "
+    "Interrupts cause control to be passed to an interrupt handler.",
+    "External interrupts are raised from outside the CPU. (The mouse is an example of this type.) Many devices raise them. "
+    "Internal interrupts are raised from within the CPU, either from an error or the interrupt instruction.",
+    "Labels\nThe global directive gives a label external scope, so that other modules can use it.",
+]
+
+
+@pytest.mark.django_db
+def test_the_first_kind_after_a_comparison_is_its_first_side_and_its_example_follows_it(user, ingest):
+    """A walkthrough: "What's the difference between external and internal interrupts?" → "Give me an example
+    of the first kind." quoted the global directive's "external scope": the first side is "external
+    interrupts" (the shared noun), and the sentence after the one naming it gives the example."""
+    conversation = _conversation_over(user, ingest, INTERRUPTS, "interrupts.pdf")
+    difference = chat_reply(conversation=conversation, content="What's the difference between external and internal interrupts?")
+    assert difference.content.startswith("External interrupts are raised from outside the CPU."), difference.content
+    example = chat_reply(conversation=conversation, content="Give me an example of the first kind.")
+    lines = example.content.split("\n")
+    assert lines[0].startswith("External interrupts are raised from outside the CPU."), example.content
+    assert "The mouse is an example of this type." in example.content
+    assert "global directive" not in example.content
+
+
 RANGES = [
     SIGNED[0],
     SIGNED[1] + " The largest byte value would be 01111111 or +127 and the smallest byte value would be 11111111 or -127.",

@@ -42,6 +42,7 @@ def test_comparison_sides_are_found_in_both_languages():
     assert compared_terms("What is the difference between big endian and little endian?") == ("big endian", "little endian")
     assert compared_terms("리틀 엔디안과 빅 엔디안의 차이는?") == ("리틀 엔디안", "빅 엔디안")
     assert compared_terms("stdcall vs cdecl") == ("stdcall", "cdecl")
+    assert compared_terms("What's the difference between external and internal interrupts?") == ("external interrupts", "internal interrupts")
     assert compared_terms("What are the two main ideas and results of the paper?") == ()
 
 
