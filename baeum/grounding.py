@@ -680,7 +680,8 @@ def _quotable(sentence: str, *, note: bool = False) -> str:
     """The part of a passage sentence an answer quotes: without a title line glued before it, a footnote
     marker after it or, in a footnote, its number ("10 GNU is …"); still a verbatim piece of the page, so
     the citation's quote is found there."""
-    sentence = _FOOTNOTE_MARKER_AT_END.sub("", _without_leading_prompt(_without_leading_formula(without_leading_heading(sentence))))
+    sentence = without_leading_heading(sentence)
+    sentence = _FOOTNOTE_MARKER_AT_END.sub("", _without_leading_listing(_without_leading_prompt(_without_leading_formula(sentence))))
     return _NOTE_NUMBER.sub("", sentence) if note else sentence
 
 
@@ -710,6 +711,27 @@ def _without_leading_formula(sentence: str) -> str:
             if "=" in head and not any(_PROSE_WORD.fullmatch(re.sub(r"[^\w]", "", part)) for part in head):
                 return " ".join(words[index:])
             return sentence
+    return sentence
+
+
+def _without_leading_listing(sentence: str) -> str:
+    """Drop a code listing or a figure's numbers glued before a sentence by a lost line break ("6 ror ax, 1 ;
+    ax = C123H, CF = 1 There are two additional rotate instructions …", "110 0000 0101 1010 0111 11102 6 0 5 A
+    7 E16 A 4-bit number is called a nibble ."): the words before the first capitalised one that starts prose,
+    when they are code, or numbers and capitals only ("In 1990 The …" and "x86 Assembly …" keep theirs)."""
+    words = sentence.split(" ")
+    for index in range(1, min(len(words) - 2, 60)):
+        if not (re.fullmatch(r"[A-Z][a-z]*", words[index]) and all(re.search(r"[a-z]{2}", word) for word in words[index + 1 : index + 3])):
+            continue
+        head = words[:index]
+        numbers = (
+            len(head) >= 3  # a figure's row, not a year or a line number ("2003 Korean users …")
+            and any(char.isdigit() for word in head for char in word)
+            and not any(char.islower() for word in head for char in word)
+        )
+        if numbers or is_code(" ".join(head)):
+            return " ".join(words[index:])
+        return sentence
     return sentence
 
 
@@ -928,7 +950,7 @@ def best_quote(claim: str, passage: Passage) -> tuple[str, float]:
     """Return the passage sentence that best supports ``claim`` and its term overlap (0..1)."""
     claim_terms = set(content_terms(claim))
     best, best_overlap = "", 0.0
-    for sentence in _sentences(passage):
+    for sentence in map(_quotable, _sentences(passage)):  # as an answer quotes it: no code or heading glued before
         terms = set(content_terms(sentence))
         if not claim_terms or not terms:
             continue

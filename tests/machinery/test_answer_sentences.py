@@ -197,3 +197,18 @@ def test_an_interpreter_session_glued_before_a_sentence_is_not_quoted_with_it():
     answer = extractive_answer("What does it mean that lists are mutable?", [_passage(page)])
     assert "Unlike strings, lists are mutable. [1]" in answer.text, answer.text
     assert ">>>" not in answer.text and "Cheddar" not in answer.text
+
+
+def test_a_listing_or_a_figures_numbers_glued_before_a_sentence_are_not_quoted_with_it():
+    """A walkthrough: the RCL/RCR sentence was never a candidate (the rotate listing ran into it), and "What is
+    a nibble?" opened with the figure's digits. A year or a line number before a sentence stays."""
+    from baeum.grounding import _quotable, ground_check
+
+    listing = "5 ror ax, 2 ; ax = 8247H, CF = 1 6 ror ax, 1 ; ax = C123H, CF = 1 There are two additional rotate instructions named RCL and RCR."
+    answer = extractive_answer("Which rotate instructions go through the carry flag?", [_passage(listing)])
+    assert answer.text == "There are two additional rotate instructions named RCL and RCR. [1]", answer.text
+    _, citations, _ = ground_check(answer.text, [_passage(listing)])
+    assert citations[0].quote == "There are two additional rotate instructions named RCL and RCR."  # what the viewer highlights
+    assert _quotable("110 0000 0101 1010 0111 11102 6 0 5 A 7 E16 A 4-bit number is called a nibble .") == "A 4-bit number is called a nibble ."
+    for kept in ("2003 Korean users have grown.", "In 1990 The Company was founded.", "x86 Assembly is what this book teaches."):
+        assert _quotable(kept) == kept
