@@ -840,12 +840,14 @@ class Outcome:
     removals: list[str] = field(default_factory=list)  # removed materials this answer told the learner about
 
 
-def removal_note(question: str, titles: list[str]) -> str:
-    """Said once per removed material: the conversation goes on over what is left."""
+def removal_note(question: str, titles: list[str], *, anything_left: bool = True) -> str:
+    """Said once per removed material: the conversation goes on over what is left (when anything is)."""
     names = ", ".join(f"“{title}”" for title in titles)
     if is_hangul_heavy(question):
-        return f"{grounding.NOTE_PREFIX}{names} 자료는 라이브러리에서 삭제되어, 남은 자료로 답합니다."
-    return f"{grounding.NOTE_PREFIX}{names} was removed from your library; I answer from your remaining materials."
+        rest = "남은 자료로 답합니다." if anything_left else "더 이상 검색할 수 없습니다."
+        return f"{grounding.NOTE_PREFIX}{names} 자료는 라이브러리에서 삭제되어, {rest}"
+    rest = "I answer from your remaining materials." if anything_left else "it can no longer be searched."
+    return f"{grounding.NOTE_PREFIX}{names} was removed from your library; {rest}"
 
 
 def _memory_answer(question: str, memory: Memory) -> Answer | None:
@@ -997,6 +999,7 @@ class _Turn:
     item_name: tuple[str, ...] = ()  # the terms naming the item an ordinal follow-up points at: its sentences name it
     searched: list[str] = field(default_factory=list)  # the titles searched, which a refusal names
     in_session: bool = False  # searched only a study session's pages
+    nothing_left: bool = False  # every material of the conversation was removed
 
 
 def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
@@ -1055,8 +1058,9 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
+    turn.nothing_left = bool(removed) and not sources
     turn.answer = _refusal(
-        question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=bool(removed) and not sources
+        question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=turn.nothing_left
     )
     return turn
 
@@ -1189,7 +1193,7 @@ def _finish(conversation: Conversation, turn: _Turn, answer: Answer) -> Outcome:
     _measure_usage(turn, answer)
     removals = _unannounced_removals(conversation, turn.removed)
     if removals:
-        answer.text = f"{_removal_prefix(conversation, turn.question, removals)}{answer.text}"
+        answer.text = f"{_removal_prefix(conversation, turn.question, removals, anything_left=not turn.nothing_left)}{answer.text}"
     return Outcome(answer, turn.usage, turn.steps, turn.search_query, removals)
 
 
@@ -1224,9 +1228,9 @@ def _measure_usage(turn: _Turn, answer: Answer) -> None:
         turn.usage.update(toolCalls=turn.tool_calls, coverage=turn.evidence.coverage, vector=turn.evidence.vector)
 
 
-def _removal_prefix(conversation: Conversation, question: str, removals: list[str]) -> str:
+def _removal_prefix(conversation: Conversation, question: str, removals: list[str], *, anything_left: bool = True) -> str:
     titles = [conversation.material_titles.get(ref_id, ref_id) for ref_id in removals]
-    return f"{removal_note(question, titles)}\n"
+    return f"{removal_note(question, titles, anything_left=anything_left)}\n"
 
 
 def answer_question(*, conversation: Conversation, question: str, mode: str = "standard", llm=None) -> Outcome:

@@ -42,6 +42,7 @@ def test_every_material_removed_is_refused_with_the_note_not_an_error(user, api_
     body = response.json()
     assert body["refused"] and "Volcano notes" in body["answer"]
     assert "no materials left" in body["answer"] and "Change sources" in body["answer"]  # what to do, not "not found"
+    assert "remaining materials" not in body["answer"]  # a walkthrough: the note said it answers from what is left
     again = api_client.post(f"/api/v1/conversations/{conversation['id']}/messages", {"content": "스택이 뭐야?"}, format="json").json()
     assert again["refused"] and "자료 바꾸기" in again["answer"]
 
