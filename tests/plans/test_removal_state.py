@@ -148,3 +148,25 @@ def test_the_migrations_link_existing_rows_and_leave_gone_materials_removed(user
     ]
     assert conversation_sources(conversation=conversation) == ([kept.ref_id], [gone.ref_id])
     assert selectors.removed_materials(user=user, plan=selectors.access_plan(user=user, plan_id=plan.pk)) == {gone.ref_id: "Gone"}
+
+
+def test_the_plans_page_names_a_removed_material_instead_of_linking_its_guide(user, client, ingest):
+    """A walkthrough: the plans list kept a "Study guide: pcasm-book-english" link to a deleted book (a bare 404)."""
+    stack = ingest(user, make_pdf(STACK), "stack.pdf", title="Stack notes")
+    clouds = ingest(user, make_pdf(CLOUDS), "clouds.pdf", title="Cloud notes")
+    _plan(user, stack, clouds)
+    material_delete(material=clouds)
+    client.force_login(user)
+    page = client.get("/plans/").content.decode()
+    assert f"/library/{stack.ref_id}/guide/" in page
+    assert clouds.ref_id not in page and "Cloud notes (removed from your library)" in page
+
+
+def test_a_removed_materials_guide_is_a_page_of_the_site_not_a_bare_error(user, client, ingest):
+    clouds = ingest(user, make_pdf(CLOUDS), "clouds.pdf", title="Cloud notes")
+    material_delete(material=clouds)
+    client.force_login(user)
+    response = client.get(f"/library/{clouds.ref_id}/guide/")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "removed from your library" in page and 'href="/library/"' in page  # styled, with a way back
