@@ -261,10 +261,11 @@ def _parent_section(number: str) -> list[str]:
     return parts[:-1] or parts
 
 
-def named_item(conversation: Conversation, question: str, memory: Memory) -> tuple[Passage, str] | None:
+def named_item(conversation: Conversation, question: str, memory: Memory) -> tuple[Passage, str, tuple[str, str]] | None:
     """Where the materials themselves name the item an ordinal follow-up points at ("What's wrong with the
     second one?" → "The second method is known as one's complement representation."): the first such sentence
-    in the pages the enumerating answer cited or just after them, with its passage; else None."""
+    in the pages the enumerating answer cited or just after them, with its passage, and how the answer shows
+    the sentence that names it (``_named_line``); else None."""
     ordinal = ordinal_of(question)
     pattern = _ordinal_in_text(question, ordinal) if ordinal else None
     source = _enumerating_turn(memory)
@@ -277,7 +278,17 @@ def named_item(conversation: Conversation, question: str, memory: Memory) -> tup
     )
     near = [(citation["refId"], citation["chunkIndex"]) for citation in (reply.citations if reply else [])]
     topic = set(_terms(source["question"]))
-    return _nth_in_text(conversation, near, topic, pattern) or _nth_heading(conversation, near, topic, ordinal)
+    found = _nth_in_text(conversation, near, topic, pattern)
+    if found is not None:  # "1 의 보수 표현법두 번째 방법은 …" is shown from its ordinal on
+        passage, sentence = found
+        return passage, sentence, (sentence, _from_the_ordinal(sentence, pattern.search(sentence)))
+    subsection = _nth(subsections(conversation, near, topic), ordinal)
+    if not subsection:
+        return None
+    title, chunk, opening = subsection
+    # Named by its heading and first sentence ("Method two. A lookup table can also be used …"): a heading alone
+    # may name little; the answer shows that sentence under its heading ("Arithmetic shifts: These shifts are …").
+    return _passage(chunk, n=0, score=1.0), f"{title}. {opening}", (opening.strip(), f"{title}: {opening.strip()}")
 
 
 def _nth_in_text(conversation: Conversation, near: list[tuple[str, int]], topic: set[str], pattern: re.Pattern) -> tuple[Passage, str] | None:
@@ -315,14 +326,6 @@ def heading_head(title: str) -> str:
 
 def _section_key(number: str) -> tuple[int, ...]:
     return tuple(int(part) for part in number.split("."))
-
-
-def _nth_heading(conversation: Conversation, near: list[tuple[str, int]], topic: set[str], ordinal: int) -> tuple[Passage, str] | None:
-    """The ``ordinal``-th of the numbered subsections about ``topic`` (``subsections``), with the passage it
-    starts in, named by its heading and first sentence ("Method two. A lookup table can also be used to count
-    the bits …"): a heading alone may name little."""
-    title, chunk, opening = _nth(subsections(conversation, near, topic), ordinal) or ("", None, "")
-    return (_passage(chunk, n=0, score=1.0), f"{title}. {opening}") if chunk is not None else None
 
 
 def subsections(conversation: Conversation, near: list[tuple[str, int]], topic: set[str]) -> list[tuple[str, object, str]]:
@@ -936,6 +939,21 @@ def _offline(question: str, turn: _Turn) -> Answer:
         return Answer(text=text, refused=True)
     if turn.conversation is not None:
         answer = _with_items(answer, enumeration_lines(turn.conversation, question, answer), turn)
+    return _named_line(answer, turn.item_line)
+
+
+def _named_line(answer: Answer, item_line: tuple[str, str]) -> Answer:
+    """``answer`` with the sentence that names an ordinal follow-up's item shown as the materials mean it: under
+    its heading ("Arithmetic shifts: These shifts are designed to …": "These shifts" alone names nothing), or
+    from its ordinal on ("1 의 보수 표현법두 번째 방법은 …" → "두 번째 방법은 …")."""
+    if not item_line or item_line[0] == item_line[1]:
+        return answer
+    sentence, shown = item_line
+    lines = answer.text.split("\n")
+    for index, line in enumerate(lines):
+        if line.startswith(sentence):
+            lines[index] = shown + line[len(sentence) :]
+            return replace(answer, text="\n".join(lines))
     return answer
 
 
@@ -997,6 +1015,7 @@ class _Turn:
     item_found: bool = False
     conversation: Conversation | None = None  # where an answer may read more (the items a list question asks for)
     item_name: tuple[str, ...] = ()  # the terms naming the item an ordinal follow-up points at: its sentences name it
+    item_line: tuple[str, str] = ()  # the sentence naming that item, and how the answer shows it (``_named_line``)
     searched: list[str] = field(default_factory=list)  # the titles searched, which a refusal names
     in_session: bool = False  # searched only a study session's pages
     nothing_left: bool = False  # every material of the conversation was removed
@@ -1053,6 +1072,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
         removed,
     )
     turn.item_found = bool(listed or named)
+    turn.item_line = named[2] if named else ()
     if listed:  # a short name from the answer's own list ("semantic errors"); a book's sentence names more loosely
         turn.item_name = item_name_terms(_nth(enumerated_items(memory, question)[0], ordinal_of(question)))
     turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)

@@ -284,7 +284,8 @@ def test_the_nth_kind_is_the_nth_subsection_that_names_that_kind(user, ingest):
     second = chat_reply(conversation=conversation, content="Explain the second kind.")
     assert not second.refused, (second.search_query, second.content)
     assert second.search_query.startswith("arithmetic shift"), second.search_query
-    assert "signed numbers to be quickly multiplied" in second.content.split("\n")[0], second.content
+    # Shown under its heading: "These shifts" alone names nothing (a walkthrough).
+    assert second.content.startswith("Arithmetic shifts: These shifts are designed to allow signed numbers"), second.content
     third = chat_reply(conversation=conversation, content="And the third kind?")
     assert "rotate shift instructions" in third.content.split("\n")[0], third.content
     assert {citation["pageNumber"] for citation in third.citations} == {3}
@@ -312,6 +313,26 @@ def test_the_first_kind_after_a_comparison_is_its_first_side_and_its_example_fol
     assert lines[0].startswith("External interrupts are raised from outside the CPU."), example.content
     assert "The mouse is an example of this type." in example.content
     assert "global directive" not in example.content
+
+
+SIGNED_KO = [
+    "제 2 장 부호 있는 정수\n컴퓨터 메모리에서 부호 있는 정수를 표현하는 방법에는 3 가지가 있다. 이 방법들은 모두 최상위 비트를 부호 비트로 사용한다.",
+    "부호 있는 크기\n첫 번째 방법은 가장 단순한 방법으로 부호 있는 크기 (signed magnitude) 표현법이라 부른다.",
+    "1 의 보수 표현법두 번째 방법은 1의 보수 (one's complement) 표현법이다. 어떤 수의 1 의 보수는 각 비트를 반전시켜 구한다.",
+    "2의 보수 표현법\n세 번째 방법은 2의 보수 표현법이다. 1 의 보수에 1 을 더해 구한다.",
+]
+
+
+@pytest.mark.django_db
+def test_the_sentence_naming_the_nth_item_is_shown_without_the_heading_glued_before_it(user, ingest):
+    """A walkthrough: "두 번째 방법에 대해 설명해줘" opened with "1 의 보수 표현법두 번째 방법은 …", the run-in heading
+    glued to the sentence by the PDF."""
+    conversation = _conversation_over(user, ingest, SIGNED_KO, "signed-ko.pdf")
+    assert not chat_reply(conversation=conversation, content="부호 있는 정수를 표현하는 방법에는 어떤 것들이 있어?").refused
+    second = chat_reply(conversation=conversation, content="두 번째 방법에 대해 설명해줘")
+    assert not second.refused, second.content
+    assert second.content.startswith("두 번째 방법은 1의 보수 (one's complement) 표현법이다."), second.content
+    assert "표현법두" not in second.content
 
 
 RANGES = [
