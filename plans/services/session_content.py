@@ -65,6 +65,12 @@ def _page_parts(chunk, offset: int) -> list[dict]:
 # Text that reads as a sentence but is not one a learner should be quizzed on: a table or figure caption
 # inside it ("… Table 3.5: Uses of boolean operations"), a footnote glued on ("… remove the parame2 It is
 # legal …"), or an opening in lower case (the tail of a code line: "lea eax, [ebp - 8] Now EAX holds …").
+# A sentence that goes on from the one before it: a connective or a pointing word first.
+_GOES_ON = re.compile(
+    r"^(?:thus|therefore|hence|however|also|so|then|but|and|this|these|that|those|it|its|they|their|such)\b"
+    r"|^(?:따라서|그러므로|그러나|하지만|그런데|또한|즉|그래서|그리고|이것|이는|이를|이러한|이런|그것|그는|그러한|그런|위의?|이|그)(?:\s|,)",
+    re.IGNORECASE,
+)
 _NOT_A_SENTENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Listing)\s+\d+(?:\.\d+)*\.?\s*:|(?:^|\s)(?:표|그림)\s*\d+(?:\.\d+)*\s*[:.]"
     r"|[a-z]{2,}\d{1,2}\s+[A-Z][a-z]|^[a-z]|__\w+__|\b\w+\([\w\s,'\"]*\)|(?:아래와|다음과)\s*같다\s+\S"
@@ -165,7 +171,10 @@ def _session_content(
             defined[position] = definitions
             score *= DEFINITION_BOOST  # what the text defines is what a learner must know
         candidates.append(quiz.Candidate(sentence, score, position))
-    best = sorted(candidates, key=lambda candidate: -candidate.score)[:max_key_points]
+    # A key point is read on its own: one that goes on from the sentence before it ("따라서 …", "This data is …")
+    # is chosen only when too few others stand alone.
+    ranked = sorted(candidates, key=lambda candidate: (bool(_GOES_ON.match(sentences[candidate.position][0])), -candidate.score))
+    best = ranked[:max_key_points]
     for candidate in sorted(best, key=lambda candidate: candidate.position):
         sentence, chunk, offset = sentences[candidate.position]
         content.key_points.append({"text": sentence, **_quoted(sentence, (chunk, offset))})

@@ -1,0 +1,31 @@
+"""Key points of a study session are read one by one, out of their paragraph."""
+
+import pytest
+
+from plans.models import Plan
+from plans.services.plans import plan_create, plan_generate
+from plans.services.session_content import session_content
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_key_point_stands_on_its_own(user, ingest):
+    """A walkthrough: a Korean session's key point opened with a dangling "따라서" (therefore)."""
+    pages = [
+        "Chapter 1 Numbers\n"
+        + "Hexadecimal numbers use base 16 and each hex digit stands for four bits of binary. "
+        + "Therefore hexadecimal numbers are a compact way to write binary numbers for programmers. "
+        + "A nibble is a group of four bits that one hex digit represents exactly. "
+        + "Binary numbers use base 2 and only the digits 0 and 1 appear in them. "
+        + "A byte holds eight bits, so two hex digits describe any byte value. "
+        + "Thus each byte can be written as exactly two hexadecimal digits in a listing. "
+        + "A bit is the smallest unit of data that a computer stores in its memory. "
+    ]
+    book = ingest(user, make_pdf(pages), "hex.pdf")
+    plan = plan_create(owner=user, title="Hex", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    content = session_content(user=user, plan=plan, session=plan.sessions.first())
+    assert len(content.key_points) >= 3
+    assert not [point["text"] for point in content.key_points if point["text"].startswith(("Therefore", "Thus"))]
