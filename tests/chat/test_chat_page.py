@@ -103,6 +103,9 @@ def test_sources_are_listed_beside_the_conversation_and_can_be_changed(client, u
     api_client.patch(f"/api/v1/conversations/{conversation_id}/", {"allMaterials": True}, format="json")
     page = client.get(f"/chat/{conversation_id}/").content.decode()
     assert "All your ready materials, also those you upload later." in page
+    # Narrowing an all-materials conversation starts from no box ticked, not from unticking every one (a walkthrough).
+    form = page.split('id="sources-form"')[1].split("</form>")[0]
+    assert 'name="ref_ids"' in form and "checked>" not in form.split('value="some"')[1]
 
 
 def test_another_users_conversation_and_messages_are_404(client, other_user, api_client, book):
