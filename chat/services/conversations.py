@@ -33,7 +33,7 @@ def conversation_create(
             session_number=session_number,
             scope_ranges=ranges,
             top_k=SESSION_TOP_K if ranges else TOP_K,
-            title=(title or plan.title)[:200],
+            title=title[:200],  # a plan-wide conversation is titled by its first question: many start from one plan
         )
     if ref_ids:
         materials = materials_in_scope(user=owner, ref_ids=ref_ids)  # raises MaterialNotFound if any is not theirs

@@ -133,6 +133,8 @@ def test_plan_retrieval_is_limited_to_its_snapshot(user, ingest, plan, book):
     material_delete(material=added_later)
     again = chat_reply(conversation=conversation_create(owner=user, ref_ids=[], plan_id=plan.pk), content="What is a recursive function?")
     assert not again.refused and {citation["refId"] for citation in again.citations} == {book.ref_id}
+    # Each conversation of a plan is titled by its first question, not all by the plan's name (a walkthrough).
+    assert again.conversation.title == "What is a recursive function?"
 
 
 def test_ask_about_this_session_retrieves_only_its_ranges(user, plan, book):
