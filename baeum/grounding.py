@@ -546,13 +546,24 @@ _COMPARED_EN = (
         re.IGNORECASE,
     ),
     re.compile(r"^\s*(?:compare\s+)?(?:an?\s+|the\s+)?(?P<a>[\w -]+?)\s+(?:vs\.?|versus)\s+(?:an?\s+|the\s+)?(?P<b>[\w -]+?)\s*[?.!]*\s*$", re.IGNORECASE),
+    # "How does SAR differ from SHR?", "How is a tuple different from a list?"
+    re.compile(
+        r"^\s*how\s+(?:does|do|is|are)\s+(?:an?\s+|the\s+)?(?P<a>[\w -]+?)\s+(?:differ|different)\s+from\s+(?:an?\s+|the\s+)?(?P<b>[\w -]+?)\s*[?.!]*\s*$",
+        re.IGNORECASE,
+    ),
 )
-_COMPARED_KO = re.compile(r"^\s*(?P<a>.+?)\s*(?:와|과|랑|이랑|하고|vs\.?)\s+(?P<b>.+?)\s*(?:의|은|는)?\s*(?:차이|비교|다른\s*점)")
+_COMPARED_KO = (
+    re.compile(
+        r"^\s*(?P<a>.+?)\s*(?:와|과|랑|이랑|하고|vs\.?)\s+(?P<b>.+?)\s*(?:의|은|는)?\s*(?:차이|비교|다른\s*점|(?:어떻게|뭐가|무엇이)\s*(?:다른|달라|다르))"
+    ),
+    # "SAR 명령은 SHR 과 어떻게 다른가요?"
+    re.compile(r"^\s*(?P<a>.+?)\s*(?:은|는)\s+(?P<b>.+?)\s*(?:와|과|랑|이랑|하고)\s+(?:어떻게|뭐가|무엇이)\s*(?:다른|달라|다르)"),
+)
 
 
 def compared_terms(question: str) -> tuple[str, ...]:
     """The two things a comparison question compares ("big endian", "little endian"), else ()."""
-    patterns = (_COMPARED_KO,) if is_hangul_heavy(question) else _COMPARED_EN
+    patterns = _COMPARED_KO if is_hangul_heavy(question) else _COMPARED_EN
     match = next((found for found in (pattern.search(question) for pattern in patterns) if found), None)
     if not match:
         return ()
@@ -897,7 +908,7 @@ def extractive_answer(
     else:
         defined = defined_terms(question)
         candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage)]
-        chosen = _choose(_unsaid(_naming(candidates, naming), said), max_sentences)
+        chosen = _choose(_unsaid(_naming(_about_a_side(candidates, compared_terms(question)), naming), said), max_sentences)
     if not chosen:
         return Answer(text="", refused=True)
     citations: dict[int, Citation] = {}
@@ -906,6 +917,15 @@ def extractive_answer(
         parts += _lines(candidate)
         citations[candidate.passage.n] = _citation(candidate.passage, candidate.sentence, citations.get(candidate.passage.n))
     return Answer(text="\n".join(parts), citations=sorted(citations.values(), key=lambda c: c.n), generator="extractive")
+
+
+def _about_a_side(candidates: list[_Candidate], sides: tuple[str, ...]) -> list[_Candidate]:
+    """For a comparison, the sentences that name one of its sides (by the side's first term), when any does:
+    "How does SAR differ from SHR?" is not answered with "The calling conventions can differ from compiler to
+    compiler"."""
+    firsts = {terms[0] for terms in (content_terms(side) for side in sides) if terms}
+    kept = [candidate for candidate in candidates if firsts & candidate.terms]
+    return kept or candidates
 
 
 def _naming(candidates: list[_Candidate], naming: tuple[str, ...]) -> list[_Candidate]:

@@ -43,6 +43,10 @@ def test_comparison_sides_are_found_in_both_languages():
     assert compared_terms("리틀 엔디안과 빅 엔디안의 차이는?") == ("리틀 엔디안", "빅 엔디안")
     assert compared_terms("stdcall vs cdecl") == ("stdcall", "cdecl")
     assert compared_terms("What's the difference between external and internal interrupts?") == ("external interrupts", "internal interrupts")
+    assert compared_terms("How does SAR differ from SHR?") == ("SAR", "SHR")
+    assert compared_terms("SAR 명령은 SHR 과 어떻게 다른가요?") == ("SAR 명령", "SHR")
+    assert compared_terms("클래스와 객체는 뭐가 달라?") == ("클래스", "객체")
+    assert compared_terms("How is double precision different?") == ()
     assert compared_terms("What are the two main ideas and results of the paper?") == ()
 
 
@@ -212,3 +216,16 @@ def test_a_listing_or_a_figures_numbers_glued_before_a_sentence_are_not_quoted_w
     assert _quotable("110 0000 0101 1010 0111 11102 6 0 5 A 7 E16 A 4-bit number is called a nibble .") == "A 4-bit number is called a nibble ."
     for kept in ("2003 Korean users have grown.", "In 1990 The Company was founded.", "x86 Assembly is what this book teaches."):
         assert _quotable(kept) == kept
+
+
+def test_a_comparison_is_answered_with_sentences_that_name_one_of_its_sides():
+    """A walkthrough: "How does SAR differ from SHR?" quoted "The calling conventions can differ from compiler to
+    compiler" between the two instructions' sentences."""
+    page = (
+        "SAR Shift Arithmetic Right - This is a new instruction that does not shift the sign bit of its operand. "
+        "The calling conventions can differ from compiler to compiler. "
+        "The SHL and SHR instructions are used to perform logical left and right shifts respectively."
+    )
+    answer = extractive_answer("How does SAR differ from SHR?", [_passage(page)])
+    assert "calling conventions" not in answer.text, answer.text
+    assert "SAR Shift Arithmetic Right" in answer.text and "SHL and SHR" in answer.text
