@@ -23,12 +23,13 @@ def conversation_create(
             session = access_session(user=owner, plan=plan, number=session_number)
             ranges = [item.as_dict() for item in session_scope(session=session).ranges]
             title = title or session.title
-        snapshot = plan.ref_ids
-        existing = set(materials_in_scope(user=owner).filter(ref_id__in=snapshot).values_list("ref_id", flat=True))
-        kept = [ref_id for ref_id in snapshot if ref_id in existing]
+        # The whole snapshot, a removed material included: its source row says so, and the first answer names
+        # it ("… was removed from your library"), instead of "No ready material" and a bare refusal.
+        removed_titles = {material.ref_id: material.title for material in plan.snapshot.all() if material.is_removed}
         return _created(
             owner=owner,
-            ref_ids=kept,
+            ref_ids=list(plan.ref_ids),
+            titles=removed_titles,
             plan=plan,
             session_number=session_number,
             scope_ranges=ranges,
@@ -49,9 +50,11 @@ def conversation_create(
 
 
 @transaction.atomic
-def _created(*, owner, ref_ids: list[str], **fields) -> Conversation:
-    """A new conversation over ``ref_ids``, with a source row for each (see ``_record_sources``)."""
-    conversation = Conversation.objects.create(owner=owner, ref_ids=ref_ids, material_titles=_titles(owner, ref_ids), **fields)
+def _created(*, owner, ref_ids: list[str], titles: dict[str, str] | None = None, **fields) -> Conversation:
+    """A new conversation over ``ref_ids``, with a source row for each (see ``_record_sources``); ``titles``
+    name those no longer in the library."""
+    material_titles = {**(titles or {}), **_titles(owner, ref_ids)}
+    conversation = Conversation.objects.create(owner=owner, ref_ids=ref_ids, material_titles=material_titles, **fields)
     _record_sources(conversation)
     return conversation
 

@@ -170,3 +170,16 @@ def test_a_removed_materials_guide_is_a_page_of_the_site_not_a_bare_error(user, 
     assert response.status_code == 404
     page = response.content.decode()
     assert "removed from your library" in page and 'href="/library/"' in page  # styled, with a way back
+
+
+def test_asking_about_a_plan_whose_material_was_removed_names_it(user, ingest):
+    """A walkthrough: "Ask the tutor about this plan" after its only book was deleted showed "No ready material."
+    and answered "I couldn't find this in your materials.", as if the book lacked the answer."""
+    clouds = ingest(user, make_pdf(CLOUDS), "clouds.pdf", title="Cloud notes")
+    plan = _plan(user, clouds)
+    material_delete(material=clouds)
+    conversation = conversation_create(owner=user, ref_ids=[], plan_id=plan.pk)
+    assert conversation_sources(conversation=conversation) == ([], [clouds.ref_id])
+    reply = chat_reply(conversation=conversation, content="How do clouds form?")
+    assert reply.refused
+    assert "“Cloud notes” was removed from your library" in reply.content and "no materials left" in reply.content
