@@ -359,6 +359,7 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     # "스택이란 무엇인가요?" over an English book: the sentence that defines what the learner's glosses call it
     # ("A stack is a Last-In First-Out (LIFO) list.") comes first, as in one language.
     defined = names if defined_term(question) else ()
+    naming_asked = asks_for_a_name(question)  # "그 4비트짜리 묶음은 뭐라고 불러?": "A 4-bit number is called a nibble."
     question = " ".join([question, *names])
     candidates = []
     for rank, passage in enumerate(_naming_first(passages, named)[:CROSSLINGUAL_PASSAGES]):
@@ -382,6 +383,7 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
                 + POSITION_WEIGHT / (1 + position)
                 - (ASIDE_PENALTY if aside else 0.0)
                 + (DEFINITION_BONUS if defining else 0.0)
+            + (NAMING_BONUS if naming_asked and _GIVES_NAME.search(sentence) else 0.0)
             )
             candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, (), 1.0, aside, under))
     if similarity is not None and candidates:
@@ -772,7 +774,25 @@ class _Candidate:
     section: frozenset = frozenset()  # the terms of the numbered heading the sentence stands under (across languages)
 
 
-def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage) -> list[_Candidate]:
+# "What is a 4-bit number called?", "그 4비트짜리 묶음은 뭐라고 불러?": the answer is the sentence that gives the name.
+_ASKS_NAME = re.compile(
+    r"\bwhat\s+(?:is|are|was|were)\b.*\bcalled\b|\bwhat\s+do\s+(?:you|we|they)\s+call\b|\bwhat(?:'s| is)\s+the\s+name\b"
+    r"|(?:뭐|무엇|무어)(?:이)?라고\s*(?:불러|부르|불리|해|하나|하지|하는|합니)|이름은\s*(?:뭐|무엇)",
+    re.IGNORECASE,
+)
+_GIVES_NAME = re.compile(
+    r"\b(?:is|are)\s+(?:called|known\s+as|named|termed)\b|\bwe\s+call\b"
+    r"|(?:이?라고?|으로)\s*(?:부른다|부르며|부르고|불린다|불리며|한다|하며|하고|칭한다)",
+    re.IGNORECASE,
+)
+NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for one
+
+
+def asks_for_a_name(question: str) -> bool:
+    return bool(_ASKS_NAME.search(question))
+
+
+def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage, naming_asked: bool = False) -> list[_Candidate]:
     candidates = []
     spans = sentence_spans(passage.text)
     for position, (start, end) in enumerate(spans):
@@ -795,6 +815,7 @@ def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, pas
             + POSITION_WEIGHT / (1 + position)
             - LONG_SENTENCE_PENALTY * max(0, len(sentence) - LONG_SENTENCE_CHARS)
             + (DEFINITION_BONUS if defining else 0.0)
+            + (NAMING_BONUS if naming_asked and _GIVES_NAME.search(sentence) else 0.0)
             - (ANAPHORIC_OPENING_PENALTY if _ANAPHORIC_OPENING.match(sentence) else 0.0)
             - (ASIDE_PENALTY if aside else 0.0)
         )
@@ -907,7 +928,7 @@ def extractive_answer(
         chosen = _choose(_unsaid(_crosslingual_candidates(question, passages, similarity, names), said), max_sentences)
     else:
         defined = defined_terms(question)
-        candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage)]
+        candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage, asks_for_a_name(question))]
         chosen = _choose(_unsaid(_naming(_about_a_side(candidates, compared_terms(question)), naming), said), max_sentences)
     if not chosen:
         return Answer(text="", refused=True)

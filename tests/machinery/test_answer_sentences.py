@@ -229,3 +229,18 @@ def test_a_comparison_is_answered_with_sentences_that_name_one_of_its_sides():
     answer = extractive_answer("How does SAR differ from SHR?", [_passage(page)])
     assert "calling conventions" not in answer.text, answer.text
     assert "SAR Shift Arithmetic Right" in answer.text and "SHL and SHR" in answer.text
+
+
+def test_a_question_asking_for_a_name_is_answered_with_the_sentence_that_gives_it():
+    """A walkthrough: "그 4비트짜리 묶음은 뭐라고 불러?" quoted three hex-conversion sentences and never said 니블."""
+    from baeum.grounding import asks_for_a_name
+
+    assert asks_for_a_name("그 4비트짜리 묶음은 뭐라고 불러?") and asks_for_a_name("What is a 4-bit number called?")
+    assert not asks_for_a_name("Why is hexadecimal useful?") and not asks_for_a_name("이 함수는 무엇을 하나요?")
+    page = (
+        "16 진수를 2 진수로 바꾸려면 각 자리수를 4 비트의 이진수로 바꾼다. "
+        "이진수를 16 진수로 바꿀 때는 오른쪽 끝에서 부터 4 비트씩 끊어 간다. "
+        "4 비트의 이진수를 니블 (nibble) 이라 하고, 16 진수의 각 자리수는 1 개의 니블에 대응된다."
+    )
+    answer = extractive_answer("4비트짜리 묶음은 뭐라고 불러?", [_passage(page)], max_sentences=1)
+    assert "니블 (nibble) 이라 하고" in answer.text, answer.text
