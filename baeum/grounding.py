@@ -383,7 +383,7 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
                 + POSITION_WEIGHT / (1 + position)
                 - (ASIDE_PENALTY if aside else 0.0)
                 + (DEFINITION_BONUS if defining else 0.0)
-            + (NAMING_BONUS if naming_asked and _GIVES_NAME.search(sentence) else 0.0)
+                + (NAMING_BONUS if naming_asked and _GIVES_NAME.search(sentence) else 0.0)
             )
             candidates.append(_Candidate(score, rank, position, sentence, passage, defining, terms, (), 1.0, aside, under))
     if similarity is not None and candidates:
@@ -927,8 +927,10 @@ def extractive_answer(
     if across:
         chosen = _choose(_unsaid(_crosslingual_candidates(question, passages, similarity, names), said), max_sentences)
     else:
-        defined = defined_terms(question)
-        candidates = [candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage, asks_for_a_name(question))]
+        defined, naming_asked = defined_terms(question), asks_for_a_name(question)
+        candidates = [
+            candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage, naming_asked)
+        ]
         chosen = _choose(_unsaid(_naming(_about_a_side(candidates, compared_terms(question)), naming), said), max_sentences)
     if not chosen:
         return Answer(text="", refused=True)

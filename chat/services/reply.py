@@ -1031,7 +1031,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     if turn is not None:
         return turn
     question, sources, removed, searched = _where_to_search(conversation, question)
-    listed = enumerated_items(memory, question)[1] if ordinal_of(question) is not None else False
+    items, listed = enumerated_items(memory, question) if ordinal_of(question) is not None else ([], False)
     named = None if listed else named_item(conversation, question, memory)
     search_query = resolve_references(question, memory, item=named[1] if named else "")  # retrieval drops answering instructions itself
     follow_up = search_query != normalize_query(question)
@@ -1074,7 +1074,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     turn.item_found = bool(listed or named)
     turn.item_line = named[2] if named else ()
     if listed:  # a short name from the answer's own list ("semantic errors"); a book's sentence names more loosely
-        turn.item_name = item_name_terms(_nth(enumerated_items(memory, question)[0], ordinal_of(question)))
+        turn.item_name = item_name_terms(_nth(items, ordinal_of(question)))
     turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
     if grounding.crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
