@@ -17,11 +17,13 @@ import time
 import numpy as np
 from django.core.management.base import BaseCommand
 from django.db import connection, transaction
+from django.db.models.fields import AutoFieldMixin
 from tqdm import tqdm
 
 from accounts import rls
 from baeum.metrics import percentile
 from core.providers import active_embedder, embedder_for_model, quality_embedder
+from knowledge.models import Chunk, ChunkEmbedding, ChunkTerm
 from knowledge.selectors import search
 from knowledge.services.vector_indexes import owner_index_create
 
@@ -110,10 +112,8 @@ class Command(BaseCommand):
         per_user = chunks // users
         truth = {"vectors": {}, "terms": {}, "owner_chunks": {}}
         chunk_id = 0
-        with cursor.copy(
-            f"COPY {schema}.knowledge_chunkembedding (id, chunk_id, material_id, owner_id, model, dimension, embedding) FROM STDIN WITH (FORMAT BINARY)"
-        ) as copy:
-            copy.set_types(["bigint", "bigint", "bigint", "bigint", "varchar", "integer", "vector"])
+        with cursor.copy(f"COPY {schema}.{EMBEDDING_ROWS.table} {EMBEDDING_ROWS.columns} FROM STDIN WITH (FORMAT BINARY)") as copy:
+            copy.set_types(EMBEDDING_ROWS.types)
             for owner in tqdm(range(1, users + 1), desc="Vectors", disable=not show, unit="user"):
                 owner_topics = rng.choice(topics, size=5, replace=False)
                 ids = []
@@ -122,23 +122,21 @@ class Command(BaseCommand):
                     topic = owner_topics[index % 5]
                     vector = centers[topic] + 0.6 * rng.normal(size=DIMENSION).astype(np.float32)
                     vector /= np.linalg.norm(vector)
-                    copy.write_row([chunk_id, chunk_id, owner * 10 + index % 2, owner, MODEL, DIMENSION, vector])
+                    copy.write_row(EMBEDDING_ROWS.row(chunk_id, chunk_id, owner * 10 + index % 2, owner, vector))
                     words = rng.choice(vocabulary[topic], size=60, p=_zipf(100))
                     truth["terms"][chunk_id] = (owner, owner * 10 + index % 2, words)
                     ids.append(chunk_id)
                     if len(truth["vectors"]) < 5000 or index == 0:
                         truth["vectors"][chunk_id] = vector
                 truth["owner_chunks"][owner] = ids
-        with cursor.copy(
-            f"COPY {schema}.knowledge_chunk (id, owner_id, material_id, chunk_index, page_number, page_end, type, content, token_count, overlap_chars, section_title, section_level, content_hash, term_count, page_starts, matter) FROM STDIN"
-        ) as copy:
+        with cursor.copy(f"COPY {schema}.{CHUNK_ROWS.table} {CHUNK_ROWS.columns} FROM STDIN") as copy:
             for cid, (owner, material, words) in tqdm(truth["terms"].items(), desc="Chunks", disable=not show, unit="chunk"):
-                copy.write_row([cid, owner, material, cid, 1, 1, "material", " ".join(words), 60, 0, "", 0, "h", len(words), "[0]", ""])
-        with cursor.copy(f"COPY {schema}.knowledge_chunkterm (chunk_id, material_id, owner_id, term, tf, doc_length) FROM STDIN") as copy:
+                for row in _chunk_rows(cid, material, owner, words):
+                    copy.write_row(row)
+        with cursor.copy(f"COPY {schema}.{TERM_ROWS.table} {TERM_ROWS.columns} FROM STDIN") as copy:
             for cid, (owner, material, words) in tqdm(truth["terms"].items(), desc="Postings", disable=not show, unit="chunk"):
-                values, counts = np.unique(words, return_counts=True)
-                for term, tf in zip(values, counts, strict=True):
-                    copy.write_row([cid, material, owner, str(term), int(tf), len(words)])
+                for row in _posting_rows(cid, material, owner, words):
+                    copy.write_row(row)
         cursor.execute(f"ANALYZE {schema}.knowledge_chunkembedding")
         cursor.execute(f"ANALYZE {schema}.knowledge_chunkterm")
         cursor.execute(f"ANALYZE {schema}.knowledge_chunk")
@@ -212,7 +210,10 @@ class Command(BaseCommand):
 
     def _skewed(self, cursor, schema, rng, sizes, queries, k, seed, show, *, reuse=False):
         """Load ``sizes`` (chunks per owner), build the vector index, and time each group's queries."""
-        space = (_unit(rng.normal(size=DIMENSION).astype(np.float32)), _unit(rng.normal(size=(SKEWED_TOPICS, DIMENSION)).astype(np.float32)))
+        space = (
+            _unit(rng.normal(size=DIMENSION).astype(np.float32)),
+            _unit(rng.normal(size=(SKEWED_TOPICS, DIMENSION)).astype(np.float32)),
+        )
         vocabulary = np.array([[_word(topic * 100 + word) for word in range(100)] for topic in range(SKEWED_TOPICS)])
         if reuse:
             samples = {owner: _samples(space, seed, owner, first, rows) for owner, first, rows in _owners(sizes)}
@@ -256,24 +257,22 @@ class Command(BaseCommand):
         started = time.perf_counter()
         indexes = self._drop_vector_indexes(cursor, schema)
         samples: dict[int, list] = {}
-        with cursor.copy(
-            f"COPY {schema}.knowledge_chunkembedding (id, chunk_id, material_id, owner_id, model, dimension, embedding) FROM STDIN WITH (FORMAT BINARY)"
-        ) as copy:
-            copy.set_types(["bigint", "bigint", "bigint", "bigint", "varchar", "integer", "vector"])
+        with cursor.copy(f"COPY {schema}.{EMBEDDING_ROWS.table} {EMBEDDING_ROWS.columns} FROM STDIN WITH (FORMAT BINARY)") as copy:
+            copy.set_types(EMBEDDING_ROWS.types)
             for owner, first, rows in tqdm(_owners(sizes), total=len(sizes), desc="Vectors", disable=not show, unit="owner"):
                 for block in _blocks(rows):
                     topics, vectors = _owner_vectors(space, seed, owner, block, rows)
                     for offset, vector in zip(block, vectors, strict=True):
                         chunk_id = first + offset
-                        copy.write_row([chunk_id, chunk_id, _material(owner, offset), owner, MODEL, DIMENSION, vector])
+                        # One vector per chunk: the embedding row's id is its chunk's.
+                        copy.write_row(EMBEDDING_ROWS.row(chunk_id, chunk_id, _material(owner, offset), owner, vector))
                     if block.start == 0:
                         samples[owner] = [(first + offset, vectors[offset], topics[offset]) for offset in _sample_offsets(len(block))]
-        for table, columns, rows_of in (
-            ("knowledge_chunk", SKEWED_CHUNK_COLUMNS, _chunk_rows),
-            ("knowledge_chunkterm", "(chunk_id, material_id, owner_id, term, tf, doc_length)", _posting_rows),
-        ):
-            with cursor.copy(f"COPY {schema}.{table} {columns} FROM STDIN") as copy:
-                for owner, first, rows in tqdm(_owners(sizes), total=len(sizes), desc=table.split("_")[1], disable=not show, unit="owner"):
+        for rows_spec, rows_of in ((CHUNK_ROWS, _chunk_rows), (TERM_ROWS, _posting_rows)):
+            with cursor.copy(f"COPY {schema}.{rows_spec.table} {rows_spec.columns} FROM STDIN") as copy:
+                for owner, first, rows in tqdm(
+                    _owners(sizes), total=len(sizes), desc=rows_spec.table.split("_")[1], disable=not show, unit="owner"
+                ):
                     for block in _blocks(rows):
                         topics = _owner_topics(seed, owner, block, rows)
                         words = _chunk_words(vocabulary, seed, owner, block, topics)
@@ -352,6 +351,92 @@ class Command(BaseCommand):
         return {"model": embedder.model, "p50_ms": round(percentile(timings, 0.5), 2), "p95_ms": round(percentile(timings, 0.95), 2)}
 
 
+# --- Synthetic rows through the models' own columns ----------------------------------------------------
+
+
+class CopyRows:
+    """COPY rows for ``model``'s table with every concrete column the model has, so a column added later
+    can never make the benchmark's rows invalid unnoticed (a hand-written column list once left the new
+    NOT NULL ``note_spans`` out, and every run failed).
+
+    ``varying`` names the columns each row gives, in order; ``fixed`` gives values shared by every row;
+    every other column takes what ``Model()`` would save (the field's default, "" for text, NULL where
+    allowed; JSON serialised). A column with none of these is an error naming it, raised at import, before
+    any row is written.
+    """
+
+    def __init__(self, model, /, *, varying: tuple[str, ...], **fixed):  # "/": a column may be called "model"
+        # An automatic primary key not given is left to the database's sequence.
+        fields = [
+            field
+            for field in model._meta.concrete_fields
+            if not (isinstance(field, AutoFieldMixin) and field.attname not in varying and field.attname not in fixed)
+        ]
+        by_attname = {field.attname: field for field in fields}
+        unknown = sorted((set(varying) | set(fixed)) - set(by_attname))
+        if unknown:
+            raise ValueError(f"{model.__name__} has no column {', '.join(unknown)}")
+        self.table = model._meta.db_table
+        self.columns = "(" + ", ".join(field.column for field in fields) + ")"
+        self.types = [_copy_type(field) for field in fields]
+        self._template = []
+        for field in fields:
+            if field.attname in varying:
+                self._template.append(None)
+            elif field.attname in fixed:
+                self._template.append(_copy_value(field, fixed[field.attname]))
+            elif (default := field.get_default()) is not None or field.null:  # what ``Model()`` would save
+                self._template.append(_copy_value(field, default))
+            else:
+                raise ValueError(f"{self.table}.{field.column} has no default and may not be NULL: give it in `varying` or `fixed`")
+        position = {field.attname: index for index, field in enumerate(fields)}
+        self._slots = [(position[name], _is_json(by_attname[name])) for name in varying]
+
+    def row(self, *values) -> list:
+        """One row: ``values`` for the varying columns, in the order they were named."""
+        row = self._template.copy()
+        for (index, is_json), value in zip(self._slots, values, strict=True):
+            row[index] = json.dumps(value) if is_json else value
+        return row
+
+
+def _is_json(field) -> bool:
+    return field.get_internal_type() == "JSONField"
+
+
+def _copy_value(field, value):
+    return json.dumps(value) if _is_json(field) else value
+
+
+def _copy_type(field) -> str:
+    """The PostgreSQL type name a binary COPY needs for ``field``."""
+    kind = field.get_internal_type()
+    return {
+        "BigAutoField": "bigint",
+        "AutoField": "integer",
+        "ForeignKey": "bigint",
+        "PositiveIntegerField": "integer",
+        "PositiveSmallIntegerField": "smallint",
+        "IntegerField": "integer",
+        "CharField": "varchar",
+        "TextField": "text",
+        "JSONField": "jsonb",
+    }.get(kind, field.db_type(connection))
+
+
+CHUNK_ROWS = CopyRows(
+    Chunk,
+    varying=("id", "owner_id", "material_id", "chunk_index", "content", "token_count", "term_count"),
+    page_number=1,
+    page_end=1,
+    content_hash="h",
+)
+TERM_ROWS = CopyRows(ChunkTerm, varying=("chunk_id", "material_id", "owner_id", "term", "tf", "doc_length"))
+EMBEDDING_ROWS = CopyRows(
+    ChunkEmbedding, varying=("id", "chunk_id", "material_id", "owner_id", "embedding"), model=MODEL, dimension=DIMENSION
+)
+
+
 # --- The skewed library, generated again for each table from per-owner seeds (never all in memory) ----
 
 SKEWED_TOPICS = 2000
@@ -367,10 +452,6 @@ SKEWED_LARGE_FROM = 10_000  # an owner with this many chunks or more is in the "
 CHUNKS_PER_MATERIAL = 500  # a large library is many books, as a teacher's shelf is
 WORDS_PER_CHUNK = 16  # fewer than the even benchmark's 60: 1M chunks would otherwise mean 40M postings
 BLOCK = 20_000  # chunks generated at a time
-SKEWED_CHUNK_COLUMNS = (
-    "(id, owner_id, material_id, chunk_index, page_number, page_end, type, content, token_count, overlap_chars, "
-    "section_title, section_level, content_hash, term_count, page_starts, matter)"
-)
 
 
 def _skewed_sizes(rng, total: int, large: str, small: str) -> list[int]:
@@ -458,12 +539,12 @@ def _chunk_words(vocabulary, seed: int, owner: int, block: range, topics: np.nda
 
 
 def _chunk_rows(chunk_id: int, material: int, owner: int, words) -> list[list]:
-    return [[chunk_id, owner, material, chunk_id, 1, 1, "material", " ".join(words), len(words), 0, "", 0, "h", len(words), "[0]", ""]]
+    return [CHUNK_ROWS.row(chunk_id, owner, material, chunk_id, " ".join(words), len(words), len(words))]
 
 
 def _posting_rows(chunk_id: int, material: int, owner: int, words) -> list[list]:
     values, counts = np.unique(words, return_counts=True)
-    return [[chunk_id, material, owner, str(term), int(tf), len(words)] for term, tf in zip(values, counts, strict=True)]
+    return [TERM_ROWS.row(chunk_id, material, owner, str(term), int(tf), len(words)) for term, tf in zip(values, counts, strict=True)]
 
 
 def _word(number: int) -> str:
