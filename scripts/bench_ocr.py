@@ -1,6 +1,6 @@
 """Benchmark OCR (baeum.ocr): seconds per page and character error rate, printed as JSON.
 
-    .venv/bin/python scripts/bench_ocr.py [--samples ../shared/samples] [--without-korean-reading]
+    .venv/bin/python scripts/bench_ocr.py [--samples ../shared/samples] [--without-korean-reading] [--generated-pages N]
 
 Reads 3 generated Korean and 3 generated English scans (tests/ocrgen.py: 11 pt A4 at 300 dpi, tilted, blurred
 and specked like a flatbed scan) against the text drawn on them, the first 3 pages of each shared real scan
@@ -109,6 +109,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=Path, default=ROOT.parent / "shared" / "samples")
     parser.add_argument("--without-korean-reading", action="store_true")
+    parser.add_argument(
+        "--generated-pages", type=int, default=len(ocrgen.KOREAN_PAGES), help="generated pages per language (fewer: a quick smoke run)"
+    )
     options = parser.parse_args()
     if not ocr.ocr_available():
         raise SystemExit("Tesseract with kor and eng is not installed (apt-get install tesseract-ocr-kor)")
@@ -119,8 +122,8 @@ def main() -> None:
     report["korean_reading"] = not options.without_korean_reading
     with tempfile.TemporaryDirectory(prefix="baeum-bench-ocr-") as name:
         directory = Path(name)
-        report["generated_korean"] = generated(ocrgen.KOREAN_PAGES, directory, "korean")
-        report["generated_english"] = generated(ocrgen.ENGLISH_PAGES, directory, "english")
+        report["generated_korean"] = generated(ocrgen.KOREAN_PAGES[: options.generated_pages], directory, "korean")
+        report["generated_english"] = generated(ocrgen.ENGLISH_PAGES[: options.generated_pages], directory, "english")
         report["scanned_samples"] = {path.name: real_scan(path) for path in sorted((options.samples / "scanned").glob("*.pdf"))}
         if (options.samples / BOOK_PAGE[0]).exists():
             report["book_page_korean"] = book_page(options.samples, directory)

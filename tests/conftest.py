@@ -31,6 +31,28 @@ def pytest_unconfigure(config):
         runtime.stop_postgres()
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database as ``make setup`` leaves the real one: the role that owns the tables may also make
+    a schema in it (a benchmark's throwaway one: ``bench_retrieval``). Database-level grants do not come
+    with the template the test database is copied from."""
+    from django.conf import settings
+    from django.db import connection
+
+    from accounts import rls
+
+    owner = settings.BAEUM_DB_OWNER_ROLE
+    if owner:
+        with django_db_blocker.unblock():
+            connection.ensure_connection()
+            rls.apply_login_role(connection)  # the database's owner grants; the system role would grant nothing
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute(f'GRANT CREATE ON DATABASE "{connection.settings_dict["NAME"]}" TO "{owner}"')
+            finally:
+                rls.reapply(connection)
+
+
 @pytest.fixture
 def user(db):
     return UserFactory()

@@ -1,0 +1,260 @@
+"""Every command a number in the docs comes from still runs, end to end, at its smallest size.
+
+A figure in the README or a closing note is only as good as the command that prints it: `bench_retrieval`
+once failed at every size for months (a new NOT NULL column its hand-built rows lacked) and nothing
+noticed. Each test here runs one command through its whole path on a few chunks, pages or seconds,
+checks the keys of what it prints and that it left nothing behind. Scores are not asserted: they are
+what the commands measure, on data far too small to mean anything.
+
+`test_every_number_command_has_a_smoke_test` keeps the list whole: a new `bench_*` / `eval_*` command
+without a test here fails it. Scripts outside `manage.py` (`scripts/bench_ocr.py`, `scripts/multinode.py`)
+are run as the operator runs them, in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command, get_commands
+from django.db import connection
+
+from knowledge.models import Material
+from tests.chat.conftest import BOOK
+from tests.pdfgen import make_pdf
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# transaction=True: the commands commit as they go (throwaway users, a benchmark schema made and dropped
+# by the owner role, a live server's threads reading what the command wrote), which a test transaction hides.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+SMOKE_TESTED = {
+    "bench_ingest": "tests/knowledge/test_commands.py",
+    "bench_retrieval": "test_bench_retrieval_*",
+    "eval_retrieval": "test_eval_retrieval_*",
+    "eval_answers": "test_eval_answers_*",
+    "eval_documents": "test_eval_documents_*",
+    "eval_conversations": "tests/chat/test_eval_conversations.py",
+    "eval_study": "test_eval_study_*",
+    "load_test": "test_load_test_*",
+}
+
+PASSAGES = [
+    {"doc_id": "stack", "title": "The stack", "text": "The stack is a region of memory. The ESP register points to the top of the stack."},
+    {
+        "doc_id": "interrupts",
+        "title": "Interrupts",
+        "text": "An interrupt handler is the routine that processes an interrupt from a device.",
+    },
+    {"doc_id": "registers", "title": "Registers", "text": "A register is a very fast storage location inside the CPU, such as EAX."},
+]
+QUESTIONS = [
+    {"qid": "q1", "question": "Which register points to the top of the stack?", "doc_id": "stack"},
+    {"qid": "q2", "question": "What processes an interrupt?", "doc_id": "interrupts"},
+]
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _nothing_left(users_before: int) -> None:
+    assert Material.objects.unscoped().count() == 0  # test check: every throwaway material deleted
+    assert get_user_model().objects.count() == users_before  # and every throwaway account
+
+
+def test_every_number_command_has_a_smoke_test():
+    numbered = {name for name in get_commands() if name.startswith(("bench_", "eval_"))} | {"load_test"}
+    assert numbered == set(SMOKE_TESTED), "a command that prints a number needs a smoke test (add it here)"
+
+
+def _bench_schemas() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bench\\_%'")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_bench_retrieval_even_library_prints_every_mode_and_drops_its_schema(capsys):
+    call_command("bench_retrieval", "--chunks", "200", "--users", "4", "--queries", "3", "--json")
+    report = json.loads(capsys.readouterr().out)
+    assert {mode["mode"] for mode in report["modes"]} == {"semantic", "lexical", "hybrid"}
+    for mode in report["modes"]:
+        assert {"p50_ms", "p95_ms"} <= mode.keys() and mode["p95_ms"] > 0
+        if mode["mode"] != "lexical":
+            assert 0 <= mode["recall_vs_exact"] <= 1
+    assert {"chunks", "users", "queries", "build_seconds", "query_embedding_ms"} <= report.keys()
+    assert report["chunks"] == 200 and report["users"] == 4
+    assert _bench_schemas() == []
+
+
+def test_bench_retrieval_skewed_builds_owner_indexes_for_large_libraries_and_drops_its_schema(capsys, monkeypatch):
+    """The skewed path whole (HNSW build, a large library's own index, both groups) on 1,600 chunks:
+    the thresholds that make a library "large" are lowered for the test, not the code path."""
+    from knowledge.management.commands import bench_retrieval
+    from knowledge.selectors import search
+
+    monkeypatch.setattr(bench_retrieval, "SKEWED_LARGE_FROM", 1_000)
+    monkeypatch.setattr(search, "LARGE_LIBRARY_VECTORS", 1_000)
+    call_command(
+        "bench_retrieval", "--skewed", "--chunks", "1600", "--large", "1200", "--small", "100,200", "--queries", "3", "--json"
+    )  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert [group["group"] for group in report["groups"]] == ["large", "small"]
+    assert report["groups"][0]["owners"] == 1 and report["groups"][0]["chunks"] == 1200
+    assert {
+        "load_seconds",
+        "index_build_seconds",
+        "index_mb",
+        "owner_indexes_seconds",
+        "owner_indexes_mb",
+        "largest_library",
+    } <= report.keys()
+    assert report["owner_indexes_mb"] > 0  # the large library got its own index
+    assert _bench_schemas() == []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = 'public' AND indexname LIKE %s", [search.OWNER_INDEX_PREFIX + "%"]
+        )
+        assert cursor.fetchone()[0] == 0  # the benchmark's own indexes went with its schema
+
+
+def test_bench_retrieval_rows_cover_every_column_of_the_models():
+    """The synthetic rows are built from the models' columns: a column added to Chunk is in the COPY."""
+    from knowledge.management.commands.bench_retrieval import CHUNK_ROWS, EMBEDDING_ROWS, TERM_ROWS
+    from knowledge.models import Chunk, ChunkEmbedding, ChunkTerm
+
+    for rows, model in ((CHUNK_ROWS, Chunk), (EMBEDDING_ROWS, ChunkEmbedding), (TERM_ROWS, ChunkTerm)):
+        columns = {column.strip() for column in rows.columns.strip("()").split(",")}
+        expected = {field.column for field in model._meta.concrete_fields} - ({"id"} if model is ChunkTerm else set())
+        assert columns == expected
+    row = CHUNK_ROWS.row(7, 1, 10, 7, "alpha beta", 2, 2)
+    assert row[list(field.column for field in Chunk._meta.concrete_fields).index("note_spans")] == "[]"
+
+
+def test_bench_retrieval_rows_name_a_column_they_cannot_fill():
+    from knowledge.management.commands.bench_retrieval import CopyRows
+    from knowledge.models import Chunk
+
+    with pytest.raises(ValueError, match=r"knowledge_chunk\.token_count has no default"):
+        CopyRows(Chunk, varying=("id", "owner_id", "material_id", "chunk_index", "content"), page_number=1, page_end=1, content_hash="h")
+    with pytest.raises(ValueError, match="no column colour"):
+        CopyRows(Chunk, varying=("id", "colour"))
+
+
+def test_eval_retrieval_prints_each_mode_and_cleans_up(tmp_path, capsys):
+    users = get_user_model().objects.count()
+    corpus, queries = _jsonl(tmp_path / "corpus.jsonl", PASSAGES), _jsonl(tmp_path / "queries.jsonl", QUESTIONS)
+    call_command("eval_retrieval", "--corpus", str(corpus), "--queries", str(queries), "--quality", "none", "--json")
+    report = json.loads(capsys.readouterr().out)
+    assert [mode["mode"] for mode in report["modes"]] == ["semantic", "lexical", "hybrid"]
+    assert all({"mrr@10", "n"} <= mode.keys() for mode in report["modes"]), report["modes"][0].keys()
+    assert report["passages"] == 3 and report["chunks"] >= 3 and report["embedding_model"] == "use-multilingual-v3"
+    _nothing_left(users)
+
+
+def test_eval_answers_prints_answer_and_refusal_shares_and_cleans_up(tmp_path, capsys):
+    users = get_user_model().objects.count()
+    corpus = _jsonl(tmp_path / "corpus.jsonl", PASSAGES[:2])
+    queries = _jsonl(tmp_path / "queries.jsonl", QUESTIONS)
+    outside = _jsonl(tmp_path / "outside.jsonl", [{"qid": "o1", "question": "What is a register?", "doc_id": "registers"}])
+    call_command(
+        "eval_answers", "--corpus", str(corpus), "--queries", str(queries), "--out-of-scope", str(outside), "--quality", "none", "--json"
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert {"n_in", "n_out", "answer_hit", "citation_valid", "false_refusal", "refusal_out_of_scope", "latency_ms"} <= report.keys()
+    assert report["n_in"] == 2 and report["n_out"] == 1
+    _nothing_left(users)
+
+
+def test_eval_documents_prints_ours_beside_the_page_baseline_and_the_tutor_and_cleans_up(tmp_path, capsys):
+    users = get_user_model().objects.count()
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    (folder / "asm.pdf").write_bytes(make_pdf(BOOK))
+    questions = _jsonl(
+        tmp_path / "questions.jsonl",
+        [
+            {"question": "Which register points to the top of the stack?", "doc_name": "asm", "evidence": [{"evidence_page": 2}]},
+            {"question": "What is an interrupt?", "doc_name": "asm", "evidence": [{"evidence_page": 1}]},
+        ],
+    )
+    call_command("eval_documents", "--questions", str(questions), "--pdfs", str(folder), "--tutor", "--quality", "none", "--json")
+    report = json.loads(capsys.readouterr().out)
+    assert {"questions", "documents", "baeum", "baseline_bm25_pages", "ratio_page_hit@5", "tutor"} <= report.keys()
+    assert "page_hit@5" in report["baeum"] and "page_hit@5" in report["baseline_bm25_pages"]
+    assert {"answer_rate", "false_refusal", "citation_on_evidence_page"} <= report["tutor"].keys()
+    assert report["questions"] == 2 and report["documents"] == 1
+    _nothing_left(users)
+
+
+def test_eval_study_prints_a_report_per_book_and_cleans_up(tmp_path, capsys):
+    users = get_user_model().objects.count()
+    path = tmp_path / "asm.pdf"
+    path.write_bytes(make_pdf(BOOK))
+    call_command("eval_study", str(path), "--json")
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["books"]) == 1
+    assert report["books"][0], "an empty report per book"
+    _nothing_left(users)
+
+
+def test_load_test_drives_a_live_server_and_loses_nothing(live_server, capsys):
+    users = get_user_model().objects.count()
+    call_command(
+        "load_test", "--url", live_server.url, "--learners", "2", "--uploaders", "1", "--duration", "4", "--think", "0.5", "--json"
+    )  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert {"requests", "throughput_rps", "errors", "endpoints", "uploads", "messages"} <= report.keys()
+    assert report["requests"] > 0 and report["errors"] == 0, report["error_samples"]
+    assert report["uploads"]["not_final"] == 0 and report["messages"]["lost"] == 0
+    assert report["messages"]["answered"] > 0
+    _nothing_left(users)
+
+
+def _script(*arguments: str, timeout: float) -> subprocess.CompletedProcess:
+    environment = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    return subprocess.run([sys.executable, *arguments], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout)
+
+
+def test_bench_ocr_reads_one_generated_page_per_language(tmp_path):
+    from baeum import ocr
+
+    if not ocr.ocr_available():
+        pytest.skip("Tesseract with kor and eng is not installed (make ocr-deps)")
+    result = _script("scripts/bench_ocr.py", "--samples", str(tmp_path), "--generated-pages", "1", timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    for language in ("generated_korean", "generated_english"):
+        assert report[language]["pages"] == 1 and {"seconds_per_page", "cer"} <= report[language].keys(), report[language]
+    assert report["scanned_samples"] == {}  # an empty samples folder: the generated pages only
+
+
+def test_multinode_runs_two_nodes_as_the_application_role_over_tables_the_owner_role_holds():
+    """One node pair for 20 seconds (the README's figures are 120 s): servers, migrations as the owner role,
+    the nodes as the application role, both kills, and the final check that nothing was lost."""
+    import tempfile
+
+    left_before = set(Path(tempfile.gettempdir()).glob("baeum-multinode-*"))
+    result = _script(
+        "scripts/multinode.py", "--learners", "2", "--uploaders", "1", "--duration", "20", "--visibility-timeout", "10", "--json",
+        timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-3000:])
+    summary = json.loads(result.stdout)
+    roles = summary["postgres"]
+    assert set(roles["table_owners"]) == {"baeum_owner"} and roles["schema_owner"] == "baeum_owner"
+    assert roles["nodes_connect_as"] == "baeum" and roles["app_role"] == {"superuser": False, "bypassrls": False, "createdb": False}
+    assert {session["role"] for session in roles["tcp_sessions_mid_run"]} == {"baeum"}
+    assert summary["row_level_security"]["materials_seen_closed"] == 0
+    assert summary["row_level_security"]["app_role_can_turn_rls_off"] is False
+    assert [kill["process"] for kill in summary["kills"]] == ["node2 worker", "node1 web"]
+    assert summary["uploads_not_final"] == 0 and summary["turns_lost"] == 0
+    assert summary["load"]["messages"]["answered"] > 0
+    assert set(Path(tempfile.gettempdir()).glob("baeum-multinode-*")) == left_before  # both servers' state removed
