@@ -1,0 +1,6 @@
+"""Baeum's machinery without Django, in packages by stage; each package says what it holds.
+
+    language ← extraction ← retrieval ← answering ← study        runtime (entry points only)
+
+``errors`` (the one error base every stage raises) and ``metrics`` (evaluation arithmetic) are shared by all.
+"""

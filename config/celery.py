@@ -12,7 +12,7 @@ app.autodiscover_tasks()
 @worker_process_init.connect
 def _warm_up_models(**kwargs):
     """Load the embedder and Kiwi when a worker process starts, not inside the first task."""
-    from baeum.warmup import warm_up
+    from baeum.runtime.warmup import warm_up
     from core.providers import active_embedder, quality_embedder
 
     warm_up(active_embedder(), quality_embedder())

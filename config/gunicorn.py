@@ -7,7 +7,7 @@ control_socket_disable = True
 
 
 def post_worker_init(worker):
-    from baeum.warmup import warm_up
+    from baeum.runtime.warmup import warm_up
     from core.providers import active_embedder, quality_embedder
 
     warm_up(active_embedder(), quality_embedder())

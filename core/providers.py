@@ -7,8 +7,8 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from baeum.embeddings import Embedder, get_embedder
-from baeum.llm import build_llm
+from baeum.answering.llm import build_llm
+from baeum.retrieval.embeddings import Embedder, get_embedder
 
 
 def configured_llm():

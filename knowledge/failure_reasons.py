@@ -1,6 +1,6 @@
 """Ingestion failure reasons and upload errors in the learner's language, translated where they are shown.
 
-The reasons are written in English where they happen (``baeum.extract``, ``baeum.office``, ``baeum.ocr``,
+The reasons are written in English where they happen (``baeum.extraction.readers``, ``baeum.extraction.office``, ``baeum.extraction.ocr``,
 ``knowledge.services``, ``knowledge.tasks``: machinery that knows no language) and stored with a stable
 ``error_code``. Translating at display keeps what is stored language-neutral: a learner who switches
 language sees the reason again in the new one.
@@ -18,7 +18,7 @@ from django.utils.translation import get_language, gettext, gettext_noop
 
 # Each entry is the exact English the producers write, with %(…)s where they put a value.
 REASON_PATTERNS: tuple[str, ...] = (
-    # baeum.extract
+    # baeum.extraction.readers
     gettext_noop("“%(name)s” is empty. Upload the file again; it may not have been saved fully."),
     gettext_noop("“%(name)s” is not a supported type. Upload a PDF, a .txt or .md file, slides (.pptx) or a document (.docx, .hwpx)."),
     gettext_noop("“%(name)s” is named .pdf but its content is not a PDF (text). Export it as a real PDF and upload it again."),
@@ -50,7 +50,7 @@ REASON_PATTERNS: tuple[str, ...] = (
         "“%(name)s” has no text layer: its %(pages)s page(s) look like scanned images. "
         "Run OCR on it first (for example `ocrmypdf in.pdf out.pdf`) and upload the result."
     ),
-    # baeum.office
+    # baeum.extraction.office
     gettext_noop(
         "“%(name)s” contains no text to study from. If its content is pictures, "
         "export it as a PDF, run OCR on it (for example `ocrmypdf in.pdf out.pdf`) and upload the result."
@@ -58,7 +58,7 @@ REASON_PATTERNS: tuple[str, ...] = (
     gettext_noop("“%(name)s” is protected with a password. Open it, remove the password, save it, and upload it again."),
     gettext_noop("“%(name)s” took too long to read (over %(seconds)s s). Save it again from its program or split it into parts."),
     gettext_noop("“%(name)s” holds too much text to read; split it into smaller files."),
-    # baeum.ocr
+    # baeum.extraction.ocr
     gettext_noop(
         "“%(name)s” has %(pages)s scanned pages; text recognition reads at most %(limit)s per file. "
         "Split it into smaller files and upload them one by one."

@@ -83,7 +83,7 @@ class Material(models.Model):
     def retry_may_help(self) -> bool:
         """A failed material whose failure reading the same file again may not meet (a time-out, a busy
         machine, text recognition installed since); not a password, a damaged or an empty file."""
-        from baeum.extract import PERMANENT_FAILURES
+        from baeum.extraction.readers import PERMANENT_FAILURES
 
         return self.status == self.Status.FAILED and self.error_code not in PERMANENT_FAILURES
 
@@ -94,7 +94,7 @@ class MaterialPage(models.Model):
     number = models.PositiveIntegerField()
     text = models.TextField()
     ocr = models.BooleanField(default=False)  # the text was recognised from a scanned image (may contain errors)
-    # "front" (title, contents, preface…) or "back" (index, bibliography): outside the chapters (baeum.structure).
+    # "front" (title, contents, preface…) or "back" (index, bibliography): outside the chapters (baeum.extraction.structure).
     matter = models.CharField(max_length=8, blank=True)
 
     objects = OwnedManager()
@@ -122,7 +122,7 @@ class Chunk(models.Model):
     content_hash = models.CharField(max_length=64)
     term_count = models.PositiveIntegerField(default=0)  # analysed terms, the BM25 document length
     # [[character offset, page number], ...] where each page of ``content`` begins: a quote carries the
-    # page of its own sentence (``baeum.chunking.quote_pages``). Empty for chunks stored before it existed.
+    # page of its own sentence (``baeum.extraction.chunking.quote_pages``). Empty for chunks stored before it existed.
     page_starts = models.JSONField(default=list, blank=True)
     # [[start, end], ...] character offsets of footnotes in ``content`` (moved to the end of their page's text):
     # the tutor never quotes one as its answer. Empty for chunks stored before it existed.
@@ -148,7 +148,7 @@ class Chunk(models.Model):
 
     def pages_of(self, quote: str) -> tuple[int, int]:
         """Return the first and last page of ``quote``, a passage of this chunk's text."""
-        from baeum.chunking import quote_pages
+        from baeum.extraction.chunking import quote_pages
 
         return quote_pages(self.content, self.page_starts, quote, self.page_number)
 
@@ -160,13 +160,13 @@ class Chunk(models.Model):
 
     def pages_between(self, start: int, end: int) -> tuple[int, int]:
         """Return the first and last page of ``content[start:end]``."""
-        from baeum.chunking import page_span
+        from baeum.extraction.chunking import page_span
 
         return page_span(self.page_starts, start, end, self.page_number)
 
 
 class ChunkTerm(models.Model):
-    """BM25 postings: one analysed term of one chunk with its frequency (see ``baeum.analysis``)."""
+    """BM25 postings: one analysed term of one chunk with its frequency (see ``baeum.language.analysis``)."""
 
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="terms")
     material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="+")
@@ -186,7 +186,7 @@ class ChunkTerm(models.Model):
 
 class Gloss(models.Model):
     """A Korean term a chunk names in English too, where it introduces it: "분기 명령 (branch instruction)"
-    (``baeum.glossary``). Written with the chunk's postings; read to search across languages."""
+    (``baeum.language.glossary``). Written with the chunk's postings; read to search across languages."""
 
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="+")
     material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="+")

@@ -6,9 +6,9 @@ from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from baeum.analysis import content_terms
-from baeum.chunking import looks_like_code
-from baeum.text import sentence_spans
+from baeum.extraction.chunking import looks_like_code
+from baeum.language.analysis import content_terms
+from baeum.language.text import sentence_spans
 
 from . import selectors
 from .failure_reasons import reason_patterns_translated

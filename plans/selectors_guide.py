@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from baeum.chunking import heading_level
-from baeum.definitions import find_definitions
 from baeum.errors import NotFound
+from baeum.extraction.chunking import heading_level
+from baeum.study.definitions import find_definitions
 from knowledge import selectors as knowledge
 
 from .models import Card, Note, Plan, StudySession
@@ -152,7 +152,7 @@ def material_reading(*, user, material) -> dict:
     """One pass over the material's body (front and back matter left out): ``{"headings": [{"title",
     "level", "pageNumber", "chunkIndex"}], "glossary": [...]}``. Headings are read from the text's lines
     as the chunker recognises them (a sub-heading may sit inside a chunk); the glossary holds the terms
-    the material defines (``baeum.definitions``), one entry per term (its first definition), alphabetical,
+    the material defines (``baeum.study.definitions``), one entry per term (its first definition), alphabetical,
     each with the page of its defining sentence. Cached per ingestion."""
     from django.core.cache import cache
 

@@ -1,4 +1,4 @@
-"""Benchmark OCR (baeum.ocr): seconds per page and character error rate, printed as JSON.
+"""Benchmark OCR (baeum.extraction.ocr): seconds per page and character error rate, printed as JSON.
 
     .venv/bin/python scripts/bench_ocr.py [--samples ../shared/samples] [--without-korean-reading] [--generated-pages N]
 
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from baeum import ocr  # noqa: E402
+from baeum.extraction import ocr  # noqa: E402
 from tests import ocrgen  # noqa: E402
 
 FIRST_PAGES = 3

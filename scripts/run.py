@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from baeum import runtime  # noqa: E402
+from baeum.runtime import embedded as runtime  # noqa: E402
 
 PYTHON = sys.executable
 SETTINGS = os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings.local")

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def pytest_unconfigure(config):
     from django.db import connections
 
-    from baeum import runtime
+    from baeum.runtime import embedded as runtime
 
     connections.close_all()
     if "redis" in runtime.STARTED_HERE:

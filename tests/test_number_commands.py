@@ -224,7 +224,7 @@ def _script(*arguments: str, timeout: float) -> subprocess.CompletedProcess:
 
 
 def test_bench_ocr_reads_one_generated_page_per_language(tmp_path):
-    from baeum import ocr
+    from baeum.extraction import ocr
 
     if not ocr.ocr_available():
         pytest.skip("Tesseract with kor and eng is not installed (make ocr-deps)")

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 
 from django.core.cache import cache
 
-from baeum.analysis import content_terms
-from baeum.text import is_hangul_heavy, split_sentences
+from baeum.language.analysis import content_terms
+from baeum.language.text import is_hangul_heavy, split_sentences
 
 from ..models import Conversation, Message
 

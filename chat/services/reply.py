@@ -1,7 +1,7 @@
 """The tutor's answer pipeline: memory → query resolution → scoped retrieval → sufficiency →
 generation (extractive offline, or an LLM) → ground check → save the turn.
 
-Whatever generates the text, ``baeum.grounding`` decides whether it stands: every ``[n]`` must be a
+Whatever generates the text, ``baeum.answering.groundcheck`` decides whether it stands: every ``[n]`` must be a
 passage retrieved for this turn, and every claim must be supported by what it cites. A question the
 materials do not cover is refused on every turn, never answered from general knowledge.
 """
@@ -19,13 +19,20 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from baeum import grounding, prompts
-from baeum.analysis import content_terms
-from baeum.grounding import Answer, Passage
-from baeum.llm import LLMError
-from baeum.questions import analyse_question, named_sources
-from baeum.tables import superscript_references
-from baeum.text import estimate_tokens, is_hangul_heavy, korean_particle, normalize_query, sentence_spans
+from baeum.answering import groundcheck, prompts
+from baeum.answering.answers import CITATION, REFUSAL_EN, REFUSAL_KO, Answer, Passage, refusal_text, weak_results_text
+from baeum.answering.budgets import BUDGETS, fit_passages, fit_text
+from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
+from baeum.answering.evidence import Evidence, judge_evidence, names_missing, unknown_topics
+from baeum.answering.extractive import extractive_answer
+from baeum.answering.forms import compared_terms, without_place
+from baeum.answering.groundcheck import claims_problem, complete_claims_end, in_reading_order
+from baeum.answering.llm import LLMError
+from baeum.answering.sentences import is_readable_sentence, numbered_headings
+from baeum.extraction.tables import superscript_references
+from baeum.language.analysis import content_terms
+from baeum.language.questions import analyse_question, named_sources
+from baeum.language.text import estimate_tokens, is_hangul_heavy, korean_particle, normalize_query, sentence_spans
 from core.providers import configured_llm, embedder_for_model
 from knowledge.selectors import (
     TOP_K,
@@ -142,8 +149,8 @@ def _continues(question: str) -> bool:
 
 def answer_items(answer: str) -> list[str]:
     """The lines of a previous answer, without citation marks and notes: what "the second one" counts."""
-    lines = [grounding.CITATION.sub("", line).strip(" -•") for line in answer.split("\n")]
-    return [line for line in lines if line and not line.startswith(grounding.NOTE_PREFIX)]
+    lines = [CITATION.sub("", line).strip(" -•") for line in answer.split("\n")]
+    return [line for line in lines if line and not line.startswith(NOTE_PREFIX)]
 
 
 # A list written out after a colon: "Three kinds of errors can occur in a program: syntax errors, runtime
@@ -177,7 +184,7 @@ def enumerated_items(memory: Memory, question: str = "") -> tuple[list[str], boo
     listed = next((found for found in map(listed_items, items) if found), [])
     if listed:
         return listed, True
-    sides = grounding.compared_terms(source["question"]) if not _DIFFERENCES.search(source["question"]) else ()
+    sides = compared_terms(source["question"]) if not _DIFFERENCES.search(source["question"]) else ()
     if sides and _counts_alternatives(question) and ordinal_of(question) in (1, 2, -1):
         # "the second difference" and "the second one" of "the two major differences between A and B" count
         # differences, not the sides.
@@ -344,7 +351,7 @@ def subsections(conversation: Conversation, near: list[tuple[str, int]], topic: 
         headings: dict[tuple[int, ...], tuple[str, object, str]] = {}
         standing: list[tuple[int, ...]] = []  # the sections the cited chunk stands in: the last one before it, those in it
         for chunk in chunks:
-            for match in grounding.numbered_headings(chunk.content):
+            for match in numbered_headings(chunk.content):
                 number = _section_key(match.group("number"))
                 headings.setdefault(number, (match.group("title").strip(), chunk, _first_sentence(chunk.content[match.end() :])))
                 if chunk.chunk_index < cited:
@@ -414,7 +421,7 @@ def enumeration_lines(conversation: Conversation, question: str, answer: Answer)
     found = [
         (_passage(chunk, n=0, score=1.0), f"{title}: {opening.strip()}")
         for title, chunk, opening in subsections(conversation, near, set(_terms(question)))
-        if grounding.is_readable_sentence(opening)
+        if is_readable_sentence(opening)
     ]
     return found[:ENUMERATED_ITEMS_MAX] if len(found) >= 2 else []
 
@@ -649,9 +656,9 @@ def _search(conversation: Conversation, query: str, *, k: int, scope: Scope) -> 
     return _passages(hits)
 
 
-def _judge(question: str, passages: list[Passage], known=None) -> grounding.Evidence:
+def _judge(question: str, passages: list[Passage], known=None) -> Evidence:
     config = chat_settings()
-    return grounding.judge_evidence(
+    return judge_evidence(
         question,
         passages,
         min_coverage=config["MIN_COVERAGE"],
@@ -755,8 +762,8 @@ def _agentic_search(conversation: Conversation, query: str, scope: Scope) -> tup
 
 
 def _agentic_refine(
-    conversation: Conversation, query: str, scope: Scope, passages: list[Passage], steps: list[dict], evidence: grounding.Evidence
-) -> tuple[list[Passage], grounding.Evidence]:
+    conversation: Conversation, query: str, scope: Scope, passages: list[Passage], steps: list[dict], evidence: Evidence
+) -> tuple[list[Passage], Evidence]:
     """Search again for the query's key terms alone when the first search did not answer it."""
     refined = " ".join(dict.fromkeys(term for term in content_terms(query) if len(term) > 1))
     if not refined or refined == query:
@@ -799,20 +806,20 @@ def _agentic_expand(conversation: Conversation, passages: list[Passage], steps: 
     return passages[:1] + expanded + passages[1:]
 
 
-# --- Generation (the instructions themselves: baeum/prompts.py) -------------------------------
+# --- Generation (the instructions themselves: baeum/answering/prompts.py) -------------------------------
 
 
 def build_prompt(question: str, memory: Memory, passages: list[Passage]) -> tuple[str, str]:
     """Return (system, prompt) within the token budgets (whole passages and lines only)."""
-    budgets = grounding.BUDGETS
-    refusal = grounding.refusal_text(question)
+    budgets = BUDGETS
+    refusal = refusal_text(question)
     system = prompts.TUTOR_SYSTEM.format(refusal=refusal)
-    kept = grounding.fit_passages(passages, budgets["passages"])
-    summary = grounding.fit_text([line for line in memory.summary.split("\n") if line], budgets["memory"])
-    entities = grounding.fit_text(
+    kept = fit_passages(passages, budgets["passages"])
+    summary = fit_text([line for line in memory.summary.split("\n") if line], budgets["memory"])
+    entities = fit_text(
         [f"- {entity['key']}: {entity['value']} (turn {entity['turn']})" for entity in reversed(memory.entities)], budgets["entities"]
     )
-    recent = grounding.fit_text(
+    recent = fit_text(
         [f"Learner: {entry['question']}\nTutor: {entry['answer']}" for entry in reversed(memory.recent)], budgets["recent"]
     )
     sections = []
@@ -848,9 +855,9 @@ def removal_note(question: str, titles: list[str], *, anything_left: bool = True
     names = ", ".join(f"“{title}”" for title in titles)
     if is_hangul_heavy(question):
         rest = "남은 자료로 답합니다." if anything_left else "더 이상 검색할 수 없습니다."
-        return f"{grounding.NOTE_PREFIX}{names} 자료는 라이브러리에서 삭제되어, {rest}"
+        return f"{NOTE_PREFIX}{names} 자료는 라이브러리에서 삭제되어, {rest}"
     rest = "I answer from your remaining materials." if anything_left else "it can no longer be searched."
-    return f"{grounding.NOTE_PREFIX}{names} was removed from your library; {rest}"
+    return f"{NOTE_PREFIX}{names} was removed from your library; {rest}"
 
 
 def _memory_answer(question: str, memory: Memory) -> Answer | None:
@@ -929,13 +936,13 @@ def _offline(question: str, turn: _Turn) -> Answer:
         # "second" ("the second line is indented").
         ordinal = _ORDINAL_KO.search(question) or _ORDINAL_EN.search(question)
         question = f"{turn.search_query} {ordinal.group(0)}"
-    answer = grounding.extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names, naming=turn.item_name)
+    answer = extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names, naming=turn.item_name)
     if answer.refused and turn.search_query != normalize_query(question):
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면
         #뭐가 좋아?"): its sentences are chosen for the question made to stand alone.
-        answer = grounding.extractive_answer(turn.search_query, passages, similarity=similarity, said=said, names=turn.names)
+        answer = extractive_answer(turn.search_query, passages, similarity=similarity, said=said, names=turn.names)
     if answer.refused:  # no sentence answers it: refused as when the evidence is too weak, naming what was searched
-        text = grounding.weak_results_text(question, turn.searched, in_session=turn.in_session) if turn.searched else grounding.refusal_text(question)
+        text = weak_results_text(question, turn.searched, in_session=turn.in_session) if turn.searched else refusal_text(question)
         return Answer(text=text, refused=True)
     if turn.conversation is not None:
         answer = _with_items(answer, enumeration_lines(turn.conversation, question, answer), turn)
@@ -981,7 +988,7 @@ def _refers_back(question: str) -> bool:
     return bool(_ANAPHORA_EN.search(question) or _ANAPHORA_KO.search(question))
 
 
-def _confidence(evidence: grounding.Evidence, grounded: bool) -> float:
+def _confidence(evidence: Evidence, grounded: bool) -> float:
     if not grounded:
         return round(min(REFUSED_CONFIDENCE, evidence.coverage * REFUSED_CONFIDENCE), 3)
     weight = CONFIDENCE_COVERAGE_WEIGHT
@@ -1000,7 +1007,7 @@ class _Turn:
     retrieved_at: float
     search_query: str
     passages: list[Passage] = field(default_factory=list)
-    evidence: grounding.Evidence | None = None
+    evidence: Evidence | None = None
     steps: list[dict] = field(default_factory=list)
     tool_calls: int = 0
     removed: list[str] = field(default_factory=list)
@@ -1039,18 +1046,18 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     if mode == "agentic":
         retrieval = retrieve_agentic(conversation, search_query, scope=scope)
     else:
-        anchored = anchored_query(question, memory) if follow_up else grounding.without_place(question)
+        anchored = anchored_query(question, memory) if follow_up else without_place(question)
         retrieval = retrieve_standard(
             conversation, search_query, scope=scope, follow_up=follow_up, anchored=anchored, first=[named[0]] if named else []
         )
     retrieved_at = time.perf_counter()
-    # Judge the passages against what is asked, not against "round to two decimal places" (baeum.questions).
+    # Judge the passages against what is asked, not against "round to two decimal places" (baeum.language.questions).
     asked = analyse_question(question).judged
     known = _vocabulary(conversation, sources)
     evidence = _judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, known)
     if follow_up and evidence.sufficient and not (listed or named) and (
-        len(grounding.unknown_topics(asked, retrieval.passages, known)) >= FOLLOW_UP_UNKNOWN_WORDS
-        or grounding.names_missing(asked, retrieval.passages, known)
+        len(unknown_topics(asked, retrieval.passages, known)) >= FOLLOW_UP_UNKNOWN_WORDS
+        or names_missing(asked, retrieval.passages, known)
     ):
         # The words carried over make any follow-up look covered, and the question made to stand alone is
         # lower case: what it names of its own must be in the materials ("What's the best gaming laptop to
@@ -1076,7 +1083,7 @@ def _prepare(conversation: Conversation, question: str, mode: str) -> _Turn:
     if listed:  # a short name from the answer's own list ("semantic errors"); a book's sentence names more loosely
         turn.item_name = item_name_terms(_nth(items, ordinal_of(question)))
     turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
-    if grounding.crosses_languages(question, retrieval.passages):
+    if crosses_languages(question, retrieval.passages):
         turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
     turn.nothing_left = bool(removed) and not sources
     turn.answer = _refusal(
@@ -1093,7 +1100,7 @@ def _answered_without_search(conversation: Conversation, question: str, memory: 
     overview = _session_overview(conversation, question)
     if overview is not None:  # "이 세션에서 제일 중요한 게 뭐야?": the session's key points, cited
         passages, answer = overview
-        evidence = grounding.Evidence(1.0, 1.0, True)
+        evidence = Evidence(1.0, 1.0, True)
         return _Turn(question, memory, usage, started, time.perf_counter(), question, passages, evidence, answer=answer)
     return None
 
@@ -1126,7 +1133,7 @@ _NOTHING_LEFT_KO = "이 대화에는 검색할 자료가 남아 있지 않습니
 
 
 def _refusal(
-    question: str, passages: list[Passage], evidence: grounding.Evidence, *, searched: list[str], in_session: bool, nothing_left: bool = False
+    question: str, passages: list[Passage], evidence: Evidence, *, searched: list[str], in_session: bool, nothing_left: bool = False
 ) -> Answer | None:
     """The refusal when nothing was found or the evidence is too weak to answer from; else None. It names
     what was searched: every material of the conversation (not only those whose passages came back), or a
@@ -1134,9 +1141,9 @@ def _refusal(
     if nothing_left:
         return Answer(text=_NOTHING_LEFT_KO if is_hangul_heavy(question) else _NOTHING_LEFT_EN, refused=True)
     if not passages:
-        return Answer(text=grounding.refusal_text(question), refused=True)
+        return Answer(text=refusal_text(question), refused=True)
     if not evidence.sufficient:
-        return Answer(text=grounding.weak_results_text(question, searched, in_session=in_session), refused=True)
+        return Answer(text=weak_results_text(question, searched, in_session=in_session), refused=True)
     return None
 
 
@@ -1174,7 +1181,7 @@ def _session_overview(conversation: Conversation, question: str) -> tuple[list[P
         lines.append(f"- {point['text']} [{passage.n}]")
     if not lines:
         return None
-    intro = grounding.NOTE_PREFIX + ("이 세션의 핵심 내용입니다." if is_hangul_heavy(question) else "The key points of this session.")
+    intro = NOTE_PREFIX + ("이 세션의 핵심 내용입니다." if is_hangul_heavy(question) else "The key points of this session.")
     return passages, Answer(text="\n".join([intro, *lines]), generator="extractive")
 
 
@@ -1193,9 +1200,9 @@ def _written(turn: _Turn, llm) -> Answer:
         return _fallback(turn, "LLM unavailable")
     turn.usage.update(llmCalls=1, inputTokens=completion.input_tokens, outputTokens=completion.output_tokens, estimated=False)
     text = completion.text.strip()
-    if text.startswith((grounding.REFUSAL_KO, grounding.REFUSAL_EN)):
-        return Answer(text=grounding.refusal_text(turn.question), refused=True, generator=completion.model)
-    grounded, citations, _problems = grounding.ground_check(text, turn.passages)
+    if text.startswith((REFUSAL_KO, REFUSAL_EN)):
+        return Answer(text=refusal_text(turn.question), refused=True, generator=completion.model)
+    grounded, citations, _problems = groundcheck.ground_check(text, turn.passages)
     if not grounded:
         return _fallback(turn, "LLM answer failed the ground check")
     turn.checked = Answer(text=text, citations=citations, generator=completion.model)
@@ -1207,7 +1214,7 @@ def _finish(conversation: Conversation, turn: _Turn, answer: Answer) -> Outcome:
     wrote it), confidence, usage, and the one-time note about removed materials."""
     answer = _ground_checked(turn, answer)
     if answer.generator.startswith("extractive") and not answer.refused:
-        answer = grounding.in_reading_order(answer)  # checked against the passages' numbers first
+        answer = in_reading_order(answer)  # checked against the passages' numbers first
     if turn.evidence is not None:
         answer.confidence = _confidence(turn.evidence, not answer.refused)
     _measure_usage(turn, answer)
@@ -1226,9 +1233,9 @@ def _ground_checked(turn: _Turn, answer: Answer) -> Answer:
     remembered = turn.evidence is None and answer is turn.answer
     if answer.refused or remembered or answer is turn.checked:
         return answer
-    grounded, citations, _problems = grounding.ground_check(answer.text, turn.passages)
+    grounded, citations, _problems = groundcheck.ground_check(answer.text, turn.passages)
     if not grounded:  # never let an unsupported answer through, whatever produced it
-        return Answer(text=grounding.refusal_text(turn.question), refused=True, generator=answer.generator)
+        return Answer(text=refusal_text(turn.question), refused=True, generator=answer.generator)
     answer.citations = citations
     return answer
 
@@ -1392,11 +1399,11 @@ def _stream_written(turn: _Turn, llm) -> Iterator[tuple[str, object]]:
     try:
         for piece in llm.stream(system=system, prompt=prompt):
             text += piece
-            ready = grounding.complete_claims_end(text, sent)
+            ready = complete_claims_end(text, sent)
             if ready > sent:
-                if not sent and text.lstrip().startswith((grounding.REFUSAL_KO, grounding.REFUSAL_EN)):
+                if not sent and text.lstrip().startswith((REFUSAL_KO, REFUSAL_EN)):
                     break  # the model says the passages do not answer it
-                problem = grounding.claims_problem(text[sent:ready], turn.passages)
+                problem = claims_problem(text[sent:ready], turn.passages)
                 if problem:
                     return _fallback(turn, "LLM answer failed the ground check")
                 yield "token", text[sent:ready] if sent else text[sent:ready].lstrip()
@@ -1404,15 +1411,15 @@ def _stream_written(turn: _Turn, llm) -> Iterator[tuple[str, object]]:
     except LLMError:
         return _fallback(turn, "LLM unavailable")
     turn.usage.update(llmCalls=1, estimated=True)
-    if text.strip().startswith((grounding.REFUSAL_KO, grounding.REFUSAL_EN)):
-        return Answer(text=grounding.refusal_text(turn.question), refused=True, generator=getattr(llm, "model", "llm"))
+    if text.strip().startswith((REFUSAL_KO, REFUSAL_EN)):
+        return Answer(text=refusal_text(turn.question), refused=True, generator=getattr(llm, "model", "llm"))
     rest = text[sent:]
     if rest.strip():
-        if grounding.claims_problem(rest, turn.passages):
+        if claims_problem(rest, turn.passages):
             return _fallback(turn, "LLM answer failed the ground check")
         yield "token", rest if sent else rest.lstrip()
     answer_text = text.strip()
-    grounded, citations, _problems = grounding.ground_check(answer_text, turn.passages)
+    grounded, citations, _problems = groundcheck.ground_check(answer_text, turn.passages)
     if not grounded:
         return _fallback(turn, "LLM answer failed the ground check")
     turn.checked = Answer(text=answer_text, citations=citations, generator=getattr(llm, "model", "llm"))

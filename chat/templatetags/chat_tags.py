@@ -4,7 +4,7 @@ from django import template
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from baeum.text import is_hangul_heavy
+from baeum.language.text import is_hangul_heavy
 
 register = template.Library()
 

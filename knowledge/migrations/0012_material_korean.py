@@ -1,5 +1,5 @@
 """Each material records whether it is written in Korean (most of its chunks mostly Hangul, as
-``baeum.text.written_in_korean`` decides at ingestion). Filled for existing materials from their first 200
+``baeum.language.text.written_in_korean`` decides at ingestion). Filled for existing materials from their first 200
 chunks, learner by learner (``migrate`` runs with no learner set, under which owned tables show no rows)."""
 
 from django.db import migrations, models

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 from accounts.rls import SETTING, disable_sql, enable_sql
-from baeum.glossary import folded_words, glosses_in
+from baeum.language.glossary import folded_words, glosses_in
 
 TABLE = "knowledge_gloss"
 INSERT = (

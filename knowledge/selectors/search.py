@@ -22,13 +22,15 @@ from django.conf import settings
 from django.db import connection
 
 from accounts.scoping import owner_id_of
-from baeum import glossary, prompts, rerank
-from baeum.analysis import analyze
-from baeum.embeddings import Embedder
-from baeum.grounding import identifiers
-from baeum.questions import analyse_question, hint_variants
-from baeum.tables import superscript_references
-from baeum.text import is_hangul_heavy, normalize_query
+from baeum.answering import prompts
+from baeum.answering.crosslingual import identifiers
+from baeum.extraction.tables import superscript_references
+from baeum.language import glossary
+from baeum.language.analysis import analyze
+from baeum.language.questions import analyse_question, hint_variants
+from baeum.language.text import is_hangul_heavy, normalize_query
+from baeum.retrieval import rerank
+from baeum.retrieval.embeddings import Embedder
 from core.providers import embedder_for_model
 
 from ..models import Chunk, ChunkEmbedding, Gloss
@@ -490,7 +492,7 @@ def _written_alike(query: str) -> str:
 # Korean textbooks gloss their terms in English where they introduce them ("2 의 보수 (two’s complement)",
 # stored as ``Gloss`` rows with the postings): a Korean question over English materials is also searched
 # with the English names the learner's own materials give its terms, and an English question over Korean
-# materials with their Korean names (``baeum.glossary``). One indexed read of the owner's rows.
+# materials with their Korean names (``baeum.language.glossary``). One indexed read of the owner's rows.
 
 
 def glosses(*, user, question: str) -> list[str]:
@@ -716,7 +718,7 @@ def chunk_search_hybrid(
 ) -> list[SearchHit]:
     """Return the best ``k`` of lexical top-N ∪ vector top-N, fused (see ``fuse``), optionally reranked.
 
-    Long questions are searched for what they ask (``baeum.questions``): answering instructions
+    Long questions are searched for what they ask (``baeum.language.questions``): answering instructions
     ("Round your answer to two decimal places") are dropped, source hints ("the cash flow statement") kept.
     """
     question = analyse_question(query)
@@ -879,7 +881,7 @@ def chunk_search_multi(*, user, queries: Sequence[str], mode: str = "hybrid", k:
 def rerank_with_llm(hits: list[SearchHit], *, query: str, llm, k: int) -> list[SearchHit]:
     """Ask an LLM to score each candidate 0–10 for the question; keep the original order whenever the
     reply cannot be parsed (or the call fails), so a confused model never loses a good passage."""
-    from baeum.llm import LLMError
+    from baeum.answering.llm import LLMError
 
     if not hits:
         return []

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from django.conf import settings
 
-from baeum.embeddings import Embedder
+from baeum.retrieval.embeddings import Embedder
 
 from ..models import EmbeddingCache
 

@@ -16,11 +16,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from baeum import extract
-from baeum.chunking import PageText, chunk_pages
-from baeum.embeddings import EmbeddingError
-from baeum.structure import matter_breaks, page_matter
-from baeum.text import normalize_text, written_in_korean
+from baeum.extraction import readers as extract
+from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.structure import matter_breaks, page_matter
+from baeum.language.text import normalize_text, written_in_korean
+from baeum.retrieval.embeddings import EmbeddingError
 from core.providers import active_embedder
 
 from ..models import Chunk, Material, MaterialPage
@@ -131,7 +131,7 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
 
 
 def _office_pages(material: Material, path: Path, kind: str) -> list[extract.ExtractedPage]:
-    from baeum import office
+    from baeum.extraction import office
 
     try:
         return office.read_office(

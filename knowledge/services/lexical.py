@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from django.db import connection, transaction
 
-from baeum.analysis import term_frequencies
-from baeum.glossary import folded_words, glosses_in
+from baeum.language.analysis import term_frequencies
+from baeum.language.glossary import folded_words, glosses_in
 
 from ..models import Chunk, ChunkTerm, Gloss
 

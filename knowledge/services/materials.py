@@ -10,8 +10,8 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from baeum import extract
 from baeum.errors import BaeumError
+from baeum.extraction import readers as extract
 
 from ..failure_reasons import reason_translate
 from ..models import Material

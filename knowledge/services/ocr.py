@@ -1,7 +1,7 @@
 """Text recognition for scanned PDFs: a resumable stage of ingestion on the ``background`` queue.
 
 A PDF without a text layer (or with many pages without one) is not refused: its ingestion stops at
-the OCR stage, a background task reads the scanned pages with Tesseract one by one (``baeum.ocr``, at
+the OCR stage, a background task reads the scanned pages with Tesseract one by one (``baeum.extraction.ocr``, at
 low CPU priority), keeps each page's text beside the original file as it goes -- so a worker that dies
 loses at most the page it was reading -- and then runs the rest of the pipeline, which takes the
 recognised text for those pages. Pages read this way are flagged (``MaterialPage.ocr``).
@@ -17,7 +17,8 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from baeum import extract, ocr
+from baeum.extraction import ocr
+from baeum.extraction import readers as extract
 
 from ..models import Material
 

@@ -3,7 +3,7 @@
 import shutil
 from pathlib import Path
 
-from baeum.pageimage import PageImageFailed, render_page_image
+from baeum.extraction.pageimage import PageImageFailed, render_page_image
 
 from ..models import Material
 

@@ -10,9 +10,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from baeum import curriculum, study
 from baeum.errors import BaeumError, MaterialNotReady, MaterialsRemoved, NotFound
-from baeum.text import is_hangul_heavy
+from baeum.language.text import is_hangul_heavy
+from baeum.study import curriculum
+from baeum.study import phrasing as study
 from core.providers import configured_llm
 from knowledge import selectors as knowledge
 from knowledge.models import Material

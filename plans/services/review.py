@@ -10,11 +10,12 @@ from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 
-from baeum import grading, quiz, study
-from baeum.analysis import content_terms
 from baeum.errors import NotFound
-from baeum.quiz import BLANK
-from baeum.text import is_hangul_heavy
+from baeum.language.analysis import content_terms
+from baeum.language.text import is_hangul_heavy
+from baeum.study import grading, quiz
+from baeum.study import phrasing as study
+from baeum.study.quiz import BLANK
 
 from ..models import Card, Plan, Review, StudySession
 from .session_content import SessionContent, session_content
@@ -33,7 +34,7 @@ class QuestionNotFound(NotFound):
 
 
 def grade(*, kind: str, response: str, answer: str, accepted: list[str], term: str = "", choices: list[str] | None = None) -> grading.Grade:
-    """Grade ``response`` the way the question's kind asks (offline; see ``baeum.grading``)."""
+    """Grade ``response`` the way the question's kind asks (offline; see ``baeum.study.grading``)."""
     if kind == quiz.TRUE_FALSE:
         return grading.grade_true_false(response, answer == "true")
     if kind == quiz.CHOICE and choices and response.strip().isdigit() and 1 <= int(response) <= len(choices):

@@ -12,12 +12,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from baeum import quiz, study
-from baeum.analysis import content_terms
-from baeum.chunking import looks_like_code
-from baeum.definitions import find_definitions
-from baeum.grounding import is_readable_sentence, without_leading_heading
-from baeum.text import is_hangul_heavy, sentence_spans
+from baeum.answering.quoting import without_leading_heading
+from baeum.answering.sentences import is_readable_sentence
+from baeum.extraction.chunking import looks_like_code
+from baeum.language.analysis import content_terms
+from baeum.language.text import is_hangul_heavy, sentence_spans
+from baeum.study import phrasing as study
+from baeum.study import quiz
+from baeum.study.definitions import find_definitions
 from knowledge import selectors as knowledge
 
 from ..models import Plan, StudySession

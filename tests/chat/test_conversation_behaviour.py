@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from baeum.grounding import CITATION, REFUSAL_EN, REFUSAL_KO
-from baeum.text import is_hangul_heavy
+from baeum.answering.answers import CITATION, REFUSAL_EN, REFUSAL_KO
+from baeum.language.text import is_hangul_heavy
 from chat.services.conversations import conversation_create
 from chat.services.memory import extract_entities, is_question
 from chat.services.reply import chat_reply

@@ -6,7 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from baeum.grounding import NOTE_PREFIX, Passage, crosses_languages, ground_check, judge_evidence, shared_script_terms
+from baeum.answering.answers import Passage
+from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages, shared_script_terms
+from baeum.answering.evidence import judge_evidence
+from baeum.answering.groundcheck import ground_check
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 
@@ -108,7 +111,7 @@ def test_passage_sentences_are_embedded_once_per_process(monkeypatch):
 
 
 def test_the_english_names_of_a_korean_questions_terms_choose_the_sentence_that_answers():
-    from baeum.grounding import extractive_answer
+    from baeum.answering.extractive import extractive_answer
 
     page = (
         "Now the parameter is at ESP + 8 not ESP + 4. "
@@ -129,7 +132,7 @@ def test_a_latin_word_of_a_korean_question_found_on_the_page_anchors_the_meaning
 
 
 def test_a_code_the_question_names_chooses_the_sentence_across_languages():
-    from baeum.grounding import extractive_answer
+    from baeum.answering.extractive import extractive_answer
 
     page = "Most hardware of this kind is little in size. So, 00000004 is stored in memory as 04 00 00 00."
     question = "리틀 엔디안에서는 dword 00000004 가 메모리에 어떤 순서로 저장되나요?"
@@ -141,7 +144,7 @@ def test_a_name_the_korean_question_asks_about_keeps_the_answer_on_the_pages_tha
     """"htonl 함수는 무엇을 하나요?" over the English book: the inline-function pages rank first (they say
     "function" often), the htonl page fourth. The answer comes from the page that uses the name, and only
     from pages that do."""
-    from baeum.grounding import extractive_answer
+    from baeum.answering.extractive import extractive_answer
 
     pages = [
         "First, the inline function is faster. Secondly, the inline function call uses less code!",
@@ -159,7 +162,8 @@ def test_a_name_the_korean_question_asks_about_keeps_the_answer_on_the_pages_tha
 def test_a_sentence_is_about_the_numbered_section_it_stands_in():
     """"XOR 연산의 진리표를 알려주세요." over the English book: the XOR sentence says "exclusive OR", never "XOR";
     its heading does. The OR sentence before it, nearer in meaning to the embedder, is not the answer."""
-    from baeum.grounding import extractive_answer, section_headings
+    from baeum.answering.extractive import extractive_answer
+    from baeum.answering.sentences import section_headings
 
     page = (
         "3.2.2 The OR operation\n\nThe inclusive OR of 2 bits is 0 only if both bits are 0, else the result is 1 as the truth "
@@ -176,7 +180,7 @@ def test_a_sentence_is_about_the_numbered_section_it_stands_in():
 
 
 def test_a_korean_what_is_question_opens_with_the_english_definition_its_gloss_names():
-    from baeum.grounding import extractive_answer
+    from baeum.answering.extractive import extractive_answer
 
     page = (
         "Many CPUs have built-in support for a stack. A stack is a Last-In First-Out (LIFO) list. "

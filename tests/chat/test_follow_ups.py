@@ -359,7 +359,8 @@ def test_it_after_an_ordinal_is_the_item_that_turn_named(user, ingest):
 def test_an_item_of_the_answers_own_list_is_answered_with_sentences_that_name_it():
     """A walkthrough: "Why is the third kind so hard to track down?" quoted a lead-in and the syntax- and
     runtime-error bullets under it, never the semantic errors it asked about."""
-    from baeum.grounding import Passage, extractive_answer
+    from baeum.answering.answers import Passage
+    from baeum.answering.extractive import extractive_answer
     from chat.services.reply import item_name_terms
 
     assert item_name_terms("semantic errors") == ("semantic", "error")

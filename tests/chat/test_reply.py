@@ -5,8 +5,8 @@ import json
 import httpx2
 import pytest
 
-from baeum.grounding import REFUSAL_EN, REFUSAL_KO
-from baeum.llm import LLMError, OpenAICompatibleLLM
+from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO
+from baeum.answering.llm import LLMError, OpenAICompatibleLLM
 from chat.models import Message
 from chat.services.conversations import conversation_create
 from chat.services.memory import memory_load
@@ -211,7 +211,7 @@ def test_prompt_injection_inside_a_material_changes_nothing(user, ingest):
 
 
 def test_gemini_llm_through_a_faked_transport():
-    from baeum.llm import GeminiLLM
+    from baeum.answering.llm import GeminiLLM
 
     seen = []
 
@@ -233,7 +233,7 @@ def test_gemini_llm_through_a_faked_transport():
 
 
 def test_a_written_answer_is_ground_checked_once(user, book, monkeypatch):
-    from baeum import grounding
+    from baeum.answering import groundcheck
 
     checked = []
 
@@ -241,8 +241,8 @@ def test_a_written_answer_is_ground_checked_once(user, book, monkeypatch):
         checked.append(text)
         return real(text, passages)
 
-    real = grounding.ground_check
-    monkeypatch.setattr(grounding, "ground_check", counting)  # the real check, counted
+    real = groundcheck.ground_check
+    monkeypatch.setattr(groundcheck, "ground_check", counting)  # the real check, counted
     conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
     llm = _fake_llm("An interrupt handler is the routine that processes the interrupt [1].")
     message = chat_reply(conversation=conversation, content="What does an interrupt handler do?", llm=llm)

@@ -4,8 +4,8 @@ the last reset is what is saved."""
 
 import pytest
 
-from baeum.grounding import REFUSAL_EN
-from baeum.llm import LLMError
+from baeum.answering.answers import REFUSAL_EN
+from baeum.answering.llm import LLMError
 from chat.models import Message
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply_stream
@@ -128,7 +128,7 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
 
 
 def test_the_documents_own_reference_markers_reach_a_model_as_superscripts():
-    from baeum.grounding import Passage
+    from baeum.answering.answers import Passage
     from chat.services.memory import Memory
     from chat.services.reply import build_prompt
 

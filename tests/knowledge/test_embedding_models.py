@@ -6,7 +6,7 @@ import httpx2
 import numpy as np
 import pytest
 
-from baeum.embeddings import EmbeddingError, GeminiEmbedder
+from baeum.retrieval.embeddings import EmbeddingError, GeminiEmbedder
 from knowledge import selectors
 from knowledge.models import ChunkEmbedding, Material
 from knowledge.services.reembed import material_reembed
@@ -81,7 +81,7 @@ def test_switching_model_reembeds_in_the_background_without_mixing_models(user, 
 
 
 def test_use_embeds_a_batch_on_several_copies_in_order_with_the_same_vectors():
-    from baeum import embeddings
+    from baeum.retrieval import embeddings
 
     encoder = embeddings.get_embedder("use-multilingual-v3")
     texts = [f"Passage {number}: a register holds {number} bytes. 레지스터는 {number}바이트를 담는다." for number in range(13)]

@@ -6,7 +6,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
-from baeum import extract
+from baeum.extraction import readers as extract
 from knowledge.failure_reasons import REASON_PATTERNS, REASONS_BY_CODE, reason_patterns_translated, reason_translate
 from knowledge.services.materials import UploadRejected, material_create
 from tests.pdfgen import encrypt_pdf, make_pdf

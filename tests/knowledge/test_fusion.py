@@ -12,7 +12,7 @@ from knowledge.selectors.search import VectorScores, fuse
 
 @dataclass(frozen=True)
 class _Model:
-    """The fields of an embedding model that fusion reads (``baeum.embeddings.Embedder``)."""
+    """The fields of an embedding model that fusion reads (``baeum.retrieval.embeddings.Embedder``)."""
 
     model: str
     similarity_scale: str

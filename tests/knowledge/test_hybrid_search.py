@@ -140,7 +140,7 @@ class _ScoringLLM:
         self.reply, self.error = reply, error
 
     def complete(self, *, system, prompt, max_tokens=800):
-        from baeum.llm import Completion, LLMError
+        from baeum.answering.llm import Completion, LLMError
 
         if self.error:
             raise LLMError("timed out")

@@ -70,7 +70,7 @@ def test_running_the_pipeline_twice_leaves_one_consistent_set(user, ingest, engl
 def test_reingesting_the_same_text_reuses_the_owners_cached_vectors_only(user, other_user, ingest, english_pdf, monkeypatch):
     ingest(user, english_pdf)
     cached = EmbeddingCache.objects.count()
-    from baeum.embeddings import UniversalSentenceEncoder
+    from baeum.retrieval.embeddings import UniversalSentenceEncoder
 
     calls = []
     original = UniversalSentenceEncoder.embed_documents
@@ -124,7 +124,7 @@ def test_pdf_encrypted_with_an_empty_user_password_ingests_normally(user, ingest
 
 def test_a_failing_embedder_fails_the_material_and_a_rerun_resumes_without_duplicates(user, ingest, monkeypatch, settings):
     """Fault injection: the provider dies after the first batch; nothing partial becomes searchable."""
-    from baeum.embeddings import EmbeddingError, UniversalSentenceEncoder
+    from baeum.retrieval.embeddings import EmbeddingError, UniversalSentenceEncoder
     from knowledge.tasks import ingest_material
 
     settings.BAEUM = {**settings.BAEUM, "EMBED_BATCH_SIZE": 2}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from baeum.chunking import PageText, chunk_pages, looks_like_code, page_span, quote_pages
-from baeum.text import split_sentences
+from baeum.extraction.chunking import PageText, chunk_pages, looks_like_code, page_span, quote_pages
+from baeum.language.text import split_sentences
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from knowledge.models import MaterialPage

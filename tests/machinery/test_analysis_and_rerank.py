@@ -2,9 +2,9 @@ from collections import Counter
 
 import numpy as np
 
-from baeum import rerank
-from baeum.analysis import analyze, stem_english
+from baeum.language.analysis import analyze, stem_english
 from baeum.metrics import percentile, rank_of, retrieval_summary
+from baeum.retrieval import rerank
 
 
 def _words(text):

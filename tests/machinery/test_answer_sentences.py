@@ -5,8 +5,12 @@ answers, an instruction table read as a sentence, "big endian vs little endian" 
 definition, and "an if statement in Rust" answered from an assembly book.
 """
 
-from baeum.analysis import named_terms
-from baeum.grounding import Passage, compared_terms, extractive_answer, is_code, is_readable_sentence, judge_evidence
+from baeum.answering.answers import Passage
+from baeum.answering.evidence import judge_evidence
+from baeum.answering.extractive import extractive_answer
+from baeum.answering.forms import compared_terms
+from baeum.answering.sentences import is_code, is_readable_sentence
+from baeum.language.analysis import named_terms
 
 
 def _passage(text: str, *, n: int = 1, vector_score: float = 0.9) -> Passage:
@@ -95,7 +99,7 @@ def test_an_english_question_over_a_korean_book_naming_what_it_never_mentions_is
 
 
 def test_a_sentence_quoted_word_for_word_is_not_a_contradiction_of_its_source():
-    from baeum.grounding import ground_check
+    from baeum.answering.groundcheck import ground_check
 
     text = "ESP + 4 Parameter\nESP Return address\n\nNow the parameter is at ESP + 8 not ESP + 4. The stack grows down in memory here."
     grounded, citations, problems = ground_check("Now the parameter is at ESP + 8 not ESP + 4. [1]", [_passage(text)])
@@ -165,7 +169,7 @@ def test_the_tail_of_a_parenthesis_cut_from_its_start_is_not_quoted():
 
 
 def test_a_what_is_question_that_names_a_place_is_about_the_term():
-    from baeum.grounding import defined_term, without_place
+    from baeum.answering.forms import defined_term, without_place
 
     question = "어셈블리어에서 스택이란 무엇인가요?"
     assert defined_term(question) == "스택"
@@ -206,16 +210,17 @@ def test_an_interpreter_session_glued_before_a_sentence_is_not_quoted_with_it():
 def test_a_listing_or_a_figures_numbers_glued_before_a_sentence_are_not_quoted_with_it():
     """A walkthrough: the RCL/RCR sentence was never a candidate (the rotate listing ran into it), and "What is
     a nibble?" opened with the figure's digits. A year or a line number before a sentence stays."""
-    from baeum.grounding import _quotable, ground_check
+    from baeum.answering.groundcheck import ground_check
+    from baeum.answering.quoting import quotable
 
     listing = "5 ror ax, 2 ; ax = 8247H, CF = 1 6 ror ax, 1 ; ax = C123H, CF = 1 There are two additional rotate instructions named RCL and RCR."
     answer = extractive_answer("Which rotate instructions go through the carry flag?", [_passage(listing)])
     assert answer.text == "There are two additional rotate instructions named RCL and RCR. [1]", answer.text
     _, citations, _ = ground_check(answer.text, [_passage(listing)])
     assert citations[0].quote == "There are two additional rotate instructions named RCL and RCR."  # what the viewer highlights
-    assert _quotable("110 0000 0101 1010 0111 11102 6 0 5 A 7 E16 A 4-bit number is called a nibble .") == "A 4-bit number is called a nibble ."
+    assert quotable("110 0000 0101 1010 0111 11102 6 0 5 A 7 E16 A 4-bit number is called a nibble .") == "A 4-bit number is called a nibble ."
     for kept in ("2003 Korean users have grown.", "In 1990 The Company was founded.", "x86 Assembly is what this book teaches."):
-        assert _quotable(kept) == kept
+        assert quotable(kept) == kept
 
 
 def test_a_comparison_is_answered_with_sentences_that_name_one_of_its_sides():
@@ -233,7 +238,7 @@ def test_a_comparison_is_answered_with_sentences_that_name_one_of_its_sides():
 
 def test_a_question_asking_for_a_name_is_answered_with_the_sentence_that_gives_it():
     """A walkthrough: "그 4비트짜리 묶음은 뭐라고 불러?" quoted three hex-conversion sentences and never said 니블."""
-    from baeum.grounding import asks_for_a_name
+    from baeum.answering.forms import asks_for_a_name
 
     assert asks_for_a_name("그 4비트짜리 묶음은 뭐라고 불러?") and asks_for_a_name("What is a 4-bit number called?")
     assert not asks_for_a_name("Why is hexadecimal useful?") and not asks_for_a_name("이 함수는 무엇을 하나요?")

@@ -1,7 +1,7 @@
 import pytest
 
-from baeum.chunking import PageText, chunk_pages, heading_level, page_at, page_span, quote_pages, strip_running_lines
-from baeum.text import estimate_tokens
+from baeum.extraction.chunking import PageText, chunk_pages, heading_level, page_at, page_span, quote_pages, strip_running_lines
+from baeum.language.text import estimate_tokens
 
 SENTENCE = "Recursion solves a problem by solving smaller instances of the same problem first. "
 

@@ -1,4 +1,4 @@
-from baeum.definitions import find_definitions
+from baeum.study.definitions import find_definitions
 
 
 def terms(text: str) -> dict[str, tuple[str, ...]]:

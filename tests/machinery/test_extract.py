@@ -2,8 +2,8 @@ import zlib
 
 import pytest
 
-from baeum import extract
-from baeum.text import normalize_text, run_together_stats
+from baeum.extraction import readers as extract
+from baeum.language.text import normalize_text, run_together_stats
 from tests.pdfgen import encrypt_pdf, make_pdf
 
 KOREAN_PAGES = [

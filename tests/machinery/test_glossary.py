@@ -1,6 +1,6 @@
 """The terms a Korean text glosses in English, and what they tell a question in the other language."""
 
-from baeum.glossary import Gloss, english_names, glosses_in, is_name_word, korean_names
+from baeum.language.glossary import Gloss, english_names, glosses_in, is_name_word, korean_names
 
 TEXT = (
     "음수를 나타내는 두 번째 방법은 1의 보수 (one’s complement) 표현법이다. 분기 명령 (branch instruction) 은 흐름을 옮긴다. "

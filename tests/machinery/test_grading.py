@@ -2,7 +2,7 @@
 
 import pytest
 
-from baeum.grading import CORRECT, PARTIAL, WRONG, grade_definition, grade_term, grade_true_false
+from baeum.study.grading import CORRECT, PARTIAL, WRONG, grade_definition, grade_term, grade_true_false
 
 
 @pytest.mark.parametrize(

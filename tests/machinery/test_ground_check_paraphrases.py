@@ -4,7 +4,8 @@ passage contradicts (another number, a negation, an opposite word) do not. Cases
 import json
 from pathlib import Path
 
-from baeum.grounding import Passage, contradicts, ground_check
+from baeum.answering.answers import Passage
+from baeum.answering.groundcheck import contradicts, ground_check
 
 CASES = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "evaluation" / "paraphrases.jsonl").read_text().splitlines() if line]
 

@@ -2,19 +2,12 @@
 
 from dataclasses import replace
 
-from baeum.grounding import (
-    CITATION,
-    Passage,
-    complete_claims_end,
-    contradicts,
-    extractive_answer,
-    fit_passages,
-    fit_text,
-    ground_check,
-    is_fragment,
-    judge_evidence,
-    numbers_in,
-)
+from baeum.answering.answers import CITATION, Passage
+from baeum.answering.budgets import fit_passages, fit_text
+from baeum.answering.evidence import judge_evidence
+from baeum.answering.extractive import extractive_answer
+from baeum.answering.groundcheck import complete_claims_end, contradicts, ground_check, numbers_in
+from baeum.answering.sentences import is_fragment
 
 QUESTION = "How does a hash table handle collisions?"
 TEXT = "A hash table maps keys to values; collisions share a bucket and are resolved by chaining."
@@ -277,7 +270,8 @@ def test_a_follow_up_answer_quotes_what_the_previous_answer_did_not():
 
 
 def test_an_extracts_citations_are_numbered_in_reading_order():
-    from baeum.grounding import Answer, Citation, in_reading_order
+    from baeum.answering.answers import Answer, Citation
+    from baeum.answering.groundcheck import in_reading_order
 
     def cite(n: int) -> Citation:
         return Citation(n=n, refId="r", materialTitle="t", chunkIndex=n, pageNumber=n, quote=f"q{n}")
@@ -296,7 +290,7 @@ def test_an_index_in_a_quoted_sentence_is_not_a_citation():
 
 
 def test_a_korean_table_read_as_one_sentence_is_not_an_answer():
-    from baeum.grounding import is_table_run
+    from baeum.answering.sentences import is_table_run
 
     table = (
         "비-부동 소수점 명령들 149 플래그 이름 설명 형식 O S Z A P C JNA 초과 아니면 분기 I JNAE 미만이면 분기 I JNB 미만 아니면 분기 I "

@@ -1,4 +1,4 @@
-"""OCR of scanned pages (baeum.ocr): accuracy on generated Korean and English scans, real scans, limits.
+"""OCR of scanned pages (baeum.extraction.ocr): accuracy on generated Korean and English scans, real scans, limits.
 
 Each OCR'd page costs seconds, so the suite reads few: one Korean page, one English page, one short page
 next to one that runs out of CPU time, and the first page of each shared real scan.
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from baeum import extract, ocr
-from baeum.extract import ExtractedPage
+from baeum.extraction import ocr
+from baeum.extraction import readers as extract
+from baeum.extraction.readers import ExtractedPage
 from tests import ocrgen
 from tests.pdfgen import make_pdf
 
@@ -92,7 +93,7 @@ def test_tesseract_tsv_words_keep_their_boxes_and_confidence():
 
 
 def test_huge_pages_are_drawn_at_a_lower_resolution():
-    from baeum.ocrworker import render_dpi
+    from baeum.extraction.ocrworker import render_dpi
 
     assert render_dpi(595, 842, dpi=300, max_pixels=36_000_000) == 300  # A4
     assert render_dpi(72 * 100, 72 * 100, dpi=300, max_pixels=36_000_000) == 60  # a 100-inch poster

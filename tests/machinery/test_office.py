@@ -16,9 +16,9 @@ from docx.shared import Pt
 from pptx import Presentation
 from pptx.util import Inches
 
-from baeum import office, officeworker
-from baeum.chunking import heading_level
-from baeum.extract import ExtractionError
+from baeum.extraction import office, officeworker
+from baeum.extraction.chunking import heading_level
+from baeum.extraction.readers import ExtractionError
 
 KOREAN_SENTENCE = "레지스터는 프로세서 안에 있는 작은 저장 공간이다."
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from baeum.questions import analyse_question
+from baeum.language.questions import analyse_question
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_the_judgement_reads_a_question_without_the_names_it_defines_itself():
 
 
 def test_the_book_covering_something_is_not_what_is_asked():
-    from baeum.questions import named_sources
+    from baeum.language.questions import named_sources
 
     assert named_sources("What kinds of shift operations does the book cover?", {})[0] == "What kinds of shift operations?"
     assert named_sources("Which loops does the text discuss?", {})[0] == "Which loops?"

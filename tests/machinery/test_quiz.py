@@ -1,7 +1,7 @@
 """Practice questions come from what the text defines or names in its headings, never common words."""
 
-from baeum.definitions import find_definitions
-from baeum.quiz import CHOICE, CLOZE, DEFINITION, SHORT_ANSWER, TRUE_FALSE, Candidate, build_questions, heading_terms
+from baeum.study.definitions import find_definitions
+from baeum.study.quiz import CHOICE, CLOZE, DEFINITION, SHORT_ANSWER, TRUE_FALSE, Candidate, build_questions, heading_terms
 
 
 def _questions(sentences, headings=(), limit=6):
@@ -52,7 +52,7 @@ def test_other_sentences_ask_only_about_domain_terms_and_each_question_has_a_sta
 
 
 def test_a_blank_never_keeps_its_translation_beside_it_and_accepts_it():
-    from baeum.quiz import cloze_question
+    from baeum.study.quiz import cloze_question
 
     question = cloze_question("컴퓨터 하드웨어는 인터럽트 (interrupt) 라는 메커니즘을 통해 이벤트를 처리한다.", "인터럽트", [])
     assert question.prompt == "컴퓨터 하드웨어는 _____ 라는 메커니즘을 통해 이벤트를 처리한다." and question.accepted == ["interrupt"]

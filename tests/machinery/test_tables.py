@@ -2,9 +2,9 @@
 
 import re
 
-from baeum.chunking import PageText, chunk_pages, heading_level
-from baeum.tables import find_tables, split_footnotes, structure_report, superscript_references, value_cells
-from baeum.text import split_sentences
+from baeum.extraction.chunking import PageText, chunk_pages, heading_level
+from baeum.extraction.tables import find_tables, split_footnotes, structure_report, superscript_references, value_cells
+from baeum.language.text import split_sentences
 
 PROSE = (
     "The company describes its business, its markets and the risks it faces in the sections that follow, "
@@ -199,7 +199,9 @@ def test_the_documents_reference_markers_become_superscripts_but_code_indexes_st
 
 
 def test_an_extractive_answer_shows_the_documents_markers_as_superscripts_and_quotes_them_verbatim():
-    from baeum.grounding import CITATION, Passage, extractive_answer, ground_check
+    from baeum.answering.answers import CITATION, Passage
+    from baeum.answering.extractive import extractive_answer
+    from baeum.answering.groundcheck import ground_check
 
     sentence = "KorQuAD 2.0 extends KorQuAD 1.0[1] with whole Wikipedia pages, tables and lists as documents."
     passage = Passage(n=2, chunk_id=7, ref_id="r", title="KorQuAD 2.0", chunk_index=0, page_number=3, text=f"{sentence} {PROSE}")
@@ -214,7 +216,7 @@ def test_an_extractive_answer_shows_the_documents_markers_as_superscripts_and_qu
 
 
 def test_a_table_at_the_top_of_a_page_opens_no_chapter():
-    from baeum.structure import FRONT, page_matter
+    from baeum.extraction.structure import FRONT, page_matter
 
     figure = "0 Operation Code\n1 Logical Unit\n2 Middle Address\n3 Low Address\n4 Transfer Length\nFigure 7.6: SCSI Read Command Format"
     texts = ["A Book", "Copyright 2026", "Preface\n" + PROSE, f"{figure}\n{PROSE}", "Preface, continued\n" + PROSE, "Chapter 1\nIntroduction\n" + PROSE]

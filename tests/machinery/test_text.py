@@ -1,6 +1,6 @@
 import unicodedata
 
-from baeum.text import estimate_tokens, normalize_query, normalize_text, run_together_stats, split_sentences
+from baeum.language.text import estimate_tokens, normalize_query, normalize_text, run_together_stats, split_sentences
 
 
 def test_token_estimate_uses_per_script_rates():

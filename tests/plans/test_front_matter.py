@@ -3,7 +3,7 @@ first chapter, bibliography and index after the last, are optional reading (mark
 
 import pytest
 
-from baeum.structure import BACK, FRONT, page_matter
+from baeum.extraction.structure import BACK, FRONT, page_matter
 from knowledge.models import MaterialPage
 from plans.models import Plan
 from plans.services.plans import plan_create, plan_generate

@@ -87,7 +87,7 @@ def test_delete_in_the_browser_asks_first_and_keeps_the_notes(client, user, othe
 
 
 def test_chosen_chunks_form_runs_of_consecutive_chunks():
-    from baeum.curriculum import ChunkInfo
+    from baeum.study.curriculum import ChunkInfo
 
     chunks = [ChunkInfo(index=i, tokens=10, page_start=i + 1, page_end=i + 1, section_level=0, section_title="") for i in range(6)]
     assert chosen_chunks(chunks, []) == [chunks]

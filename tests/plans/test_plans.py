@@ -2,7 +2,7 @@
 
 import pytest
 
-from baeum.curriculum import ChunkInfo, build_modules, build_sessions
+from baeum.study.curriculum import ChunkInfo, build_modules, build_sessions
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from plans.models import Plan, StudySession
@@ -193,7 +193,7 @@ class ScriptedLLM:
         self.prompts = []
 
     def complete(self, *, system, prompt, max_tokens=800):
-        from baeum.llm import Completion
+        from baeum.answering.llm import Completion
 
         self.prompts.append(prompt)
         text = self.replies.pop(0) if self.replies else "not json"

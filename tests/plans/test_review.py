@@ -159,7 +159,7 @@ class ScriptedLLM:
         self.replies, self.prompts = list(replies), []
 
     def complete(self, *, system, prompt, max_tokens=800):
-        from baeum.llm import Completion
+        from baeum.answering.llm import Completion
 
         self.prompts.append(prompt)
         return Completion(text=self.replies.pop(0) if self.replies else "?", input_tokens=1, output_tokens=1, model=self.model)

@@ -103,9 +103,9 @@ def postgres_smoke(bin_dir: Path, *, timeout: float = 300) -> subprocess.Complet
 
 PYTHON_SMOKES = {
     # What the default path loads natively besides PostgreSQL: Kiwi, the two offline embedders, psycopg's C build.
-    "kiwi": "from baeum.analysis import analyze; assert '레지스터' in analyze('레지스터는 CPU 내부의 빠른 저장 공간이다.')",
-    "use": "from baeum.embeddings import get_embedder; v = get_embedder('use').embed_query('레지스터란? What is a register?'); assert len(v) == 512",
-    "e5": "from baeum.embeddings import get_embedder; v = get_embedder('e5').embed_query('레지스터란? What is a register?'); assert len(v) == 384",
+    "kiwi": "from baeum.language.analysis import analyze; assert '레지스터' in analyze('레지스터는 CPU 내부의 빠른 저장 공간이다.')",
+    "use": "from baeum.retrieval.embeddings import get_embedder; v = get_embedder('use').embed_query('레지스터란? What is a register?'); assert len(v) == 512",
+    "e5": "from baeum.retrieval.embeddings import get_embedder; v = get_embedder('e5').embed_query('레지스터란? What is a register?'); assert len(v) == 384",
     "psycopg": "import psycopg; from psycopg.pq import __impl__; assert __impl__ == 'binary', __impl__",
 }
 
@@ -158,7 +158,7 @@ def main() -> int:
     parser.add_argument("--postgres-bin", type=Path, help="the bin/ folder of a PostgreSQL install (default: the one Baeum ships)")
     options = parser.parse_args()
     if options.postgres_bin is None:
-        from baeum.runtime import postgres_bin
+        from baeum.runtime.embedded import postgres_bin
 
         options.postgres_bin = postgres_bin()
     result = postgres_smoke(options.postgres_bin)

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
-from baeum import runtime
+from baeum.runtime import embedded as runtime
 from knowledge.models import Chunk, Material
 
 pytestmark = [

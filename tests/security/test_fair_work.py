@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.throttling import ScopedRateThrottle
 
-from baeum import extract
+from baeum.extraction import readers as extract
 from knowledge.models import Material
 from plans.models import Plan
 from tests.factories import UserFactory

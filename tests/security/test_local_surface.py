@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from baeum import runtime
+from baeum.runtime import embedded as runtime
 from tests.pdfgen import make_pdf
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from baeum import extract
-from baeum.extract import Budget, ExtractionError, extract_pdf_pages, probe_pdf, spawn_reader
+from baeum.extraction import readers as extract
+from baeum.extraction.readers import Budget, ExtractionError, extract_pdf_pages, probe_pdf, spawn_reader
 from tests.pdfgen import make_pdf
 
 # One content stream of this many text-showing operators takes PDFium ~3 s of CPU here (1 M: 1.6 s; the

@@ -6,7 +6,7 @@ from django.test import override_settings
 from tqdm import tqdm
 
 from baeum.metrics import percentile
-from baeum.warmup import warm_up
+from baeum.runtime.warmup import warm_up
 from chat.models import Conversation
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
@@ -135,7 +135,7 @@ def suggest_thresholds(records: list[dict], *, strong_coverage: float, max_false
     """Return the coverage and vector thresholds that refuse the most out-of-scope questions while refusing
     at most ``max_false_refusal`` of the in-scope ones, from each question's evidence.
 
-    It replays the main rule of ``baeum.grounding.judge_evidence`` (strong coverage, or enough coverage with a
+    It replays the main rule of ``baeum.answering.evidence.judge_evidence`` (strong coverage, or enough coverage with a
     plausible vector match); the missing-topic and cross-language rules are not replayed, so re-run the
     evaluation with the suggested values before adopting them.
     """

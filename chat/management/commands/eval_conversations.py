@@ -24,7 +24,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from baeum.metrics import percentile
-from baeum.warmup import warm_up
+from baeum.runtime.warmup import warm_up
 from chat.services.conversations import conversation_create, conversation_delete
 from chat.services.reply import chat_reply
 from core.providers import active_embedder

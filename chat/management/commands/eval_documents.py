@@ -20,7 +20,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from baeum.warmup import warm_up
+from baeum.runtime.warmup import warm_up
 from core.providers import embedder_for_model
 from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_documents
 from knowledge.models import MaterialPage

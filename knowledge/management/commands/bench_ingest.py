@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
-from baeum.text import run_together_stats
+from baeum.language.text import run_together_stats
 from knowledge.evaluation import quality_model
 from knowledge.models import Material
 from knowledge.services.materials import material_create, material_delete

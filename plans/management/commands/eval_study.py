@@ -23,10 +23,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from baeum.definitions import find_definitions
-from baeum.grading import normalise
-from baeum.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
-from baeum.text import is_hangul_heavy
+from baeum.language.text import is_hangul_heavy
+from baeum.study.definitions import find_definitions
+from baeum.study.grading import normalise
+from baeum.study.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
 from knowledge.evaluation import throwaway_documents
 from knowledge.models import Chunk, MaterialPage
 from plans.models import Plan

@@ -33,7 +33,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 STARTED_HERE: set[str] = set()  # embedded servers this process started (tests stop them at the end)
 POSTGRES_SYSTEM_USER = "embedded_postgres"  # the server runs as this user when we are root (PostgreSQL refuses root)
 upgrade_notes: list[str] = []  # what taking over an older cluster did, for `make run` to print

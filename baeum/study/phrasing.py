@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import re
 
-from . import prompts
-from .analysis import content_terms
-from .grounding import _found_terms
-from .llm import LLM, LLMError
-from .tables import superscript_references
+from baeum.answering import prompts
+from baeum.answering.evidence import found_terms
+from baeum.answering.llm import LLM, LLMError
+from baeum.extraction.tables import superscript_references
+from baeum.language.analysis import content_terms
 
 
 def _json_from(text: str):
@@ -28,7 +28,7 @@ def _supported(claim: str, source: str, minimum: float) -> bool:
     terms = list(dict.fromkeys(content_terms(claim)))
     if not terms:
         return False
-    return len(_found_terms(terms, source)) / len(terms) >= minimum
+    return len(found_terms(terms, source)) / len(terms) >= minimum
 
 
 def session_title(llm: LLM, *, passages: list[str], language: str) -> tuple[str, list[str]] | None:

@@ -1,6 +1,6 @@
 """Practice questions from a session's own sentences (no Django imports).
 
-Every question asks about a domain term — one the text defines (``baeum.definitions``) or uses as a
+Every question asks about a domain term — one the text defines (``baeum.study.definitions``) or uses as a
 heading — never a common word, and cites the one sentence it comes from:
 
 - short answer from a naming sentence: "A 4-bit number is called a nibble." → "What is a 4-bit number
@@ -20,8 +20,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from .definitions import Definition
-from .text import is_hangul_heavy
+from baeum.language.text import is_hangul_heavy
+from baeum.study.definitions import Definition
 
 DEFINITION, CLOZE, TRUE_FALSE, CHOICE, SHORT_ANSWER = "definition", "cloze", "true_false", "choice", "short_answer"
 BLANK = "_____"

@@ -1,7 +1,7 @@
 """Read lecture slides (.pptx), Word documents (.docx) and Hancom documents (.hwpx) into per-page text, safely.
 
 All three are zip archives of XML: carriers for zip bombs and XML entity tricks, parsed by native code (lxml).
-So, like PDFs, they are read by a child process (``python -m baeum.officeworker``, which also checks the
+So, like PDFs, they are read by a child process (``python -m baeum.extraction.officeworker``, which also checks the
 archive before parsing it) under a memory and time budget: a hostile file kills a child, never the worker.
 This module looks at the first bytes (a password-protected .docx/.pptx is not a zip at all but an OLE2
 compound file holding an ``EncryptedPackage`` stream), runs the child and turns its report into pages or an
@@ -20,8 +20,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from baeum.extract import Budget, ExtractedPage, ExtractionError, sniff_kind, spawn_reader
-from baeum.officeworker import DOCX, HWPX, PPTX
+from baeum.extraction.officeworker import DOCX, HWPX, PPTX
+from baeum.extraction.readers import Budget, ExtractedPage, ExtractionError, sniff_kind, spawn_reader
 
 OFFICE_EXTENSIONS = {".docx": DOCX, ".pptx": PPTX, ".hwpx": HWPX}
 
@@ -161,7 +161,7 @@ def _mismatch(filename: str, kind: str, actual: str) -> ExtractionError:
 
 
 def _run_child(path: Path, *, kind: str, filename: str, budget: OfficeBudget) -> list[ExtractedPage]:
-    process = spawn_reader("baeum.officeworker", [kind, str(path), str(budget.max_chars)], memory_bytes=budget.memory_bytes)
+    process = spawn_reader("baeum.extraction.officeworker", [kind, str(path), str(budget.max_chars)], memory_bytes=budget.memory_bytes)
     try:
         out, err = process.communicate(timeout=budget.seconds)
     except subprocess.TimeoutExpired:

@@ -7,7 +7,7 @@ logger = logging.getLogger(__name__)
 
 def warm_up(*embedders) -> None:
     """Load each given embedder (None entries are skipped) and Kiwi."""
-    from .analysis import analyze
+    from baeum.language.analysis import analyze
 
     try:
         for embedder in embedders:

@@ -1,7 +1,7 @@
 """Cut extracted pages into token-budgeted, overlapping chunks that respect headings and paragraphs.
 
 Pipeline: normalise each page → drop repeated running headers/footers and bare page numbers →
-move footnotes to the end of their page's text → find tables (``baeum.tables``) → group the other lines
+move footnotes to the end of their page's text → find tables (``baeum.extraction.tables``) → group the other lines
 into headings and paragraphs → split paragraphs into sentences → pack sentences into chunks of about
 ``target_tokens`` (CJK-aware estimate), starting a new chunk at a heading when the current one is
 reasonably full, and repeating the tail of the previous chunk (``overlap`` of the budget) at the start
@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .analysis import join_lines
-from .tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
-from .text import estimate_tokens, normalize_text, split_sentences
+from baeum.extraction.tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
+from baeum.language.analysis import join_lines
+from baeum.language.text import estimate_tokens, normalize_text, split_sentences
 
 # Packing. Ingestion passes BAEUM_CHUNK_TOKENS and BAEUM_CHUNK_OVERLAP (config/settings/base.py, the same
 # defaults); the retrieval numbers in the README ("Hybrid retrieval") were measured with these values.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .text import split_sentences
+from baeum.language.text import split_sentences
 
 # Sentences (or clauses before a colon) that tell how to answer, not what is asked.
 _INSTRUCTION = re.compile(

@@ -13,8 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .analysis import content_terms
-from .grounding import NUMBER_WORDS
+from baeum.answering.groundcheck import NUMBER_WORDS
+from baeum.language.analysis import content_terms
 
 CORRECT, PARTIAL, WRONG = "correct", "partial", "wrong"
 # Definition answers: the share of the definition's terms an answer names to be right, or half right.

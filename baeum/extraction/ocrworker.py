@@ -1,4 +1,4 @@
-"""Child process that draws one PDF page as a picture for ``baeum.ocr`` (run as ``python -m baeum.ocrworker``).
+"""Child process that draws one PDF page as a picture for ``baeum.extraction.ocr`` (run as ``python -m baeum.extraction.ocrworker``).
 
 ``render PATH PAGE DPI MAX_PIXELS OUT [color]`` writes the page as an 8-bit grayscale PNG (with ``color``: a
 colour WebP, the page viewer's picture of the original) and prints ``{"page": n, "dpi": d}`` (the resolution

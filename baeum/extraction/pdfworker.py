@@ -1,4 +1,4 @@
-"""Child process that reads a PDF for ``baeum.extract`` (run as ``python -m baeum.pdfworker``).
+"""Child process that reads a PDF for ``baeum.extraction.readers`` (run as ``python -m baeum.extraction.pdfworker``).
 
 ``probe PATH`` prints ``{"pages": n}`` or ``{"error": code, "detail": ...}``.
 ``pages PATH FIRST LAST [PAGE_CPU_SECONDS]`` prints one ``{"page": n, "text": ...}`` line per page, as it goes.
@@ -12,7 +12,7 @@ Text comes from PDFium (pypdfium2): it places word gaps from glyph positions, so
 (pypdf ran 45% of pcasm-book-korean.pdf's Hangul together, PDFium 0.1%), ligatures come out spelled, and
 it is ~10x faster. On the shared sample books pypdf did better nowhere; it is kept only for writing test
 fixtures (``tests/pdfgen.encrypt_pdf``). The raw text keeps PDFium's ``\\r\\n`` and hyphenation marks;
-``baeum.text.normalize_text`` turns them into plain text.
+``baeum.language.text.normalize_text`` turns them into plain text.
 """
 
 import json

@@ -32,7 +32,7 @@ def rerank_prompt(query: str, numbered_passages: str) -> str:
     return f"Question: {query}\n\nPassages:\n{numbered_passages}"
 
 
-# --- Study plans (baeum/study.py) ------------------------------------------------------------------
+# --- Study plans (baeum/study/phrasing.py) ------------------------------------------------------------------
 
 
 def session_headings_system(language: str) -> str:

@@ -1,6 +1,6 @@
 """Read the text of scanned PDF pages with Tesseract OCR, safely and page by page.
 
-Each page is drawn as a grayscale PNG by a child process (``python -m baeum.ocrworker``, PDFium) into a private
+Each page is drawn as a grayscale PNG by a child process (``python -m baeum.extraction.ocrworker``, PDFium) into a private
 temp dir, then read by ``tesseract`` under ``nice``; every child runs under a memory limit, a CPU-time limit and
 a wall-clock limit per page, so a hostile or huge page loses itself, never the other pages or the worker.
 No Django imports: the ingestion task calls :func:`ocr_pdf_pages` for :func:`pages_without_text` and reports
@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from baeum.extract import ExtractedPage, ExtractionError
+from baeum.extraction.readers import ExtractedPage, ExtractionError
 
 TESSERACT = "tesseract"
 REQUIRED_LANGUAGES = ("kor", "eng")
@@ -280,7 +280,7 @@ def character_error_rate(reference: str, hypothesis: str) -> float:
 
 # --- Running the children --------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # How a child that hit a limit ends: RLIMIT_CPU sends SIGXCPU at the soft limit, SIGKILL at the hard one;
 # RLIMIT_AS makes Python raise MemoryError, and C++ (Tesseract, PDFium) abort on std::bad_alloc.
 _CPU_SIGNALS = (-signal.SIGXCPU, -signal.SIGKILL)
@@ -325,7 +325,7 @@ def _run(args: list[str], *, deadline: float, budget: OcrBudget) -> subprocess.C
 
 def _render(path: Path, number: int, png: Path, *, dpi: int, deadline: float, budget: OcrBudget) -> int:
     """Draw page ``number`` into ``png`` in a child process; return the resolution it used."""
-    args = [sys.executable, "-m", "baeum.ocrworker", "render", str(path), str(number), str(dpi), str(budget.max_page_pixels), str(png)]
+    args = [sys.executable, "-m", "baeum.extraction.ocrworker", "render", str(path), str(number), str(dpi), str(budget.max_page_pixels), str(png)]
     result = _run(args, deadline=deadline, budget=budget)
     lines = result.stdout.strip().splitlines()
     record = json.loads(lines[-1]) if result.returncode == 0 and lines else {"error": "render_failed"}

@@ -1,4 +1,4 @@
-"""Child process that reads a .docx, .pptx or .hwpx file for ``baeum.office`` (run as ``python -m baeum.officeworker``).
+"""Child process that reads a .docx, .pptx or .hwpx file for ``baeum.extraction.office`` (run as ``python -m baeum.extraction.officeworker``).
 
 ``KIND PATH [MAX_CHARS]`` (KIND: docx, pptx or hwpx) prints one ``{"page": n, "text": ...}`` line per page, then
 ``{"done": count}``; or ``{"error": code, "detail": ...}``. It runs under a memory limit set by the parent; a crash
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
-from baeum.extract import Budget, split_text_pages
+from baeum.extraction.readers import Budget, split_text_pages
 
 DOCX = "docx"
 PPTX = "pptx"

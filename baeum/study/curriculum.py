@@ -32,7 +32,7 @@ class ChunkInfo:
     page_end: int
     section_level: int
     section_title: str
-    matter: str = ""  # "front" / "back": title pages, contents, preface, index… (baeum.structure)
+    matter: str = ""  # "front" / "back": title pages, contents, preface, index… (baeum.extraction.structure)
 
 
 @dataclass

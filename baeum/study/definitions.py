@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .text import is_hangul_heavy, sentence_spans
+from baeum.language.text import is_hangul_heavy, sentence_spans
 
 # How long a term may be, in words: longer is a description, not a name.
 TERM_MAX_WORDS = 4

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .analysis import analyze, is_stop_word
-from .text import is_hangul_heavy
+from baeum.language.analysis import analyze, is_stop_word
+from baeum.language.text import is_hangul_heavy
 
 # A Korean word or two before an English name in parentheses: "분기 명령 (branch instruction)".
 _GLOSSED = re.compile(r"(?:([0-9가-힣]+)[ \t]+)?([0-9가-힣]+)[ \t]*\([ \t]*([A-Za-z][A-Za-z0-9 '’\-]{1,40}?)[ \t]*[),;]")

@@ -13,7 +13,7 @@ footnotes out of the sentence flow to the end of their page's text, as paragraph
 The document's own reference markers ("KorQuAD 1.0[1]") look like the tutor's citation marks [n];
 ``superscript_references`` rewrites them for text a learner or a model reads next to citations.
 
-No Django imports. ``python -m baeum.tables PDF...`` counts chunks that end inside a table row and
+No Django imports. ``python -m baeum.extraction.tables PDF...`` counts chunks that end inside a table row and
 sentences with a footnote glued in (see ``structure_report``).
 """
 
@@ -231,7 +231,7 @@ def _no_heading(line: str) -> int:
     return 0
 
 
-_PIPE_ROW = re.compile(r"\S\s\|\s\S|^\|.*\|$")  # "cell | cell" (Office tables, see baeum.officeworker) or "| a | b |"
+_PIPE_ROW = re.compile(r"\S\s\|\s\S|^\|.*\|$")  # "cell | cell" (Office tables, see baeum.extraction.officeworker) or "| a | b |"
 _PIPE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")  # Markdown's "|---|---|" under the header row
 
 
@@ -352,7 +352,7 @@ def superscript_references(text: str) -> str:
     return _REFERENCE.sub(replace, text)
 
 
-# --- Measuring (python -m baeum.tables PDF...) ------------------------------------------------
+# --- Measuring (python -m baeum.extraction.tables PDF...) ------------------------------------------------
 
 
 def _squeezed_with_lines(lines: list[str]) -> tuple[str, list[int]]:
@@ -372,8 +372,8 @@ def structure_report(page_texts: list[str], chunks: list) -> dict:
     table rows taken for headings (the tables and footnotes as ``find_tables``/``split_footnotes`` see them)."""
     import statistics
 
-    from .chunking import heading_level, strip_running_lines
-    from .text import normalize_text, split_sentences
+    from baeum.extraction.chunking import heading_level, strip_running_lines
+    from baeum.language.text import normalize_text, split_sentences
 
     cleaned = strip_running_lines([normalize_text(text).split("\n") for text in page_texts])
     widths = [len(line) for lines in cleaned for line in lines if line]
@@ -420,9 +420,9 @@ def main(paths: list[str]) -> None:
 
     import pypdfium2 as pdfium
 
-    from .chunking import PageText, chunk_pages
-    from .pdfworker import page_text
-    from .structure import matter_breaks, page_matter
+    from baeum.extraction.chunking import PageText, chunk_pages
+    from baeum.extraction.pdfworker import page_text
+    from baeum.extraction.structure import matter_breaks, page_matter
 
     for path in paths:
         document = pdfium.PdfDocument(path)

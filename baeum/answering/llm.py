@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from .text import estimate_tokens
+from baeum.language.text import estimate_tokens
 
 
 class LLMError(Exception):

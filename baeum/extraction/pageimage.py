@@ -1,7 +1,7 @@
 """A picture of one original PDF page for the page viewer: figures, formulas and tables the text view loses.
 
-The page is drawn by the OCR worker's child (``python -m baeum.ocrworker render … color``, PDFium) started with
-``baeum.extract.spawn_reader``: PDFium runs on an untrusted file, so a hostile page kills a child with a memory
+The page is drawn by the OCR worker's child (``python -m baeum.extraction.ocrworker render … color``, PDFium) started with
+``baeum.extraction.readers.spawn_reader``: PDFium runs on an untrusted file, so a hostile page kills a child with a memory
 limit and a time budget, never the web process.
 """
 
@@ -11,10 +11,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .extract import spawn_reader
+from baeum.extraction.readers import spawn_reader
 
 # 130 dpi draws an A4 page 1075 px wide: sharp in the viewer's column (about 660 px beside the text at 1366 px,
-# 1070 px alone) and on a phone's 2x screen, at 90-200 KB a page (WebP, see baeum.ocrworker).
+# 1070 px alone) and on a phone's 2x screen, at 90-200 KB a page (WebP, see baeum.extraction.ocrworker).
 VIEWER_DPI = 130
 
 
@@ -38,7 +38,7 @@ def render_page_image(path: Path, number: int, out: Path, *, dpi: int = VIEWER_D
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
     args = ["render", str(path), str(number), str(dpi), str(budget.max_pixels), str(partial), "color"]
-    process = spawn_reader("baeum.ocrworker", args, memory_bytes=budget.memory_bytes)
+    process = spawn_reader("baeum.extraction.ocrworker", args, memory_bytes=budget.memory_bytes)
     try:
         stdout, _ = process.communicate(timeout=budget.seconds)
     except subprocess.TimeoutExpired:

@@ -1,6 +1,6 @@
 """Turn an uploaded file into per-page text, safely.
 
-PDFs are opened and read by child processes (``python -m baeum.pdfworker``) with a time and memory
+PDFs are opened and read by child processes (``python -m baeum.extraction.pdfworker``) with a time and memory
 budget, so a decompression bomb, a pathological object graph or a PDFium crash kills a child, not the
 web or worker process, and ends as a readable error. Pages are split between children to use both
 cores. Plain text and Markdown are decoded here and cut into virtual pages.
@@ -32,7 +32,7 @@ TEXT = "text"
 MARKDOWN = "markdown"
 
 TEXT_EXTENSIONS = {".txt": TEXT, ".text": TEXT, ".md": MARKDOWN, ".markdown": MARKDOWN}
-# Slides and documents (read by ``baeum.office``, which checks their content itself).
+# Slides and documents (read by ``baeum.extraction.office``, which checks their content itself).
 OFFICE_EXTENSIONS = {".docx": "docx", ".pptx": "pptx", ".hwpx": "hwpx"}
 SUPPORTED_EXTENSIONS = {".pdf": PDF, **TEXT_EXTENSIONS, **OFFICE_EXTENSIONS}
 SUPPORTED_NAMES = "a PDF, a .txt or .md file, slides (.pptx) or a document (.docx, .hwpx)"
@@ -104,7 +104,7 @@ def check_kind(*, filename: str, head: bytes) -> str:
     if declared is None:
         raise ExtractionError("unsupported_type", f"“{filename}” is not a supported type. Upload {SUPPORTED_NAMES}.")
     if declared in OFFICE_EXTENSIONS.values():
-        return declared  # zip archives: baeum.office tells a real one from a renamed or encrypted file
+        return declared  # zip archives: baeum.extraction.office tells a real one from a renamed or encrypted file
     if declared == PDF and actual != PDF:
         raise ExtractionError(
             "content_mismatch",
@@ -226,7 +226,7 @@ def spawn_reader(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             preexec_fn=_limits(memory_bytes, cpu_seconds),
-            cwd=str(Path(__file__).resolve().parent.parent),
+            cwd=str(Path(__file__).resolve().parents[2]),
             text=True,
             encoding="utf-8",
             pass_fds=(descriptor,) if descriptor is not None else (),
@@ -241,7 +241,7 @@ def spawn_reader(
 
 
 def _run_worker(args: list[str], budget: Budget, path: Path, *, cpu_seconds: float) -> subprocess.Popen:
-    return spawn_reader("baeum.pdfworker", args, memory_bytes=budget.memory_bytes, cpu_seconds=cpu_seconds, input_path=path)
+    return spawn_reader("baeum.extraction.pdfworker", args, memory_bytes=budget.memory_bytes, cpu_seconds=cpu_seconds, input_path=path)
 
 
 # Counting a PDF's pages happens while an upload waits (the page limit is checked before the file is

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .chunking import heading_level
-from .tables import find_tables
+from baeum.extraction.chunking import heading_level
+from baeum.extraction.tables import find_tables
 
 FRONT = "front"
 BACK = "back"

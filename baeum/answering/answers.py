@@ -1,0 +1,113 @@
+"""What an answer is made of: the passages a turn retrieved, the citations an answer carries, the answer itself,
+and the refusals in the question's language. No Django imports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from baeum.extraction.chunking import quote_pages
+from baeum.language.text import is_hangul_heavy
+
+REFUSAL_KO = "제공된 자료에서 관련 내용을 찾을 수 없습니다."
+
+
+REFUSAL_EN = "I couldn't find this in your materials."
+
+
+# A citation mark: "[3]" after a space or punctuation, never an index glued to a name ("dword[0]", "a[3][2]":
+# the text's own code, which a quoted sentence keeps). The chat page links the same marks.
+CITATION = re.compile(r"(?<![\w\]])\[(\d{1,2})\]")
+
+
+@dataclass(frozen=True)
+class Passage:
+    n: int  # 1-based citation number for this turn
+    chunk_id: int
+    ref_id: str
+    title: str
+    chunk_index: int
+    page_number: int
+    text: str
+    score: float = 0.0
+    vector_score: float | None = None
+    lexical_score: float | None = None
+    # The cosine at which this passage's embedding model counts as a plausible match (models differ).
+    vector_threshold: float | None = None
+    # Where each page of ``text`` begins ((offset, page) pairs): citations carry the quote's own page.
+    page_starts: tuple = ()
+    model: str = ""  # the embedding model of this passage's vectors (to compare sentences by meaning)
+    crosslingual_threshold: float | None = None  # that model's plausible cosine across languages
+    # (start, end) of the footnotes in ``text`` (moved to the end of their page): never quoted as an answer.
+    note_spans: tuple = ()
+    matter: str = ""  # "front" or "back" when every page of the passage is front or back matter (a title page, an index)
+    korean: bool | None = None  # its material is written in Korean (None: not known; then its own text decides)
+
+
+@dataclass
+class Citation:
+    n: int
+    refId: str
+    materialTitle: str
+    chunkIndex: int
+    pageNumber: int  # the page of the quoted sentence (of the first, when the answer quotes several of this passage)
+    quote: str
+    pageEnd: int = 0  # the last page the answer quotes from this passage (a quote may run over a page break)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Answer:
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    refused: bool = False
+    confidence: float = 0.0
+    generator: str = "extractive"
+
+
+def refusal_text(question: str) -> str:
+    return REFUSAL_KO if is_hangul_heavy(question) else REFUSAL_EN
+
+
+# More materials searched than this are counted, not named.
+NAMED_MATERIALS = 3
+
+
+def weak_results_text(question: str, titles: list[str], *, in_session: bool = False) -> str:
+    """The refusal that says what was searched: the materials by title (or their number), or a study
+    session's pages, with where to ask to search the whole book."""
+    korean = is_hangul_heavy(question)
+    if in_session:
+        if korean:
+            return f"{REFUSAL_KO} 이 세션의 쪽들에서만 찾아보았습니다. 책 전체에서 찾으려면 튜터에서 새 대화를 시작해 물어보세요."
+        return f"{REFUSAL_EN} I searched only this session's pages; to search whole books, ask in a new conversation in the Tutor."
+    if len(titles) > NAMED_MATERIALS:
+        return f"{REFUSAL_KO} 자료 {len(titles)}개를 모두 찾아보았지만 이 질문에 답하는 내용이 없습니다." if korean else (
+            f"{REFUSAL_EN} I searched all {len(titles)} of your materials, and they do not answer this question."
+        )
+    names = ", ".join(f"“{title}”" for title in titles) or "—"
+    if korean:
+        return f"{REFUSAL_KO} 검색한 자료({names})에는 이 질문에 답하는 내용이 없습니다."
+    return f"{REFUSAL_EN} I searched {names}, and {'it does' if len(titles) == 1 else 'they do'} not answer this question."
+
+
+def citation_for(passage: Passage, quote: str, earlier: Citation | None = None) -> Citation:
+    """The citation of ``passage`` for ``quote``; with ``earlier`` (the same passage cited for another sentence
+    of the answer), that citation, its pages widened to this quote's: two sentences of one passage, on p.13
+    and p.14, are cited as p.13–14, quoting the one on p.13 (where the citation opens the page)."""
+    first, last = quote_pages(passage.text, passage.page_starts, quote, passage.page_number)
+    if earlier is not None:
+        end = max(earlier.pageEnd or earlier.pageNumber, last)
+        return replace(earlier, pageEnd=end) if earlier.pageNumber <= first else replace(earlier, pageNumber=first, quote=quote, pageEnd=end)
+    return Citation(
+        n=passage.n,
+        refId=passage.ref_id,
+        materialTitle=passage.title,
+        chunkIndex=passage.chunk_index,
+        pageNumber=first,
+        quote=quote,
+        pageEnd=last,
+    )

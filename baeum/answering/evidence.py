@@ -1,0 +1,185 @@
+"""Sufficiency: whether the passages at hand can answer a question, or it is refused.
+
+Coverage weighs the question's terms by rarity, a plausible vector match backs it, and a question whose
+topic or names the materials never use is refused whatever else matches.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from baeum.answering.answers import Passage
+from baeum.answering.crosslingual import ANCHORED_VECTOR_SHARE, SHARED_TERMS_MIN_SHARE, crosses_languages, identifiers, shared_script_terms
+from baeum.language.analysis import (
+    QUESTION_FRAME_WORDS,
+    content_terms,
+    may_name_a_topic,
+    named_terms,
+    without_particle_forms,
+)
+from baeum.language.text import is_hangul_heavy
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text).casefold()
+
+
+def found_terms(terms: list[str], text: str) -> set[str]:
+    """Terms of ``terms`` present in ``text``: as analysed terms, or (for Korean compounds written
+    without spaces, "인터럽트핸들러") as a substring of the text, both with spaces removed: a name Kiwi reads
+    as one ("구리야마 히데키") is found however it is spaced."""
+    analysed = set(content_terms(text))
+    squeezed = _squeezed(text)
+    return {term for term in terms if term in analysed or (len(term) >= 2 and _squeezed(term) in squeezed) or _period_found(term, analysed)}
+
+
+# "fy2018", "q3": fiscal periods a question names the way filings' tables do not ("2018", "Three Months Ended").
+FISCAL_PERIOD = re.compile(r"^fy(\d{2}|\d{4})$")
+
+
+def _period_found(term: str, analysed: set[str]) -> bool:
+    match = FISCAL_PERIOD.match(term)
+    if not match:
+        return False
+    year = match.group(1)
+    return year in analysed or (len(year) == 2 and f"20{year}" in analysed)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    coverage: float  # share of the question's weighted terms found in the best passage
+    vector: float  # best cosine similarity among the passages
+    sufficient: bool
+
+
+INTERROGATIVE_KO = re.compile(r"^(?:무엇|뭐|뭔|어떻|어떤|어디|언제|왜|누구|어느|얼마|몇)")
+
+
+# A question term carrying this share of the question's weight, found in no passage, decides alone.
+TOPIC_WEIGHT_SHARE = 0.6
+
+
+def asked_terms(question: str) -> list[str]:
+    """The question's terms once each, without Kiwi's particle-glued duplicates, and without the words that
+    only frame it unless nothing else is left ("What is the difference?")."""
+    terms = without_particle_forms(list(dict.fromkeys(content_terms(question))))
+    return [term for term in terms if term not in QUESTION_FRAME_WORDS] or terms
+
+
+def judge_evidence(
+    question: str,
+    passages: list[Passage],
+    *,
+    min_coverage: float,
+    min_vector: float | None,
+    strong_coverage: float,
+    known: Callable[[list[str]], set[str]] | None = None,
+) -> Evidence:
+    """Decide whether the passages can answer the question.
+
+    Coverage weights each question term by its rarity in the passages at hand (a term that appears in
+    every passage says little), so "What is X's population?" is not covered by passages that merely
+    contain "population". Enough coverage with a plausible vector match, or very high coverage, is
+    sufficient; anything else is refused. A vector match is plausible at ``min_vector`` when given,
+    else at each passage's own ``vector_threshold`` (its embedding model's).
+    """
+    terms = asked_terms(question)
+    if not passages or not terms:
+        return Evidence(0.0, 0.0, False)
+    if crosses_languages(question, passages):
+        evidence = _judge_across_languages(question, passages, min_vector=min_vector)
+        return replace(evidence, sufficient=False) if names_missing(question, passages, known) else evidence
+    found_in = [found_terms(terms, passage.text) for passage in passages]
+    total = len(found_in)
+    weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
+    weight_sum = sum(weights.values()) or 1.0
+    coverage = max(sum(weights[term] for term in terms if term in found) / weight_sum for found in found_in)
+    vector = max((passage.vector_score or 0.0) for passage in passages)
+    plausible = any(
+        passage.vector_score is not None
+        and passage.vector_score >= (min_vector if min_vector is not None else passage.vector_threshold or 0.0)
+        for passage in passages
+    )
+    # The word a question turns on ("광합성" in "광합성은 어떻게 일어나는가?") found in no passage: the
+    # passages are about something else, however well the rest of the question matches.
+    core = [
+        term
+        for term in terms
+        if not any(other != term and len(other) >= 2 and term.startswith(other) for other in terms)  # "일어나는" is "일어나"
+        and not INTERROGATIVE_KO.match(term)  # "무엇인" asks; it is not what the question is about
+    ]
+    core_sum = sum(weights[term] for term in core) or 1.0
+    heavy_missing = [
+        term
+        for term in core
+        if weights[term] / core_sum >= TOPIC_WEIGHT_SHARE
+        and not any(term in found for found in found_in)
+        and may_name_a_topic(term, question)
+    ]
+    # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
+    # "used" in "What is a register used for?" is missing from the passages but not from the book.
+    missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
+    sufficient = not missing_topic and not names_missing(question, passages, known) and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
+    return Evidence(round(coverage, 4), round(vector, 4), sufficient)
+
+
+_ENGLISH_INTERROGATIVES = frozenset("what which who whom whose when where why how".split())
+
+
+# Words a follow-up asks with ("Give me one", "Tell me more", "Show me another"), whatever the materials say.
+_ASKING_WORDS = frozenset("one ones give gives tell show more another other thing things something anything".split())
+
+
+def unknown_topics(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]]) -> list[str]:
+    """The words ``question`` could be about that no passage holds and the learner's materials never use
+    ("laptop" in "What's the best gaming laptop to buy this year?" over an assembly book)."""
+    terms = [term for term in asked_terms(question) if term not in QUESTION_FRAME_WORDS]
+    absent = [
+        term
+        for term in terms
+        if len(term) > 1
+        and not INTERROGATIVE_KO.match(term)
+        and term not in _ENGLISH_INTERROGATIVES
+        and term not in _ASKING_WORDS
+        and "'" not in term
+        and "’" not in term  # "can't", "i've": how it is asked
+        and any(char.isalpha() for char in term)
+        and may_name_a_topic(term, question)
+        and not any(term in found_terms([term], passage.text) for passage in passages)
+    ]
+    return [term for term in absent if term not in known(absent)] if absent else []
+
+
+def names_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> bool:
+    """The question names something ("How do I write an if statement in Rust?", "… in Java?" over a Korean
+    book) and neither the passages nor the materials contain any of its names: the materials are about
+    something else. One name found is enough ("Block (formerly known as Square)")."""
+    names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]
+    if not names or known is None or any(found_terms(names, passage.text) for passage in passages):
+        return False
+    return not known(names)
+
+
+def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:
+    shared = shared_script_terms(question)
+    found = max((len(found_terms(shared, passage.text)) for passage in passages), default=0)
+    share = found / len(shared) if shared else 1.0
+    vector = max((passage.vector_score or 0.0) for passage in passages)
+    # Identifiers the question names and a passage contains verbatim are evidence of their own: then a
+    # weaker meaning match is enough (short pages, where a chunk mixes topics, score lower).
+    names = identifiers(question)
+    anchored = bool(names) and all(any(name in passage.text for passage in passages) for name in names)
+    if not names and shared and is_hangul_heavy(question):
+        # In a Korean question every Latin-script word is such a name ("NaN", "htonl", "vtable"), whatever its
+        # case: each must be a word of a passage.
+        anchored = all(any(term in content_terms(passage.text) for passage in passages) for term in shared)
+
+    def threshold(passage: Passage) -> float:
+        base = min_vector if min_vector is not None else passage.crosslingual_threshold or passage.vector_threshold or 0.0
+        return base * ANCHORED_VECTOR_SHARE if anchored else base
+
+    plausible = any(passage.vector_score is not None and passage.vector_score >= threshold(passage) for passage in passages)
+    return Evidence(round(share, 4), round(vector, 4), plausible and share >= SHARED_TERMS_MIN_SHARE)

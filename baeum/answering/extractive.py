@@ -1,0 +1,340 @@
+"""The offline answer: the passage sentences that best answer the question, each cited, read as prose.
+
+The defining sentence comes first for "what is X", then sentences in the order of their passage; a list
+lead-in brings its items; across languages, sentences are chosen by meaning (the multilingual embedder's
+cosine) and the words both languages share.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from baeum.answering.answers import Answer, Citation, Passage, citation_for
+from baeum.answering.crosslingual import (
+    CODE_WEIGHT,
+    CROSSLINGUAL_PASSAGES,
+    MEANING_WEIGHT,
+    crosses_languages,
+    crosslingual_note,
+    identifiers,
+    shared_script_terms,
+)
+from baeum.answering.forms import ANAPHORIC_OPENING, GIVES_NAME, asks_for_a_name, compared_terms, defined_term, defined_terms, is_definition
+from baeum.answering.quoting import quoted_sentence
+from baeum.answering.sentences import (
+    ENDS_LIKE_A_SENTENCE,
+    LIST_ITEM,
+    LIST_LEAD_IN,
+    PROSE_WORD,
+    is_code,
+    is_readable_sentence,
+    section_headings,
+)
+from baeum.extraction.tables import superscript_references
+from baeum.language.analysis import (
+    content_terms,
+)
+from baeum.language.text import is_hangul_heavy, sentence_spans
+
+
+def _naming_first(passages: list[Passage], terms: list[str]) -> list[Passage]:
+    """``passages`` with those that contain more of ``terms`` first, in retrieval order otherwise: a Korean
+    question naming "htonl" is answered from the page that uses it, not from a page that says "function" more."""
+    if not terms:
+        return passages
+    return sorted(passages, key=lambda passage: -len(set(terms) & set(content_terms(passage.text))))
+
+
+def _crosslingual_candidates(question: str, passages: list[Passage], similarity=None, names: tuple[str, ...] = ()) -> list[Candidate]:
+    """Readable sentences of the best passages, ranked by meaning when ``similarity(question, sentences)``
+    is given (the multilingual embedder's cosines), and by the question's shared-script terms and
+    ``names`` (what the learner's glosses call its terms in the passages' language: "stack pointer")."""
+    written = shared_script_terms(question)
+    shared = set(written) | {term for name in names for term in content_terms(name)}
+    # A code or a number the question names ("00000004", "MOVSB") says more than a word a gloss adds.
+    codes = {term for name in identifiers(question) for term in content_terms(name)}
+    weight = {term: CODE_WEIGHT if term in codes or any(char.isdigit() for char in term) else 1.0 for term in shared}
+    named = written if is_hangul_heavy(question) else []  # Latin names in a Korean question ("htonl")
+    # "스택이란 무엇인가요?" over an English book: the sentence that defines what the learner's glosses call it
+    # ("A stack is a Last-In First-Out (LIFO) list.") comes first, as in one language.
+    defined = names if defined_term(question) else ()
+    naming_asked = asks_for_a_name(question)  # "그 4비트짜리 묶음은 뭐라고 불러?": "A 4-bit number is called a nibble."
+    question = " ".join([question, *names])
+    candidates = []
+    for rank, passage in enumerate(_naming_first(passages, named)[:CROSSLINGUAL_PASSAGES]):
+        spans = sentence_spans(passage.text)
+        headings = section_headings(passage.text)
+        for position, (start, end) in enumerate(spans):
+            sentence, aside = quoted_sentence(passage, start, end)
+            terms = frozenset(content_terms(sentence))
+            if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or LIST_LEAD_IN.search(sentence):
+                continue
+            if sentence.rstrip().endswith("?") or not ENDS_LIKE_A_SENTENCE.search(sentence):
+                continue  # the text's own question is not an answer, nor a table row or a line cut off by the chunk's end
+            under = next((heading for at, heading in reversed(headings) if at < start), frozenset())
+            # A sentence is about the section it stands in: "The exclusive OR of 2 bits is 0 …" under "3.2.3 The
+            # XOR operation" answers "XOR 연산의 진리표", the OR sentence before it does not.
+            overlap = sum(weight[term] for term in shared & (terms | under)) / sum(weight.values()) if shared else 0.0
+            defining = any(is_definition(sentence, name) for name in defined)
+            score = (
+                overlap
+                + PASSAGE_RANK_WEIGHT / (1 + rank)
+                + POSITION_WEIGHT / (1 + position)
+                - (ASIDE_PENALTY if aside else 0.0)
+                + (DEFINITION_BONUS if defining else 0.0)
+                + (NAMING_BONUS if naming_asked and GIVES_NAME.search(sentence) else 0.0)
+            )
+            candidates.append(Candidate(score, rank, position, sentence, passage, defining, terms, (), 1.0, aside, under))
+    if similarity is not None and candidates:
+        cosines = similarity(question, [candidate.sentence for candidate in candidates])
+        candidates = [
+            replace(
+                candidate, score=candidate.score + MEANING_WEIGHT * cosine, overlap=max(cosine, 1e-6)
+            )  # _choose keeps those near the best
+            for candidate, cosine in zip(candidates, cosines, strict=True)
+        ]
+    naming = {candidate.passage.n for candidate in candidates if named and set(named) <= candidate.terms | candidate.section}
+    if naming:
+        # A sentence uses the name the question asks about ("the htonl () function converts …"), or stands
+        # under a heading that does: the answer stays on its pages, not on sentences near in meaning elsewhere
+        # ("First, the inline function is faster.").
+        candidates = [candidate for candidate in candidates if candidate.passage.n in naming or set(named) & (candidate.terms | candidate.section)]
+    return candidates
+
+
+# A list lead-in brings at most this many item sentences with it (a long list is a reading, not an answer).
+LIST_MAX_ITEMS = 6
+
+
+# Term overlap (Jaccard) at which a second sentence says nothing new (a glossary entry restating the text).
+NEAR_DUPLICATE = 0.6
+
+
+# Puts the sentence that defines X ahead of every other candidate for "what is X" (scores are at most ~1.2).
+DEFINITION_BONUS = 1.0
+
+
+# A supporting sentence must share at least this part of the best sentence's question terms: one that
+# only shares a common verb ("…것으로 보인다" for "무엇을 보여 주는가") is noise.
+SUPPORT_MIN_SHARE = 0.5
+
+
+# A sentence opening with "It"/"This"/"그" leans on the sentence before it, which the answer may lack.
+ANAPHORIC_OPENING_PENALTY = 0.1
+
+
+# An aside (a footnote's sentence, a title page, an index) leads an answer only when it shares far more of
+# the question than the body does.
+ASIDE_PENALTY = 0.5
+
+
+# A sentence the previous answer quoted is quoted again only when no other answers as well (a follow-up
+# asks for what the learner has not read yet; scores are at most ~1.2 before a definition's bonus).
+ALREADY_SAID_PENALTY = 1.0
+
+
+# Relevance tie-breakers: prefer higher-ranked passages and earlier sentences; penalise very long sentences.
+PASSAGE_RANK_WEIGHT = 0.15
+
+
+POSITION_WEIGHT = 0.02
+
+
+LONG_SENTENCE_CHARS = 300
+
+
+LONG_SENTENCE_PENALTY = 0.0005  # per character beyond LONG_SENTENCE_CHARS
+
+
+@dataclass(frozen=True)
+class Candidate:
+    score: float
+    rank: int  # the passage's retrieval rank
+    position: int  # the sentence's index in its passage
+    sentence: str
+    passage: Passage
+    defining: bool
+    terms: frozenset
+    items: tuple[str, ...] = ()  # the list a lead-in introduces, quoted with it
+    overlap: float = 0.0  # the share of the question's terms the sentence contains
+    aside: bool = False  # a footnote's sentence, or front or back matter: quoted only when the body says nothing better, and alone
+    section: frozenset = frozenset()  # the terms of the numbered heading the sentence stands under (across languages)
+
+
+NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for one
+
+
+def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage, naming_asked: bool = False) -> list[Candidate]:
+    candidates = []
+    spans = sentence_spans(passage.text)
+    for position, (start, end) in enumerate(spans):
+        sentence, aside = quoted_sentence(passage, start, end)
+        terms = frozenset(content_terms(sentence))
+        if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or sentence.rstrip().endswith("?"):
+            continue  # the text's own question ("Why do all C functions not use this convention, then?") is not an answer
+        overlap = sum(1 for word in query if word in terms) / len(query)
+        if overlap == 0:
+            continue
+        items = () if LIST_ITEM.match(sentence) else _list_items(passage.text, spans, position)
+        if any(is_code(item) for item in items):
+            items = ()  # a code listing is not prose to quote
+        if LIST_LEAD_IN.search(sentence) and not items:
+            continue  # a lead-in whose list is not in this passage would dangle
+        defining = any(is_definition(sentence, term) for term in defined)
+        score = (
+            overlap
+            + PASSAGE_RANK_WEIGHT / (1 + rank)
+            + POSITION_WEIGHT / (1 + position)
+            - LONG_SENTENCE_PENALTY * max(0, len(sentence) - LONG_SENTENCE_CHARS)
+            + (DEFINITION_BONUS if defining else 0.0)
+            + (NAMING_BONUS if naming_asked and GIVES_NAME.search(sentence) else 0.0)
+            - (ANAPHORIC_OPENING_PENALTY if ANAPHORIC_OPENING.match(sentence) else 0.0)
+            - (ASIDE_PENALTY if aside else 0.0)
+        )
+        candidates.append(Candidate(score, rank, position, sentence, passage, defining, terms, items, overlap, aside))
+    return candidates
+
+
+def _is_truncated_copy(candidate: Candidate, candidates: list[Candidate]) -> bool:
+    """A sentence that is part of a longer candidate: the overlap of two chunks cut it."""
+    return any(candidate.sentence != other.sentence and candidate.sentence in other.sentence for other in candidates)
+
+
+def _repeats(candidate: Candidate, chosen: list[Candidate]) -> bool:
+    return any(
+        candidate.sentence == other.sentence or len(candidate.terms & other.terms) / len(candidate.terms | other.terms) >= NEAR_DUPLICATE
+        for other in chosen
+    )
+
+
+def _quoted(chosen: list[Candidate]) -> set[str]:
+    return {line for candidate in chosen for line in (candidate.sentence, *candidate.items)}
+
+
+def _choose(candidates: list[Candidate], max_sentences: int) -> list[Candidate]:
+    """The best candidates, best first, up to ``max_sentences`` lines, skipping repeats and sentences
+    that share too little of the question; a lead-in takes over the items of its list."""
+    candidates = sorted(candidates, key=lambda candidate: (-candidate.score, candidate.rank))
+    chosen: list[Candidate] = []
+    for candidate in candidates:
+        if chosen and candidate.overlap < SUPPORT_MIN_SHARE * chosen[0].overlap:
+            continue
+        if candidate.sentence in _quoted(chosen) or _repeats(candidate, chosen) or _is_truncated_copy(candidate, candidates):
+            continue
+        if chosen and (candidate.aside or chosen[0].aside):
+            continue  # a footnote is an aside: never added to the body's answer, nor the body to a footnote's
+        chosen = [other for other in chosen if other.sentence not in candidate.items] + [candidate]
+        if sum(1 + len(other.items) for other in chosen) >= max_sentences:
+            break  # a list counts line by line: after a list, the answer is long enough
+    return chosen
+
+
+def _prose_order(chosen: list[Candidate]) -> list[Candidate]:
+    """The best sentence first (the definition, for "what is X"); then the others passage by passage,
+    in the order the passages were chosen, each passage's sentences in the order of its text."""
+    lead, *rest = chosen
+    passages = list(dict.fromkeys(candidate.passage.n for candidate in chosen))
+    rest = sorted(rest, key=lambda candidate: (passages.index(candidate.passage.n), candidate.position))
+    # The sentence the lead goes on from comes before it ("External interrupts are raised from outside the CPU.",
+    # then "(The mouse is an example of this type.)").
+    before = next((other for other in rest if other.passage.n == lead.passage.n and other.position == lead.position - 1), None)
+    if before is None or lead.defining:
+        return [lead, *rest]
+    return [before, lead, *(other for other in rest if other is not before)]
+
+
+def _list_items(text: str, spans: list[tuple[int, int]], position: int) -> tuple[str, ...]:
+    """The list that follows the sentence at ``position`` (its lead-in): items and their continuations."""
+    items: list[str] = []
+    for index in range(position + 1, min(len(spans), position + 1 + LIST_MAX_ITEMS)):
+        start, end = spans[index]
+        sentence = text[start:end]
+        continues_item = bool(items) and "\n" not in text[spans[index - 1][1] : start]
+        if not (LIST_ITEM.match(sentence) or continues_item) or not PROSE_WORD.search(sentence):
+            break  # not an item, or an item with no word in it ("15) .")
+        items.append(sentence)
+    return tuple(items)
+
+
+def _lines(candidate: Candidate) -> list[str]:
+    """The answer lines for one chosen sentence (a list lead-in brings its items), each cited. A line
+    break inside a sentence (PDF text) becomes a space: the ground check reads the answer line by line.
+    The document's own reference markers ("KorQuAD 1.0[1]") become superscripts, so only the tutor's
+    citations read as [n] (the citation's quote stays verbatim, to be found on its page)."""
+    return [f"{' '.join(superscript_references(line).split())} [{candidate.passage.n}]" for line in (candidate.sentence, *candidate.items)]
+
+
+def _unsaid(candidates: list[Candidate], said: frozenset[str]) -> list[Candidate]:
+    """``candidates``, those the previous answer already quoted ranked after every other."""
+    if not said:
+        return candidates
+    said = frozenset(" ".join(line.split()) for line in said)
+    return [
+        replace(candidate, score=candidate.score - ALREADY_SAID_PENALTY)
+        if " ".join(superscript_references(candidate.sentence).split()) in said
+        else candidate
+        for candidate in candidates
+    ]
+
+
+def extractive_answer(
+    question: str,
+    passages: list[Passage],
+    *,
+    max_sentences: int = 3,
+    similarity=None,
+    said: frozenset[str] = frozenset(),
+    names: tuple[str, ...] = (),
+    naming: tuple[str, ...] = (),
+) -> Answer:
+    """Answer with the passage sentences that best answer the question, each cited, read as prose:
+    the defining sentence first for "what is X", then sentences in the order of their passage.
+    ``said``: the lines of the previous answer, quoted again only when nothing else answers; ``names``: the
+    question's terms in the passages' language, when they are in another (``baeum.language.glossary``); ``naming``:
+    the terms of the item a follow-up points at, which its sentences must name when any does."""
+    query = Counter(content_terms(question))
+    if not query:
+        return Answer(text="", refused=True)
+    across = crosses_languages(question, passages)
+    if across:
+        chosen = _choose(_unsaid(_crosslingual_candidates(question, passages, similarity, names), said), max_sentences)
+    else:
+        defined, naming_asked = defined_terms(question), asks_for_a_name(question)
+        candidates = [
+            candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage, naming_asked)
+        ]
+        chosen = _choose(_unsaid(_naming(_about_a_side(candidates, compared_terms(question)), naming), said), max_sentences)
+    if not chosen:
+        return Answer(text="", refused=True)
+    citations: dict[int, Citation] = {}
+    parts = [crosslingual_note(question, passages)] if across else []
+    for candidate in _prose_order(chosen):
+        parts += _lines(candidate)
+        citations[candidate.passage.n] = citation_for(candidate.passage, candidate.sentence, citations.get(candidate.passage.n))
+    return Answer(text="\n".join(parts), citations=sorted(citations.values(), key=lambda c: c.n), generator="extractive")
+
+
+def _about_a_side(candidates: list[Candidate], sides: tuple[str, ...]) -> list[Candidate]:
+    """For a comparison, the sentences that name one of its sides (by the side's first term), when any does:
+    "How does SAR differ from SHR?" is not answered with "The calling conventions can differ from compiler to
+    compiler"."""
+    firsts = {terms[0] for terms in (content_terms(side) for side in sides) if terms}
+    kept = [candidate for candidate in candidates if firsts & candidate.terms]
+    return kept or candidates
+
+
+def _naming(candidates: list[Candidate], naming: tuple[str, ...]) -> list[Candidate]:
+    """Only the sentences that name the item a follow-up is about (every term of ``naming``: "semantic",
+    "error"), when any does; a list lead-in among them comes without its items, which are the other ones."""
+    if not naming:
+        return candidates
+    # A sentence right after one that names the item goes on about it ("External interrupts are raised from
+    # outside the CPU. (The mouse is an example of this type.)").
+    naming_at = {(candidate.passage.chunk_id, candidate.position) for candidate in candidates if set(naming) <= candidate.terms}
+    named = [
+        replace(candidate, items=())
+        for candidate in candidates
+        if {(candidate.passage.chunk_id, candidate.position), (candidate.passage.chunk_id, candidate.position - 1)} & naming_at
+    ]
+    return named or candidates
