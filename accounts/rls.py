@@ -4,7 +4,7 @@ Each user-owned table has a policy that lets a session see and write only rows w
 equals the session setting ``baeum.rls_user``. Unset or empty, the setting matches no row: a fresh
 session, a worker or a command that forgot to say whose work it does sees nothing and writes nothing.
 FORCE applies the policy to the tables' owner too; superusers always bypass it, so the application
-connects as an ordinary role (see ``baeum.runtime.embedded``).
+connects as an ordinary role (see ``baeum.runtime``).
 
 A connection is in one of three contexts, tracked per thread and re-applied to every new connection:
 

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from baeum.runtime import embedded as runtime
+from baeum import runtime
 
 CRASH_WINDOW_SECONDS = 600  # how long /healthz keeps naming a database crash after recovery
 # How long an answer about the worker (a Celery ping, up to a second when none answers) and about crashes

@@ -9,10 +9,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError, connection, connections
 
 from accounts.rls import rls_owner_of
+from baeum import runtime
 from baeum.extraction import readers as extract
 from baeum.extraction.readers import ExtractionError
 from baeum.retrieval.embeddings import EmbeddingError
-from baeum.runtime import embedded as runtime
 
 from .models import Material
 from .services.ingest import material_fail, material_ingest

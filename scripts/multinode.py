@@ -58,7 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from baeum.runtime import embedded as runtime  # noqa: E402
+from baeum import runtime  # noqa: E402
 
 PYTHON = sys.executable
 DATABASE = "baeum"
@@ -90,10 +90,10 @@ class Postgres:
         self.data = directory / "data"
         self.sockets = directory / "socket"
         self.log = directory / "postgres.log"
-        self.port = runtime._free_port()
+        self.port = runtime.free_port()
         self.password = secrets.token_hex(24)
         self.owner_password = secrets.token_hex(24) if split_roles else self.password
-        self.system_user = runtime._system_user()  # PostgreSQL refuses to run as root: its own system user then
+        self.system_user = runtime.system_user()  # PostgreSQL refuses to run as root: its own system user then
         self.bin = runtime.postgres_bin()
 
     @property
@@ -196,7 +196,7 @@ class Redis:
         self.directory = directory
         self.split_roles = split_roles
         self.owner = OWNER_ROLE if split_roles else APP_ROLE
-        self.port = runtime._free_port()
+        self.port = runtime.free_port()
         self.password = secrets.token_hex(24)
         self.process: subprocess.Popen | None = None
 
@@ -243,7 +243,7 @@ class Node:
     def __init__(self, number: int, directory: Path, environment: dict[str, str], *, worker_environment: dict[str, str]) -> None:
         self.name = f"node{number}"
         self.directory = directory
-        self.port = runtime._free_port()
+        self.port = runtime.free_port()
         self.environment = {**environment, "BAEUM_STATE_DIR": str(directory)}
         self.worker_environment = {**self.environment, **worker_environment}
         self.web: subprocess.Popen | None = None
@@ -360,7 +360,7 @@ class Balancer:
 
     def __init__(self, ports: list[int]) -> None:
         self.ports = ports
-        self.port = runtime._free_port()
+        self.port = runtime.free_port()
         self.connections: Counter = Counter()
         self.refused: Counter = Counter()
         self._down_until: dict[int, float] = {}

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from baeum.runtime import embedded as runtime  # noqa: E402
+from baeum import runtime  # noqa: E402
 
 PYTHON = sys.executable
 SETTINGS = os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings.local")
@@ -203,7 +203,7 @@ def start_services() -> tuple[list[str], dict[str, str]]:
         addresses["BAEUM_DB_OWNER_ROLE"] = runtime.OWNER_ROLE  # as with the embedded server (settings' default)
     if not os.environ.get("REDIS_URL"):
         port_file = runtime.state_dir() / "redis" / "port"
-        was_running = port_file.exists() and runtime._redis_answers(int(port_file.read_text()))
+        was_running = port_file.exists() and runtime.redis_answers(int(port_file.read_text()))
         addresses["REDIS_URL"] = runtime.ensure_redis()
         if not was_running:
             started.append("redis")

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def pytest_unconfigure(config):
     from django.db import connections
 
-    from baeum.runtime import embedded as runtime
+    from baeum import runtime
 
     connections.close_all()
     if "redis" in runtime.STARTED_HERE:

@@ -13,7 +13,7 @@ import environ
 import pytest
 from django.conf import settings
 
-from baeum.runtime import embedded as runtime
+from baeum import runtime
 from scripts import run
 
 SYSTEM_PYTHON = Path("/usr/bin/python3.11")  # Debian's: outside /root, so other accounts can run it

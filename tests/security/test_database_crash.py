@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
-from baeum.runtime import embedded as runtime
+from baeum import runtime
 from knowledge.models import Chunk, Material
 
 pytestmark = [

