@@ -5,6 +5,13 @@
 ``baeum`` is machinery without Django; ``core`` is shared application code (errors, pagination,
 providers) that imports no app; ``config`` is settings, URLs, Celery and gunicorn, imported by nobody.
 Imports inside functions count as much as those at the top: a lazy import is still a dependency.
+
+Inside ``baeum`` the stages depend on each other in one direction too:
+
+    language ← extraction ← retrieval ← answering ← study
+
+``errors`` and ``metrics`` (modules at the top) are open to every stage; ``runtime`` (the embedded servers)
+only to entry points: settings and wiring, scripts, management commands, Celery tasks and tests.
 """
 
 import ast
@@ -63,3 +70,62 @@ def test_the_checker_sees_a_lazy_import(tmp_path):
     source = tmp_path / "module.py"
     source.write_text("def f():\n    from chat.models import Conversation\n    import plans.models\n")
     assert _imports(source) == {"chat", "plans"}
+
+
+# Each stage of ``baeum`` and the stages it may import (besides itself and the shared top-level modules).
+STAGES = ["language", "extraction", "retrieval", "answering", "study"]
+STAGE_ALLOWED = {stage: set(STAGES[:index]) for index, stage in enumerate(STAGES)} | {"runtime": set(STAGES)}
+SHARED_MODULES = {"errors", "metrics"}
+
+
+def _baeum_imports(path: Path) -> set[str]:
+    """The ``baeum`` sub-packages or top-level modules ``path`` imports: ``from baeum.answering.x import y``
+    → "answering", ``from baeum import runtime`` → "runtime"."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[1] for alias in node.names if alias.name.startswith("baeum."))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "baeum":
+                names.update(alias.name for alias in node.names)
+            elif node.module.startswith("baeum."):
+                names.add(node.module.split(".")[1])
+    return names
+
+
+def test_every_baeum_module_belongs_to_a_stage_or_is_shared():
+    top = {path.stem for path in (ROOT / "baeum").glob("*.py")} - {"__init__"}
+    packages = {path.parent.name for path in (ROOT / "baeum").glob("*/__init__.py")}
+    assert top == SHARED_MODULES and packages == set(STAGE_ALLOWED)
+
+
+@pytest.mark.parametrize("stage", sorted(STAGE_ALLOWED))
+def test_baeum_stage_imports_only_the_stages_before_it(stage):
+    wrong = {
+        f"{path.relative_to(ROOT)} imports baeum.{name}"
+        for path in _sources(f"baeum/{stage}")
+        for name in _baeum_imports(path) - SHARED_MODULES
+        if name != stage and name not in STAGE_ALLOWED[stage]
+    }
+    assert not wrong, "imports against the stages of baeum (baeum/__init__.py):\n" + "\n".join(sorted(wrong))
+
+
+def _is_entry_point(path: Path) -> bool:
+    parts = path.relative_to(ROOT).parts
+    return parts[0] in {"config", "scripts", "tests"} or "commands" in parts or path.name == "tasks.py" or parts[:2] == ("baeum", "runtime")
+
+
+def test_only_entry_points_import_the_runtime():
+    wrong = [
+        str(path.relative_to(ROOT))
+        for package in ("baeum", *ALLOWED)
+        for path in _sources(package)
+        if "runtime" in _baeum_imports(path) and not _is_entry_point(path)
+    ]
+    assert not wrong, "baeum.runtime (the embedded servers) is for entry points only: " + ", ".join(wrong)
+
+
+def test_the_stage_checker_reads_every_form_of_import(tmp_path):
+    source = tmp_path / "module.py"
+    source.write_text("from baeum.answering.evidence import judge_evidence\ndef f():\n    from baeum import runtime, errors\n    import baeum.study.quiz\n")
+    assert _baeum_imports(source) == {"answering", "runtime", "errors", "study"}
