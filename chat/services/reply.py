@@ -27,6 +27,7 @@ from baeum.answering.evidence import Evidence, judge_evidence, names_missing, un
 from baeum.answering.extractive import extractive_answer
 from baeum.answering.forms import compared_terms, without_place
 from baeum.answering.groundcheck import claims_problem, complete_claims_end, in_reading_order
+from baeum.answering.history import STUDY_GOAL_EN, Memory, extract_entities, is_question
 from baeum.answering.llm import LLMError
 from baeum.answering.sentences import is_readable_sentence, numbered_headings
 from baeum.extraction.tables import superscript_references
@@ -47,7 +48,7 @@ from knowledge.selectors import (
 
 from ..models import Conversation, Message
 from .conversations import conversation_sources
-from .memory import STUDY_GOAL_EN, Memory, extract_entities, is_question, memory_load, memory_record_turn
+from .memory import memory_load, memory_record_turn
 
 _ANAPHORA_EN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|his|her)\b", re.IGNORECASE)
 _ANAPHORA_KO = re.compile(

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from baeum.answering.answers import CITATION, REFUSAL_EN, REFUSAL_KO
+from baeum.answering.history import extract_entities, is_question
 from baeum.language.text import is_hangul_heavy
 from chat.services.conversations import conversation_create
-from chat.services.memory import extract_entities, is_question
 from chat.services.reply import chat_reply
 from knowledge.models import Chunk
 

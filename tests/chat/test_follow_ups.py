@@ -5,8 +5,8 @@ import re
 
 import pytest
 
+from baeum.answering.history import Memory
 from chat.services.conversations import conversation_create
-from chat.services.memory import Memory
 from chat.services.reply import (
     _continues,
     anchored_query,

@@ -129,7 +129,7 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
 
 def test_the_documents_own_reference_markers_reach_a_model_as_superscripts():
     from baeum.answering.answers import Passage
-    from chat.services.memory import Memory
+    from baeum.answering.history import Memory
     from chat.services.reply import build_prompt
 
     passage = Passage(n=1, ref_id="mat_x", title="Paper", chunk_index=0, chunk_id=1, page_number=2, text="KorQuAD 1.0[1] has 70,000 questions.", score=1.0)
