@@ -85,8 +85,10 @@ def weak_results_text(question: str, titles: list[str], *, in_session: bool = Fa
             return f"{REFUSAL_KO} 이 세션의 쪽들에서만 찾아보았습니다. 책 전체에서 찾으려면 튜터에서 새 대화를 시작해 물어보세요."
         return f"{REFUSAL_EN} I searched only this session's pages; to search whole books, ask in a new conversation in the Tutor."
     if len(titles) > NAMED_MATERIALS:
-        return f"{REFUSAL_KO} 자료 {len(titles)}개를 모두 찾아보았지만 이 질문에 답하는 내용이 없습니다." if korean else (
-            f"{REFUSAL_EN} I searched all {len(titles)} of your materials, and they do not answer this question."
+        return (
+            f"{REFUSAL_KO} 자료 {len(titles)}개를 모두 찾아보았지만 이 질문에 답하는 내용이 없습니다."
+            if korean
+            else (f"{REFUSAL_EN} I searched all {len(titles)} of your materials, and they do not answer this question.")
         )
     names = ", ".join(f"“{title}”" for title in titles) or "—"
     if korean:
@@ -101,7 +103,9 @@ def citation_for(passage: Passage, quote: str, earlier: Citation | None = None) 
     first, last = quote_pages(passage.text, passage.page_starts, quote, passage.page_number)
     if earlier is not None:
         end = max(earlier.pageEnd or earlier.pageNumber, last)
-        return replace(earlier, pageEnd=end) if earlier.pageNumber <= first else replace(earlier, pageNumber=first, quote=quote, pageEnd=end)
+        return (
+            replace(earlier, pageEnd=end) if earlier.pageNumber <= first else replace(earlier, pageNumber=first, quote=quote, pageEnd=end)
+        )
     return Citation(
         n=passage.n,
         refId=passage.ref_id,

@@ -1,5 +1,4 @@
-"""Token budgets of the tutor's prompt: whole passages and lines, best first, while they fit.
-"""
+"""Token budgets of the tutor's prompt: whole passages and lines, best first, while they fit."""
 
 from __future__ import annotations
 

@@ -20,7 +20,9 @@ from baeum.language.text import is_hangul_heavy
 SHARED_TERMS_MIN_SHARE = 0.5
 
 
-CROSSLINGUAL_PASSAGES = 3  # answer from the best three passages (evaluation/crosslingual.jsonl, e5: 2 → 44 of 74 on an expected page, 3 → 46, 5 → 47)
+CROSSLINGUAL_PASSAGES = (
+    3  # answer from the best three passages (evaluation/crosslingual.jsonl, e5: 2 → 44 of 74 on an expected page, 3 → 46, 5 → 47)
+)
 
 
 CODE_WEIGHT = 2.0  # a code or number of the question, in a sentence across languages, counts twice a word

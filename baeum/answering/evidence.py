@@ -122,7 +122,11 @@ def judge_evidence(
     # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
     # "used" in "What is a register used for?" is missing from the passages but not from the book.
     missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
-    sufficient = not missing_topic and not names_missing(question, passages, known) and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
+    sufficient = (
+        not missing_topic
+        and not names_missing(question, passages, known)
+        and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
+    )
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
 
 

@@ -99,7 +99,9 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
         # A sentence uses the name the question asks about ("the htonl () function converts …"), or stands
         # under a heading that does: the answer stays on its pages, not on sentences near in meaning elsewhere
         # ("First, the inline function is faster.").
-        candidates = [candidate for candidate in candidates if candidate.passage.n in naming or set(named) & (candidate.terms | candidate.section)]
+        candidates = [
+            candidate for candidate in candidates if candidate.passage.n in naming or set(named) & (candidate.terms | candidate.section)
+        ]
     return candidates
 
 
@@ -165,7 +167,9 @@ class Candidate:
 NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for one
 
 
-def _passage_candidates(query: Counter, defined: tuple[str, ...], rank: int, passage: Passage, naming_asked: bool = False) -> list[Candidate]:
+def _passage_candidates(
+    query: Counter, defined: tuple[str, ...], rank: int, passage: Passage, naming_asked: bool = False
+) -> list[Candidate]:
     candidates = []
     spans = sentence_spans(passage.text)
     for position, (start, end) in enumerate(spans):
@@ -302,7 +306,9 @@ def extractive_answer(
     else:
         defined, naming_asked = defined_terms(question), asks_for_a_name(question)
         candidates = [
-            candidate for rank, passage in enumerate(passages) for candidate in _passage_candidates(query, defined, rank, passage, naming_asked)
+            candidate
+            for rank, passage in enumerate(passages)
+            for candidate in _passage_candidates(query, defined, rank, passage, naming_asked)
         ]
         chosen = _choose(_unsaid(_naming(_about_a_side(candidates, compared_terms(question)), naming), said), max_sentences)
     if not chosen:

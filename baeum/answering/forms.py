@@ -77,7 +77,10 @@ _COMPARED_EN = (
         r"(?:difference|differences|distinguish(?:es)?)\s+between\s+(?:an?\s+|the\s+)?(?P<a>.+?)\s+and\s+(?:an?\s+|the\s+)?(?P<b>.+?)\s*[?.!]*\s*$",
         re.IGNORECASE,
     ),
-    re.compile(r"^\s*(?:compare\s+)?(?:an?\s+|the\s+)?(?P<a>[\w -]+?)\s+(?:vs\.?|versus)\s+(?:an?\s+|the\s+)?(?P<b>[\w -]+?)\s*[?.!]*\s*$", re.IGNORECASE),
+    re.compile(
+        r"^\s*(?:compare\s+)?(?:an?\s+|the\s+)?(?P<a>[\w -]+?)\s+(?:vs\.?|versus)\s+(?:an?\s+|the\s+)?(?P<b>[\w -]+?)\s*[?.!]*\s*$",
+        re.IGNORECASE,
+    ),
     # "How does SAR differ from SHR?", "How is a tuple different from a list?"
     re.compile(
         r"^\s*how\s+(?:does|do|is|are)\s+(?:an?\s+|the\s+)?(?P<a>[\w -]+?)\s+(?:differ|different)\s+from\s+(?:an?\s+|the\s+)?(?P<b>[\w -]+?)\s*[?.!]*\s*$",

@@ -9,7 +9,7 @@ def _language(language: str) -> str:
     return "Korean" if language == "ko" else "English"
 
 
-# --- The tutor (chat/services/reply.py) ---------------------------------------------------------
+# --- The tutor (chat/services/generation.py) ------------------------------------------------------
 
 TUTOR_SYSTEM = """You are Baeum, a tutor who answers ONLY from the numbered passages of the learner's own materials.
 Rules:

@@ -29,9 +29,7 @@ _RUNNING_HEAD = re.compile(r"^[^a-z가-힣]*[A-Z][^a-z가-힣]*\s\d+\s*$")  # a 
 def numbered_headings(text: str) -> list[re.Match]:
     """The numbered section headings of ``text``, in order: each match's ``number`` ("3.1.3") and ``title``
     ("Arithmetic shifts"); a page's running head is none."""
-    return [
-        match for match in _SECTION_HEADING.finditer(text) if is_heading(match.group(0)) and not _RUNNING_HEAD.search(match.group(0))
-    ]
+    return [match for match in _SECTION_HEADING.finditer(text) if is_heading(match.group(0)) and not _RUNNING_HEAD.search(match.group(0))]
 
 
 def section_headings(text: str) -> list[tuple[int, frozenset]]:

@@ -248,7 +248,7 @@ def test_questions_are_told_from_statements(text, asks):
 
 
 def test_a_remembered_fact_is_said_as_korean_says_it(user, guide):
-    """"2번째 대화에서 알려 주신 시험: 금요일" read as "in the 2nd conversation" and as a form field."""
+    """ "2번째 대화에서 알려 주신 시험: 금요일" read as "in the 2nd conversation" and as a form field."""
     material = guide("ko")
     conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
     chat_reply(conversation=conversation, content="내 시험은 금요일이야")

@@ -43,11 +43,17 @@ def test_a_question_is_judged_across_languages_only_when_most_passages_are_in_th
     assert not crosses_languages(question, passages)
     korean_paper = [replace(passage, korean=True) for passage in passages]  # its material's language decides
     assert not crosses_languages(question, [korean_paper[0], _passage(references, 0.3), _passage(references, 0.3)])
-    assert not crosses_languages("인터럽트 핸들러는 무엇을 하나요?", [_passage(korean_page, 0.3), _passage(ENGLISH_PAGE, 0.3), _passage(ENGLISH_PAGE, 0.3)])
-    assert crosses_languages("스택 포인터 ESP는 무엇을 가리키나요?", [_passage(ENGLISH_PAGE, 0.3), _passage(korean_page, 0.3), _passage(ENGLISH_PAGE, 0.3)])
+    assert not crosses_languages(
+        "인터럽트 핸들러는 무엇을 하나요?", [_passage(korean_page, 0.3), _passage(ENGLISH_PAGE, 0.3), _passage(ENGLISH_PAGE, 0.3)]
+    )
+    assert crosses_languages(
+        "스택 포인터 ESP는 무엇을 가리키나요?", [_passage(ENGLISH_PAGE, 0.3), _passage(korean_page, 0.3), _passage(ENGLISH_PAGE, 0.3)]
+    )
     # Judged as Korean over Korean passages: the weather is nowhere in them (across languages, a question
     # with no identifiers rested on the cosine alone and was answered).
-    assert not judge_evidence(question, passages, min_coverage=0.3, min_vector=None, strong_coverage=0.45, known=lambda terms: {"서울"}).sufficient
+    assert not judge_evidence(
+        question, passages, min_coverage=0.3, min_vector=None, strong_coverage=0.45, known=lambda terms: {"서울"}
+    ).sufficient
 
 
 def test_a_note_about_the_answer_is_not_a_claim_for_the_ground_check():
@@ -96,7 +102,7 @@ def test_korean_questions_over_an_english_book_and_english_over_a_korean_one(use
 
 
 def test_passage_sentences_are_embedded_once_per_process(monkeypatch):
-    from chat.services import reply
+    from chat.services.generation import sentence_vectors
     from core.providers import embedder_for_model
 
     embedder = embedder_for_model("use-multilingual-v3")
@@ -104,8 +110,8 @@ def test_passage_sentences_are_embedded_once_per_process(monkeypatch):
     original = type(embedder).embed_documents
     monkeypatch.setattr(type(embedder), "embed_documents", lambda self, texts: embedded.append(list(texts)) or original(self, texts))
     sentences = ["A register is a small fast storage location (kept once).", "The stack grows downward (kept once)."]
-    first = reply._sentence_vectors(embedder, sentences)
-    again = reply._sentence_vectors(embedder, [sentences[1], "Interrupts suspend the program (new)."])
+    first = sentence_vectors(embedder, sentences)
+    again = sentence_vectors(embedder, [sentences[1], "Interrupts suspend the program (new)."])
     assert embedded == [sentences, ["Interrupts suspend the program (new)."]]  # only the new sentence the second time
     assert (again[0] == first[1]).all()
 
@@ -141,7 +147,7 @@ def test_a_code_the_question_names_chooses_the_sentence_across_languages():
 
 
 def test_a_name_the_korean_question_asks_about_keeps_the_answer_on_the_pages_that_use_it():
-    """"htonl 함수는 무엇을 하나요?" over the English book: the inline-function pages rank first (they say
+    """ "htonl 함수는 무엇을 하나요?" over the English book: the inline-function pages rank first (they say
     "function" often), the htonl page fourth. The answer comes from the page that uses the name, and only
     from pages that do."""
     from baeum.answering.extractive import extractive_answer
@@ -160,7 +166,7 @@ def test_a_name_the_korean_question_asks_about_keeps_the_answer_on_the_pages_tha
 
 
 def test_a_sentence_is_about_the_numbered_section_it_stands_in():
-    """"XOR 연산의 진리표를 알려주세요." over the English book: the XOR sentence says "exclusive OR", never "XOR";
+    """ "XOR 연산의 진리표를 알려주세요." over the English book: the XOR sentence says "exclusive OR", never "XOR";
     its heading does. The OR sentence before it, nearer in meaning to the embedder, is not the answer."""
     from baeum.answering.extractive import extractive_answer
     from baeum.answering.sentences import section_headings
@@ -170,7 +176,10 @@ def test_a_sentence_is_about_the_numbered_section_it_stands_in():
         "table in Table 3.2 shows.\n\n3.2. BOOLEAN BITWISE OPERATIONS 51\n\n3.2.3 The XOR operation\n\nThe exclusive OR of 2 bits "
         "is 0 if and only if both bits are equal, else the result is 1 as the truth table in Table 3.3 shows."
     )
-    assert [sorted(terms) for _, terms in section_headings(page)] == [["2", "3", "3.2.2", "operation"], ["2", "3", "3.2.3", "operation", "xor"]]
+    assert [sorted(terms) for _, terms in section_headings(page)] == [
+        ["2", "3", "3.2.2", "operation"],
+        ["2", "3", "3.2.3", "operation", "xor"],
+    ]
 
     def nearer_to_or(question, sentences):
         return [0.85 if "inclusive" in sentence else 0.80 for sentence in sentences]

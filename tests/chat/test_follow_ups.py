@@ -5,18 +5,18 @@ import re
 
 import pytest
 
-from baeum.answering.history import Memory
-from chat.services.conversations import conversation_create
-from chat.services.reply import (
-    _continues,
+from baeum.answering.followups import (
     anchored_query,
     answer_items,
-    chat_reply,
+    continues,
     enumerated_items,
     listed_items,
     ordinal_of,
     resolve_references,
 )
+from baeum.answering.history import Memory
+from chat.services.conversations import conversation_create
+from chat.services.reply import chat_reply
 from tests.pdfgen import make_pdf
 
 PAGES = [
@@ -58,7 +58,7 @@ def test_ordinals_are_read_in_english_and_korean(question, ordinal):
     ],
 )
 def test_a_question_that_only_makes_sense_after_the_turn_before_is_a_follow_up(question):
-    assert _continues(question)
+    assert continues(question)
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_a_question_that_only_makes_sense_after_the_turn_before_is_a_follow_up(q
     ],
 )
 def test_a_question_that_names_what_it_asks_about_stands_alone(question):
-    assert not _continues(question)
+    assert not continues(question)
 
 
 def _conversation_over(user, ingest, pages: list[str], name: str):
@@ -114,7 +114,10 @@ def test_after_a_comparison_the_first_kind_is_its_first_side():
             }
         ]
     )
-    assert enumerated_items(memory, "Give me an example of the first kind.") == (["external interrupt computer", "internal interrupt computer"], True)
+    assert enumerated_items(memory, "Give me an example of the first kind.") == (
+        ["external interrupt computer", "internal interrupt computer"],
+        True,
+    )
     assert resolve_references("Give me an example of the first kind.", memory).startswith("external interrupt")
     assert enumerated_items(memory, "Tell me more about the second difference.")[1] is False
     memory.recent[0]["question"] = "What are the two major differences between 386 and 286 protected mode?"
@@ -130,7 +133,9 @@ def test_a_list_written_out_after_a_colon_is_what_an_ordinal_counts():
     memory = _after_one_turn("What kinds of errors can happen?", f"{listing} [1]\nIf there is a syntax error, Python quits. [1]")
     assert resolve_references("Give me an example of the second kind.", memory).startswith("runtime error")
     # An ordinal after an ordinal counts in the same list, not in the lines of the answer about the first item.
-    memory.recent.append({"turn": 2, "question": "What does the third kind mean?", "answer": "It is related to meaning. [1]", "refused": False})
+    memory.recent.append(
+        {"turn": 2, "question": "What does the third kind mean?", "answer": "It is related to meaning. [1]", "refused": False}
+    )
     assert resolve_references("Why is the second kind hard to find?", memory).startswith("runtime error")
 
 
@@ -156,7 +161,10 @@ def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():
 
 
 def test_a_follow_up_is_also_searched_in_its_own_words_anchored_by_the_previous_topic():
-    memory = _after_one_turn("What is a dictionary in Python?", "Dictionaries are one of Python's best features; they are the building blocks of many algorithms. [1]")
+    memory = _after_one_turn(
+        "What is a dictionary in Python?",
+        "Dictionaries are one of Python's best features; they are the building blocks of many algorithms. [1]",
+    )
     question = "How do I loop over one?"
     assert anchored_query(question, memory) == "dictionary python how do i loop over one"
     assert "feature" in resolve_references(question, memory)  # the resolved query leans on the answer's words too
@@ -239,15 +247,15 @@ def test_a_what_are_the_ways_question_names_each_way_the_materials_number(user, 
 
 
 def test_an_item_is_carried_by_the_name_its_sentence_gives_it():
-    from chat.services.reply import _item_terms
+    from baeum.answering.followups import item_terms
 
-    assert _item_terms("Modern computers use a third method called two's complement representation.")[:3] == [
+    assert item_terms("Modern computers use a third method called two's complement representation.")[:3] == [
         "two",
         "complement",
         "representation",
     ]
-    assert _item_terms("The second method is known as one's complement representation.")[:2] == ["one", "complement"]
-    assert _item_terms("The shift operations are performed by C's operators.")[0] == "shift"  # no name: the sentence's order
+    assert item_terms("The second method is known as one's complement representation.")[:2] == ["one", "complement"]
+    assert item_terms("The shift operations are performed by C's operators.")[0] == "shift"  # no name: the sentence's order
 
 
 SHIFTS = [
@@ -265,7 +273,7 @@ def test_the_nth_kind_is_the_nth_subsection_that_names_that_kind(user, ingest):
     """The pcasm book's "What kinds of shift operations does the book cover?" answer names no kinds, and the
     book never says "the second kind": its subsections do (3.1.1 Logical shifts, 3.1.3 Arithmetic shifts, 3.1.4
     Rotate shifts). "Use of shifts" between them is no kind of shift, so "the second kind" is the arithmetic one."""
-    from chat.services.reply import heading_head
+    from baeum.answering.followups import heading_head
 
     assert [heading_head(title) for title in ("Arithmetic shifts", "Use of shifts", "Method two", "산술 쉬프트", "쉬프트의 이용")] == [
         "shift",
@@ -361,7 +369,7 @@ def test_an_item_of_the_answers_own_list_is_answered_with_sentences_that_name_it
     runtime-error bullets under it, never the semantic errors it asked about."""
     from baeum.answering.answers import Passage
     from baeum.answering.extractive import extractive_answer
-    from chat.services.reply import item_name_terms
+    from baeum.answering.followups import item_name_terms
 
     assert item_name_terms("semantic errors") == ("semantic", "error")
     assert item_name_terms("Modern computers use a third method called two's complement representation.") == ("two", "complement")
@@ -372,7 +380,9 @@ def test_an_item_of_the_answers_own_list_is_answered_with_sentences_that_name_it
         "• Semantic errors are problems with a program that runs without producing error messages.\n\n"
         "Identifying semantic errors can be tricky because it requires you to work backward from the output."
     )
-    passage = Passage(n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, text=page, vector_score=0.9, vector_threshold=0.2)
+    passage = Passage(
+        n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, text=page, vector_score=0.9, vector_threshold=0.2
+    )
     question = "semantic error why is the kind so hard to track down third"
     assert "Syntax errors" in extractive_answer(question, [passage]).text  # the lead-in brings every bullet
     answer = extractive_answer(question, [passage], naming=("semantic", "error"))

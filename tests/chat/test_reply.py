@@ -271,9 +271,10 @@ def test_an_answer_no_sentence_can_make_is_refused_naming_what_was_searched():
     """Judged answerable, but no readable sentence answers it: the refusal still says what was searched, as
     every other refusal does (it was a bare "제공된 자료에서 관련 내용을 찾을 수 없습니다.")."""
     from baeum.answering.history import Memory
-    from chat.services.reply import _offline, _Turn
+    from chat.services.generation import offline_answer
+    from chat.services.turn import Turn
 
-    turn = _Turn("비트코인 가격은 얼마야?", Memory(), {}, 0.0, 0.0, "비트코인 가격은 얼마야", searched=["PC 어셈블리어"])
-    answer = _offline(turn.question, turn)
+    turn = Turn("비트코인 가격은 얼마야?", Memory(), {}, 0.0, 0.0, "비트코인 가격은 얼마야", searched=["PC 어셈블리어"])
+    answer = offline_answer(turn.question, turn)
     assert answer.refused
     assert answer.text.startswith(REFUSAL_KO) and "“PC 어셈블리어”" in answer.text

@@ -36,7 +36,9 @@ def test_every_material_removed_is_refused_with_the_note_not_an_error(user, api_
     conversation = api_client.post("/api/v1/conversations/", {"refIds": [volcano.ref_id]}, format="json").json()
     api_client.delete(f"/api/v1/materials/{volcano.ref_id}/")
 
-    response = api_client.post(f"/api/v1/conversations/{conversation['id']}/messages", {"content": "What is a stratovolcano?"}, format="json")
+    response = api_client.post(
+        f"/api/v1/conversations/{conversation['id']}/messages", {"content": "What is a stratovolcano?"}, format="json"
+    )
 
     assert response.status_code == 201, response.content
     body = response.json()

@@ -112,7 +112,12 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
     from django.utils import translation
 
     message = Message.objects.create(
-        conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), owner=user, turn=1, role="assistant", content="X [1].", generator=generator
+        conversation=conversation_create(owner=user, ref_ids=[book.ref_id]),
+        owner=user,
+        turn=1,
+        role="assistant",
+        content="X [1].",
+        generator=generator,
     )
     # The label reads in the reply's language (the question's), whatever the page's: a Korean question
     # answered on an English page, and the other way round.
@@ -130,8 +135,10 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
 def test_the_documents_own_reference_markers_reach_a_model_as_superscripts():
     from baeum.answering.answers import Passage
     from baeum.answering.history import Memory
-    from chat.services.reply import build_prompt
+    from chat.services.generation import build_prompt
 
-    passage = Passage(n=1, ref_id="mat_x", title="Paper", chunk_index=0, chunk_id=1, page_number=2, text="KorQuAD 1.0[1] has 70,000 questions.", score=1.0)
+    passage = Passage(
+        n=1, ref_id="mat_x", title="Paper", chunk_index=0, chunk_id=1, page_number=2, text="KorQuAD 1.0[1] has 70,000 questions.", score=1.0
+    )
     _, prompt = build_prompt("How many questions?", Memory(), [passage])
     assert "KorQuAD 1.0⁽¹⁾ has 70,000 questions." in prompt and "1.0[1]" not in prompt

@@ -186,10 +186,10 @@ def test_a_what_is_question_that_names_a_place_is_about_the_term():
 def test_a_numbered_item_is_quoted_from_its_ordinal_when_a_run_in_heading_is_glued_before_it():
     import re
 
-    from chat.services.reply import _from_the_ordinal
+    from baeum.answering.followups import from_the_ordinal
 
     def cut(sentence, ordinal):
-        return _from_the_ordinal(sentence, re.search(ordinal, sentence))
+        return from_the_ordinal(sentence, re.search(ordinal, sentence))
 
     assert cut("One's complement The second method is known as one's complement.", "second") == "The second method is known as one's complement."
     assert cut("1 의 보수 표현법두 번째 방법은 1의 보수 표현법이다.", "두 번째") == "두 번째 방법은 1의 보수 표현법이다."

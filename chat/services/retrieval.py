@@ -1,0 +1,247 @@
+"""What a turn reads: the conversation's scope, hybrid retrieval (standard or agentic), a follow-up's anchors and
+the passages the previous answer cited, and the sufficiency judgement over the learner's vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from baeum.answering.answers import Passage
+from baeum.answering.evidence import Evidence, judge_evidence
+from baeum.answering.followups import _COMPARISON
+from baeum.language.analysis import content_terms
+from core.providers import configured_llm, embedder_for_model
+from knowledge.selectors import (
+    TOP_K,
+    ChunkRange,
+    Scope,
+    chunk_range,
+    retrieve,
+    term_document_frequencies,
+)
+
+from ..models import Conversation, Message
+
+# --- Tuning (each measured or chosen where its comment says) --------------------------------
+# How many passages an answer reads is ``knowledge.selectors.TOP_K`` (5; a session's conversation: 3).
+LLM_RERANK_CANDIDATES = 20  # with an LLM: a first stage this wide, narrowed to k by the LLM reranker (one call)
+ANCHORED_PASSAGES = 2  # a follow-up also reads the best passages of its own words (``anchored_query``)
+PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
+AGENTIC_MAX_CALLS = 3  # the agentic loop's bound: search, one refinement or split, one neighbour expansion
+AGENTIC_PART_K = 3  # passages for each part of a split comparison (two parts: about one answer's worth)
+NEIGHBOUR_RADIUS = 1  # the agentic "get_section" step reads the best hit's chunks either side
+NEIGHBOUR_SCORE = 0.9  # a neighbour ranks just under the hit it was read for
+
+
+def chat_settings() -> dict:
+    return settings.BAEUM["CHAT"]
+
+
+@dataclass
+class Retrieval:
+    query: str
+    passages: list[Passage]
+    steps: list[dict] = field(default_factory=list)
+    tool_calls: int = 0
+
+
+def passage_of(chunk, *, n: int, score: float, vector_score: float | None = None, lexical_score: float | None = None) -> Passage:
+    model = chunk.material.embedding_model
+    embedder = embedder_for_model(model) if model else None
+    return Passage(
+        n=n,
+        chunk_id=chunk.pk,
+        ref_id=chunk.material.ref_id,
+        title=chunk.material.title,
+        chunk_index=chunk.chunk_index,
+        page_number=chunk.page_number,
+        text=chunk.content,
+        score=score,
+        vector_score=vector_score,
+        lexical_score=lexical_score,
+        vector_threshold=embedder.answer_similarity if embedder else None,
+        crosslingual_threshold=embedder.crosslingual_similarity if embedder else None,
+        page_starts=tuple(tuple(start) for start in chunk.page_starts),
+        note_spans=tuple(tuple(span) for span in chunk.note_spans),
+        matter=chunk.matter,
+        model=model,
+        korean=chunk.material.korean,
+    )
+
+
+def _passages(hits, start: int = 1) -> list[Passage]:
+    return [
+        passage_of(hit.chunk, n=start + index, score=hit.score, vector_score=hit.vector_score, lexical_score=hit.lexical_score)
+        for index, hit in enumerate(hits)
+    ]
+
+
+def _renumber(passages: list[Passage]) -> list[Passage]:
+    seen: dict[int, Passage] = {}
+    for passage in passages:
+        seen.setdefault(passage.chunk_id, passage)
+    return [Passage(**{**passage.__dict__, "n": number}) for number, passage in enumerate(seen.values(), start=1)]
+
+
+def conversation_scope(conversation: Conversation, sources: list[str]) -> Scope:
+    """Where this answer searches: ``sources`` (the conversation's materials in the library now, read
+    once per answer), and in a study session's conversation only the session's chunk ranges."""
+    ranges = [ChunkRange.from_dict(item) for item in conversation.scope_ranges]
+    return (Scope.within(ranges) if ranges else Scope.materials(sources)).narrowed_to(sources)
+
+
+def _search(conversation: Conversation, query: str, *, k: int, scope: Scope) -> list[Passage]:
+    """The best ``k`` passages for ``query`` within ``scope`` (hybrid retrieval; with an LLM, reranked by it)."""
+    if scope.ranges:  # a session's conversation reads at most its own (smaller) top-K
+        return _passages(retrieve(user=conversation.owner, scope=scope, query=query, k=min(k, conversation.top_k)))
+    llm = configured_llm()
+    if llm is not None:
+        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k, candidates=LLM_RERANK_CANDIDATES, reranker="llm", llm=llm)
+    else:
+        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k)
+    return _passages(hits)
+
+
+def judge(question: str, passages: list[Passage], known=None) -> Evidence:
+    config = chat_settings()
+    return judge_evidence(
+        question,
+        passages,
+        min_coverage=config["MIN_COVERAGE"],
+        min_vector=config["MIN_VECTOR"],
+        strong_coverage=config["STRONG_COVERAGE"],
+        known=known,
+    )
+
+
+def vocabulary(conversation: Conversation, sources: list[str]):
+    """The terms among ``terms`` that the conversation's materials contain (their lexical index)."""
+
+    def known(terms: list[str]) -> set[str]:
+        return set(term_document_frequencies(user=conversation.owner, ref_ids=sources, terms=terms)[0]) if sources else set()
+
+    return known
+
+
+def retrieve_standard(
+    conversation: Conversation, query: str, *, scope: Scope, follow_up: bool = False, anchored: str = "", first: list[Passage] = ()
+) -> Retrieval:
+    """The best passages for ``query``, and the best of ``anchored``: for a follow-up its own words with the
+    previous topic's (where the resolved query leans on the previous answer), for a "what is X" question X
+    without the place it names. A follow-up also reads the previous answer's passages. ``first``: passages
+    read before any found (where the materials name the item an ordinal points at)."""
+    top_k = conversation.top_k or TOP_K
+    passages = [*first, *_search(conversation, query, k=top_k, scope=scope)]
+    extra = []
+    if anchored and anchored != query:
+        seen = {passage.chunk_id for passage in passages}
+        extra = [passage for passage in _search(conversation, anchored, k=top_k, scope=scope) if passage.chunk_id not in seen]
+        extra = extra[:ANCHORED_PASSAGES] if follow_up else extra
+    if follow_up:
+        passages = _renumber(passages + extra + _previous_passages(conversation))[
+            : len(first) + top_k + ANCHORED_PASSAGES + PREVIOUS_PASSAGES
+        ]
+    elif extra:
+        passages = _renumber(passages + extra)
+    return Retrieval(query=query, passages=passages, tool_calls=1)
+
+
+def _previous_passages(conversation: Conversation) -> list[Passage]:
+    """The passages the previous answer cited, still in the learner's library (a removed material is skipped)."""
+    from baeum.errors import NotFound
+
+    reply = (
+        Message.objects.for_user(conversation.owner)
+        .filter(conversation=conversation, role=Message.Role.ASSISTANT, refused=False)
+        .exclude(citations=[])
+        .order_by("-turn", "-id")
+        .first()
+    )
+    passages: list[Passage] = []
+    for citation in (reply.citations if reply else [])[:PREVIOUS_PASSAGES]:
+        try:
+            chunks = chunk_range(
+                user=conversation.owner, ref_id=citation["refId"], start=citation["chunkIndex"], end=citation["chunkIndex"]
+            )
+        except NotFound:
+            continue
+        passages += [passage_of(chunk, n=0, score=0.0) for chunk in chunks]
+    return passages
+
+
+def retrieve_agentic(conversation: Conversation, query: str, *, scope: Scope) -> Retrieval:
+    """A bounded loop (at most ``AGENTIC_MAX_CALLS`` tool calls, one step each) with deterministic rules:
+    split a comparison into its parts, refine an unanswered query to its key terms, and expand a good
+    hit to its neighbours."""
+    passages, steps = _agentic_search(conversation, query, scope)
+    evidence = judge(query, passages)
+    steps[-1]["judgement"] = "answer" if evidence.sufficient else "search again"
+    if not evidence.sufficient and len(steps) < AGENTIC_MAX_CALLS:
+        passages, evidence = _agentic_refine(conversation, query, scope, passages, steps, evidence)
+    if evidence.sufficient and passages and len(steps) < AGENTIC_MAX_CALLS:
+        passages = _agentic_expand(conversation, passages, steps)
+    return Retrieval(query=query, passages=_renumber(passages)[: TOP_K + 2], steps=steps, tool_calls=len(steps))
+
+
+def _agentic_search(conversation: Conversation, query: str, scope: Scope) -> tuple[list[Passage], list[dict]]:
+    """The first search: each part of a comparison ("A와 B의 차이", "A vs B") alone, else the whole query."""
+    parts = (
+        [part for part in re.split(r"\s*(?:와|과|and|vs\.?|versus|및|,)\s+", query) if part.strip()] if _COMPARISON.search(query) else []
+    )
+    if len(parts) < 2:
+        passages = _search(conversation, query, k=TOP_K, scope=scope)
+        return passages, [{"tool": "search_all", "input": {"query": query}, "results": len(passages)}]
+    passages, steps = [], []
+    for part in parts[:2]:
+        found = _search(conversation, part, k=AGENTIC_PART_K, scope=scope)
+        steps.append({"tool": "search_by_metadata", "input": {"query": part, "refIds": conversation.ref_ids}, "results": len(found)})
+        passages += found
+    return passages, steps
+
+
+def _agentic_refine(
+    conversation: Conversation, query: str, scope: Scope, passages: list[Passage], steps: list[dict], evidence: Evidence
+) -> tuple[list[Passage], Evidence]:
+    """Search again for the query's key terms alone when the first search did not answer it."""
+    refined = " ".join(dict.fromkeys(term for term in content_terms(query) if len(term) > 1))
+    if not refined or refined == query:
+        return passages, evidence
+    passages = _search(conversation, refined, k=TOP_K, scope=scope) + passages
+    evidence = judge(query, passages)
+    steps.append(
+        {
+            "tool": "search_all",
+            "input": {"query": refined},
+            "results": len(passages),
+            "judgement": "answer" if evidence.sufficient else "give up",
+        }
+    )
+    return passages, evidence
+
+
+def _agentic_expand(conversation: Conversation, passages: list[Passage], steps: list[dict]) -> list[Passage]:
+    """Read the best hit's neighbouring chunks (range retrieval) and put them right after it."""
+    best = passages[0]
+    neighbours = chunk_range(
+        user=conversation.owner,
+        ref_id=best.ref_id,
+        start=max(0, best.chunk_index - NEIGHBOUR_RADIUS),
+        end=best.chunk_index + NEIGHBOUR_RADIUS,
+    )
+    expanded = [
+        passage_of(chunk, n=0, score=best.score * NEIGHBOUR_SCORE, vector_score=best.vector_score)
+        for chunk in neighbours
+        if chunk.pk != best.chunk_id
+    ]
+    steps.append(
+        {
+            "tool": "get_section",
+            "input": {"refId": best.ref_id, "chunkIndex": best.chunk_index, "radius": NEIGHBOUR_RADIUS},
+            "results": len(expanded),
+            "judgement": "answer",
+        }
+    )
+    return passages[:1] + expanded + passages[1:]
