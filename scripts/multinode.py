@@ -530,7 +530,7 @@ def main() -> int:
             "DATABASE_URL": postgres.url,
             "REDIS_URL": redis_server.url,
             "BAEUM_MEDIA_ROOT": str(media),
-            "BAEUM_QUALITY_EMBEDDER": "none",  # no background re-embedding in this run (see the README's deployment section)
+            "BAEUM_QUALITY_EMBEDDER": "none",  # no background re-embedding in this run (see docs/deployment.md)
             "BAEUM_BROKER_VISIBILITY_TIMEOUT": str(options.visibility_timeout),
             "PYTHONUNBUFFERED": "1",
         }

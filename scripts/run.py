@@ -34,7 +34,7 @@ from baeum import runtime  # noqa: E402
 PYTHON = sys.executable
 SETTINGS = os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings.local")
 ENV = {**os.environ, "DJANGO_SETTINGS_MODULE": SETTINGS, "PYTHONUNBUFFERED": "1"}
-# Longer than any polling interval we recommend (2 s, README): an idle connection is not closed just as
+# Longer than any polling interval we recommend (2 s, docs/api.md): an idle connection is not closed just as
 # the client sends its next request (gunicorn's default of 2 s did exactly that).
 KEEP_ALIVE_SECONDS = 30
 READY_TIMEOUT_SECONDS = 300  # models load in each web process before it serves (about 10 s here)

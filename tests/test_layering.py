@@ -57,7 +57,7 @@ def test_package_imports_only_the_packages_below_it(package):
         for name in _imports(path) & PROJECT_PACKAGES
         if name != package and name not in ALLOWED[package]
     }
-    assert not wrong, "imports against the layering (README, Layout):\n" + "\n".join(sorted(wrong))
+    assert not wrong, "imports against the layering (docs/architecture.md):\n" + "\n".join(sorted(wrong))
 
 
 @pytest.mark.parametrize("package", sorted(DJANGO_FREE))

@@ -1,6 +1,6 @@
 """Every command a number in the docs comes from still runs, end to end, at its smallest size.
 
-A figure in the README or a closing note is only as good as the command that prints it: `bench_retrieval`
+A figure in docs/evaluation.md or a closing note is only as good as the command that prints it: `bench_retrieval`
 once failed at every size for months (a new NOT NULL column its hand-built rows lacked) and nothing
 noticed. Each test here runs one command through its whole path on a few chunks, pages or seconds,
 checks the keys of what it prints and that it left nothing behind. Scores are not asserted: they are
@@ -237,7 +237,7 @@ def test_bench_ocr_reads_one_generated_page_per_language(tmp_path):
 
 
 def test_multinode_runs_two_nodes_as_the_application_role_over_tables_the_owner_role_holds():
-    """One node pair for 20 seconds (the README's figures are 120 s): servers, migrations as the owner role,
+    """One node pair for 20 seconds (docs/evaluation.md's figures are 120 s): servers, migrations as the owner role,
     the nodes as the application role, both kills, and the final check that nothing was lost."""
     import tempfile
 

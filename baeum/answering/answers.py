@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from enum import Enum
 
 from baeum.extraction.chunking import quote_pages
 from baeum.language.text import is_hangul_heavy
@@ -59,13 +60,25 @@ class Citation:
         return dict(self.__dict__)
 
 
-@dataclass
+class Generator(Enum):
+    """What wrote an answer: the pipeline branches on this, never on the ``generator`` label's wording."""
+
+    EXTRACTIVE = "extractive"  # sentences of the passages, chosen offline (also the fallback when a model fails)
+    MODEL = "model"  # an LLM, its every claim checked against the passages
+    CONVERSATION = "conversation"  # small talk: a greeting, thanks, a statement about the learner
+    MEMORY = "memory"  # a fact the learner stated earlier in the conversation
+
+
+@dataclass(frozen=True)
 class Answer:
+    """An answer as the learner reads it; a changed answer is a new one (``dataclasses.replace``)."""
+
     text: str
     citations: list[Citation] = field(default_factory=list)
     refused: bool = False
     confidence: float = 0.0
-    generator: str = "extractive"
+    generator: str = "extractive"  # the label stored with the message: the model's name, "extractive (why)", …
+    kind: Generator = Generator.EXTRACTIVE
 
 
 def refusal_text(question: str) -> str:

@@ -145,9 +145,11 @@ def in_reading_order(answer: Answer) -> Answer:
         order.setdefault(int(match.group(1)), len(order) + 1)
     if all(old == new for old, new in order.items()):
         return answer
-    answer.text = CITATION.sub(lambda match: f"[{order.get(int(match.group(1)), int(match.group(1)))}]", answer.text)
-    answer.citations = sorted((replace(citation, n=order.get(citation.n, citation.n)) for citation in answer.citations), key=lambda c: c.n)
-    return answer
+    return replace(
+        answer,
+        text=CITATION.sub(lambda match: f"[{order.get(int(match.group(1)), int(match.group(1)))}]", answer.text),
+        citations=sorted((replace(citation, n=order.get(citation.n, citation.n)) for citation in answer.citations), key=lambda c: c.n),
+    )
 
 
 def ground_check(answer_text: str, passages: list[Passage], *, min_support: float = 0.5) -> tuple[bool, list[Citation], list[str]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from baeum.answering.answers import Answer
+from baeum.answering.answers import Answer, Generator
 from baeum.answering.history import STUDY_GOAL_EN, Memory, extract_entities, is_question
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, korean_particle
@@ -78,7 +78,7 @@ def conversation_answer(question: str) -> Answer | None:
     else:
         facts = [_restated(fact, korean=korean) for fact in extract_entities(question, turn=0)]
         text = _NOTED_KO.format(facts=", ".join(facts)) if korean else _NOTED_EN.format(facts=" and ".join(facts))
-    return Answer(text=text, confidence=1.0, generator=CONVERSATION)
+    return Answer(text=text, confidence=1.0, generator=CONVERSATION, kind=Generator.CONVERSATION)
 
 
 def memory_answer(question: str, memory: Memory) -> Answer | None:
@@ -95,5 +95,5 @@ def memory_answer(question: str, memory: Memory) -> Answer | None:
                 text = f"앞서 {key}{topic} {value}{quoted} 알려 주셨어요."
             else:
                 text = f"Earlier you told me that your {entity['key']} is {entity['value']}."
-            return Answer(text=text, confidence=1.0, generator="memory")
+            return Answer(text=text, confidence=1.0, generator="memory", kind=Generator.MEMORY)
     return None

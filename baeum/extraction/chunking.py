@@ -23,7 +23,7 @@ from baeum.language.analysis import join_lines
 from baeum.language.text import estimate_tokens, normalize_text, split_sentences
 
 # Packing. Ingestion passes BAEUM_CHUNK_TOKENS and BAEUM_CHUNK_OVERLAP (config/settings/base.py, the same
-# defaults); the retrieval numbers in the README ("Hybrid retrieval") were measured with these values.
+# defaults); the retrieval numbers in docs/evaluation.md (eval_retrieval) were measured with these values.
 TARGET_TOKENS = 300  # a chunk's budget: a few paragraphs, one idea to cite
 OVERLAP = 0.12  # share of the budget repeated from the previous chunk, so a sentence cut at a border is found whole
 HEADING_BREAK_FILL = 0.4  # a sub-heading starts a new chunk once the current one holds this share of the budget

@@ -38,12 +38,12 @@ class Embedder(Protocol):
     # place between the query's best and worst candidates carries evidence.
     similarity_scale: str
     # Weight of BM25 against this model in hybrid search, before BM25's own confidence raises it;
-    # measured on ../shared/eval with eval_retrieval (README, "Retrieval quality").
+    # measured on ../shared/eval with eval_retrieval (docs/evaluation.md).
     lexical_weight: float
     # Semantic mode drops chunks below this cosine (clearly unrelated text).
     min_similarity: float
     # The tutor answers only when some passage reaches this cosine (with enough term coverage);
-    # chosen with ``eval_answers --calibrate`` (README, "Tutor").
+    # chosen with ``eval_answers --calibrate`` (docs/tutor.md).
     answer_similarity: float
     crosslingual_similarity: float  # the same, for a question in one language and a passage in another
 
@@ -73,7 +73,7 @@ class UniversalSentenceEncoder:
     answer_similarity = 0.25
     # Across languages (a Korean question, an English page) the best passage's cosine is the evidence; on
     # evaluation/crosslingual.jsonl (74 in scope, 16 out, pcasm books) 0.275 keeps every answer that cites an
-    # expected page but one and refuses all 16 out-of-scope questions (0.2: 0.81 of them; README).
+    # expected page but one and refuses all 16 out-of-scope questions (0.2: 0.81 of them; docs/evaluation.md).
     crosslingual_similarity = 0.275
 
     def __init__(self) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 TOKENS_PER_MINUTE = 200  # study pace: about 150 English words or 300 Korean syllables a minute
 
-# Modules: chosen by reading the sample books' plans; measured with `eval_study` (README, "Learning plans").
+# Modules: chosen by reading the sample books' plans; measured with `eval_study` (docs/evaluation.md, eval_study).
 MODULE_SESSIONS = 3  # without headings, a module is cut at topic shifts to about three sessions' reading
 TOPIC_CUT_WINDOW = 0.35  # a topic cut may move this share of a module's length from the even cut, to a larger shift
 MIN_CHUNKS_FOR_TOPIC_CUTS = 4  # fewer chunks than this stay one module: there is no shift worth finding

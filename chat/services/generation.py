@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from baeum.answering import groundcheck, prompts
-from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Passage, refusal_text, weak_results_text
+from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Generator, Passage, refusal_text, weak_results_text
 from baeum.answering.budgets import BUDGETS, fit_passages, fit_text
 from baeum.answering.crosslingual import NOTE_PREFIX
 from baeum.answering.evidence import Evidence
@@ -175,7 +175,7 @@ def _with_items(answer: Answer, items: list[tuple[Passage, str]], turn: Turn) ->
             turn.passages = [*turn.passages, known]
         lines.append(f"- {' '.join(sentence.split())} [{known.n}]")
     if lines:
-        answer.text = "\n".join([answer.text, *lines])
+        return replace(answer, text="\n".join([answer.text, *lines]))
     return answer
 
 
@@ -188,8 +188,7 @@ def confidence(evidence: Evidence, grounded: bool) -> float:
 
 def fallback(turn: Turn, why: str) -> Answer:
     answer = offline_answer(turn.question, turn)
-    answer.generator = f"extractive ({why})"
-    return answer
+    return replace(answer, generator=f"extractive ({why})")
 
 
 def written_answer(turn: Turn, llm) -> Answer:
@@ -202,11 +201,11 @@ def written_answer(turn: Turn, llm) -> Answer:
     turn.usage.update(llmCalls=1, inputTokens=completion.input_tokens, outputTokens=completion.output_tokens, estimated=False)
     text = completion.text.strip()
     if text.startswith((REFUSAL_KO, REFUSAL_EN)):
-        return Answer(text=refusal_text(turn.question), refused=True, generator=completion.model)
+        return Answer(text=refusal_text(turn.question), refused=True, generator=completion.model, kind=Generator.MODEL)
     grounded, citations, _problems = groundcheck.ground_check(text, turn.passages)
     if not grounded:
         return fallback(turn, "LLM answer failed the ground check")
-    turn.checked = Answer(text=text, citations=citations, generator=completion.model)
+    turn.checked = Answer(text=text, citations=citations, generator=completion.model, kind=Generator.MODEL)
     return turn.checked
 
 
@@ -221,9 +220,8 @@ def ground_checked(turn: Turn, answer: Answer) -> Answer:
         return answer
     grounded, citations, _problems = groundcheck.ground_check(answer.text, turn.passages)
     if not grounded:  # never let an unsupported answer through, whatever produced it
-        return Answer(text=refusal_text(turn.question), refused=True, generator=answer.generator)
-    answer.citations = citations
-    return answer
+        return Answer(text=refusal_text(turn.question), refused=True, generator=answer.generator, kind=answer.kind)
+    return replace(answer, citations=citations)
 
 
 def measure_usage(turn: Turn, answer: Answer) -> None:
@@ -262,7 +260,7 @@ def stream_written(turn: Turn, llm) -> Iterator[tuple[str, object]]:
         return fallback(turn, "LLM unavailable")
     turn.usage.update(llmCalls=1, estimated=True)
     if text.strip().startswith((REFUSAL_KO, REFUSAL_EN)):
-        return Answer(text=refusal_text(turn.question), refused=True, generator=getattr(llm, "model", "llm"))
+        return Answer(text=refusal_text(turn.question), refused=True, generator=getattr(llm, "model", "llm"), kind=Generator.MODEL)
     rest = text[sent:]
     if rest.strip():
         if claims_problem(rest, turn.passages):
@@ -272,5 +270,5 @@ def stream_written(turn: Turn, llm) -> Iterator[tuple[str, object]]:
     grounded, citations, _problems = groundcheck.ground_check(answer_text, turn.passages)
     if not grounded:
         return fallback(turn, "LLM answer failed the ground check")
-    turn.checked = Answer(text=answer_text, citations=citations, generator=getattr(llm, "model", "llm"))
+    turn.checked = Answer(text=answer_text, citations=citations, generator=getattr(llm, "model", "llm"), kind=Generator.MODEL)
     return turn.checked

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db import transaction
 from django.utils import timezone
 
-from baeum.answering.answers import Answer
+from baeum.answering.answers import Answer, Generator
 from baeum.answering.groundcheck import in_reading_order
 from chat.services.generation import confidence, ground_checked, measure_usage, offline_answer, removal_note, stream_written, written_answer
 from chat.services.retrieval import chat_settings
@@ -39,14 +39,16 @@ def _finish(conversation: Conversation, turn: Turn, answer: Answer) -> Outcome:
     """The last word on any answer: the ground check (an unsupported answer becomes a refusal, whatever
     wrote it), confidence, usage, and the one-time note about removed materials."""
     answer = ground_checked(turn, answer)
-    if answer.generator.startswith("extractive") and not answer.refused:
+    if answer.kind is Generator.EXTRACTIVE and not answer.refused:
         answer = in_reading_order(answer)  # checked against the passages' numbers first
     if turn.evidence is not None:
-        answer.confidence = confidence(turn.evidence, not answer.refused)
+        answer = replace(answer, confidence=confidence(turn.evidence, not answer.refused))
     measure_usage(turn, answer)
     removals = _unannounced_removals(conversation, turn.removed)
     if removals:
-        answer.text = f"{_removal_prefix(conversation, turn.question, removals, anything_left=not turn.nothing_left)}{answer.text}"
+        answer = replace(
+            answer, text=f"{_removal_prefix(conversation, turn.question, removals, anything_left=not turn.nothing_left)}{answer.text}"
+        )
     return Outcome(answer, turn.usage, turn.steps, turn.search_query, removals)
 
 
@@ -164,7 +166,7 @@ def chat_reply_stream(*, conversation: Conversation, content: str, mode: str = "
             if prefix:
                 yield "token", prefix
             answer = yield from stream_written(turn, llm)
-            if answer.refused or answer.generator.startswith("extractive"):
+            if answer.refused or answer.kind is Generator.EXTRACTIVE:
                 yield "reset", answer.generator
                 text = f"{prefix}{answer.text}"
                 for piece in re.findall(r"\S+\s*|\n", text):

@@ -36,7 +36,7 @@ from .memory import memory_load
 FOLLOW_UP_UNKNOWN_WORDS = 2
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Turn:
     """What is decided before an answer is written: the retrieval, the evidence, and (when nothing is
     to be written: small talk, a remembered fact, a refusal) the answer itself."""
@@ -111,43 +111,56 @@ def turn_prepare(conversation: Conversation, question: str, mode: str) -> Turn:
         # its call stack?" about the stack the x86 book describes). An item found by its place is in the
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False)
-    turn = Turn(
-        question,
-        memory,
-        usage,
-        started,
-        retrieved_at,
-        search_query,
-        retrieval.passages,
-        evidence,
-        retrieval.steps,
-        retrieval.tool_calls,
-        removed,
+    nothing_left = bool(removed) and not sources
+    return Turn(
+        question=question,
+        memory=memory,
+        usage=usage,
+        started=started,
+        retrieved_at=retrieved_at,
+        search_query=search_query,
+        passages=retrieval.passages,
+        evidence=evidence,
+        steps=retrieval.steps,
+        tool_calls=retrieval.tool_calls,
+        removed=removed,
+        item_found=bool(listed or named),
+        item_line=named[2] if named else (),
+        # A short name from the answer's own list ("semantic errors"); a book's sentence names more loosely.
+        item_name=item_name_terms(nth(items, ordinal_of(question))) if listed else (),
+        conversation=conversation,
+        searched=searched,
+        in_session=bool(scope.ranges),
+        names=tuple(names_in_other_language(user=conversation.owner, question=question))
+        if crosses_languages(question, retrieval.passages)
+        else (),
+        nothing_left=nothing_left,
+        answer=refusal(question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=nothing_left),
     )
-    turn.item_found = bool(listed or named)
-    turn.item_line = named[2] if named else ()
-    if listed:  # a short name from the answer's own list ("semantic errors"); a book's sentence names more loosely
-        turn.item_name = item_name_terms(nth(items, ordinal_of(question)))
-    turn.conversation, turn.searched, turn.in_session = conversation, searched, bool(scope.ranges)
-    if crosses_languages(question, retrieval.passages):
-        turn.names = tuple(names_in_other_language(user=conversation.owner, question=question))
-    turn.nothing_left = bool(removed) and not sources
-    turn.answer = refusal(
-        question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=turn.nothing_left
-    )
-    return turn
 
 
 def _answered_without_search(conversation: Conversation, question: str, memory: Memory, usage: dict, started: float) -> Turn | None:
     """Small talk, a fact the learner stated earlier, or a session's key points: answered without a search."""
     remembered = conversation_answer(question) or memory_answer(question, memory)
     if remembered:
-        return Turn(question, memory, usage, started, started, question, answer=remembered)
+        return Turn(
+            question=question, memory=memory, usage=usage, started=started, retrieved_at=started, search_query=question, answer=remembered
+        )
     overview = _session_overview(conversation, question)
     if overview is not None:  # "이 세션에서 제일 중요한 게 뭐야?": the session's key points, cited
         passages, answer = overview
         evidence = Evidence(1.0, 1.0, True)
-        return Turn(question, memory, usage, started, time.perf_counter(), question, passages, evidence, answer=answer)
+        return Turn(
+            question=question,
+            memory=memory,
+            usage=usage,
+            started=started,
+            retrieved_at=time.perf_counter(),
+            search_query=question,
+            passages=passages,
+            evidence=evidence,
+            answer=answer,
+        )
     return None
 
 

@@ -38,14 +38,14 @@ from .materials import materials_in_scope
 
 MODES = ("hybrid", "semantic", "lexical")
 
-# --- Tuning (each with where it comes from; the measured ones are in the README's tables) ----------
+# --- Tuning (each with where it comes from; the measured ones are in docs/evaluation.md) ----------
 BM25_K1 = 1.2  # term-frequency saturation: Okapi BM25's usual value, not tuned here
 BM25_B = 0.75  # length normalisation: Okapi BM25's usual value, not tuned here
 # Long queries skip terms in more than this share of the chunks (little evidence, most of the cost) ...
 LONG_QUERY_MAX_DF = 0.5
 LONG_QUERY_TERMS = 12  # ... a query is long past this many distinct terms (a pasted question, not a search)
 SMALL_CORPUS_CHUNKS = 20  # below this many chunks every term counts: document frequencies say little
-CANDIDATES = 30  # first-stage width of each retriever in hybrid mode (README: hybrid retrieval tables)
+CANDIDATES = 30  # first-stage width of each retriever in hybrid mode (docs/evaluation.md, eval_retrieval)
 MIN_EF_SEARCH = 40  # pgvector's default HNSW candidate list; a wider search asks for 2 × k
 MAX_IDENTIFIERS = 3  # codes (ORD-2024-001, file_name.py) matched verbatim per query, each up to k chunks
 MIN_IDENTIFIER_CHARS = 4  # shorter "codes" (v1, a.b) match too much text to be evidence
@@ -53,7 +53,7 @@ LLM_RERANK_PASSAGE_CHARS = 800  # what the LLM reranker reads of each candidate:
 LLM_RERANK_MAX_TOKENS = 200  # room for the reply: a JSON list of one score per candidate
 MMR_DIVERSITY = 0.5  # the mmr reranker's balance of relevance and novelty (equal weight)
 # A question that names its source ("… shown in the cash flow statement") ranks first the chunks where a
-# page opens with that source's title; measured on ../shared/eval/financebench_dev (README, eval_documents).
+# page opens with that source's title; measured on ../shared/eval/financebench_dev (docs/evaluation.md, eval_documents).
 SOURCE_BOOST = 1.0  # added to a fused score (0..1): the named source's pages come first, ordered by relevance
 TITLE_LINES = 8  # a page's title is among its first lines (after running heads and the company name)
 TITLE_MAX_CHARS = 90  # a title line is short; a sentence that mentions the statement is not its title
@@ -67,7 +67,7 @@ _WHITESPACE_CLASS = "[\\s\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f
 # after the search API ask the same words again); 1,024 USE vectors are 2 MB.
 QUERY_VECTOR_CACHE = 1024
 # How many passages a search returns when the caller does not say: what a tutor's answer reads and the
-# search API shows (answer_hit and page-hit@5 in the README are measured at this K).
+# search API shows (answer_hit and page-hit@5 in docs/evaluation.md are measured at this K).
 TOP_K = 5
 _IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*(?:[\-./:][A-Za-z0-9_]+)+|[A-Za-z]+\d+[A-Za-z0-9]*|\w+_\w+")
 
@@ -679,7 +679,7 @@ def fuse(
     weight starts at ``alpha`` (default: the embedding model's ``lexical_weight``, lower for a
     stronger model) and grows towards 1 with BM25's own confidence, the relative gap between its
     first two scores: a clear keyword winner is not overturned by a weak embedding, a near-tie is
-    settled by meaning. Measured on ../shared/eval (README): better there than min-max, z-score and
+    settled by meaning. Measured on ../shared/eval (docs/evaluation.md): better there than min-max, z-score and
     RRF fusion. ``model_of_chunk`` names the model of chunks only the lexical retriever found.
     """
     ranked = sorted(lexical.values(), reverse=True)

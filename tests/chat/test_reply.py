@@ -274,7 +274,15 @@ def test_an_answer_no_sentence_can_make_is_refused_naming_what_was_searched():
     from chat.services.generation import offline_answer
     from chat.services.turn import Turn
 
-    turn = Turn("비트코인 가격은 얼마야?", Memory(), {}, 0.0, 0.0, "비트코인 가격은 얼마야", searched=["PC 어셈블리어"])
+    turn = Turn(
+        question="비트코인 가격은 얼마야?",
+        memory=Memory(),
+        usage={},
+        started=0.0,
+        retrieved_at=0.0,
+        search_query="비트코인 가격은 얼마야",
+        searched=["PC 어셈블리어"],
+    )
     answer = offline_answer(turn.question, turn)
     assert answer.refused
     assert answer.text.startswith(REFUSAL_KO) and "“PC 어셈블리어”" in answer.text

@@ -16,7 +16,7 @@ from knowledge.models import Chunk, Material
 
 # --calibrate answers every question: no coverage or vector bar, nothing sufficient by coverage alone.
 NO_THRESHOLDS = {"MIN_COVERAGE": 0.0, "MIN_VECTOR": -1.0, "STRONG_COVERAGE": 0.0}
-# The false-refusal bound the shipped thresholds were chosen under (README, "Tutor": ≤ 0.033 on KorQuAD and SQuAD).
+# The false-refusal bound the shipped thresholds were chosen under (docs/tutor.md: ≤ 0.033 on KorQuAD and SQuAD).
 MAX_FALSE_REFUSAL = 0.035
 
 
