@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test stop lint test-deps ocr-deps
+.PHONY: setup run test test-fast stop lint test-deps ocr-deps
 
 # Dependencies, the embedded PostgreSQL and Redis, and migrations: every manage.py command works after this.
 setup: $(VENV)/.installed ocr-deps
@@ -39,6 +39,12 @@ test-deps:
 # Lint first (ruff, no missing migration): a failing check stops the run before the suite.
 test: setup test-deps lint
 	$(PY) -m pytest
+
+# The fast lane: the machinery and its rules with no database, no embedding model and no child process
+# (tests/conftest.py, FAST_LANE), in seconds. The URLs point nowhere: settings start no embedded server,
+# and a test that tried to connect would fail.
+test-fast: $(VENV)/.installed
+	BAEUM_FAST_LANE=1 DATABASE_URL=postgres://fast-lane@127.0.0.1:9/none REDIS_URL=redis://127.0.0.1:9/0 $(PY) -m pytest -q --durations=5
 
 stop: $(VENV)/.installed
 	$(PY) scripts/run.py --stop

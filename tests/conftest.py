@@ -18,6 +18,44 @@ from tests.pdfgen import make_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The fast lane (`make test-fast`): the machinery and the rules that read no database, load no embedding model
+# and start no child process, in seconds. Everything else is deselected; a test in these paths that reaches
+# for a database or a model fails loudly instead of slowing the lane down.
+FAST_LANE = os.environ.get("BAEUM_FAST_LANE") == "1"
+FAST_PATHS = ("tests/machinery/", "tests/test_layering.py", "tests/knowledge/test_fusion.py", "tests/chat/test_calibration.py")
+DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
+
+
+def pytest_collection_modifyitems(config, items):
+    if not FAST_LANE:
+        return
+    kept, dropped = [], []
+    for item in items:
+        path = Path(str(item.fspath)).relative_to(ROOT).as_posix()
+        fast = (
+            path.startswith(FAST_PATHS)
+            and not item.get_closest_marker("django_db")
+            and not DATABASE_FIXTURES & set(item.fixturenames)
+            and not item.get_closest_marker("children")
+        )
+        (kept if fast else dropped).append(item)
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+
+
+@pytest.fixture(autouse=True)
+def _no_models_in_the_fast_lane(monkeypatch):
+    if not FAST_LANE:
+        return
+
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError("the fast lane loads no embedding model: move this test out of FAST_PATHS or give it a fake embedder")
+
+    from baeum.retrieval import embeddings
+
+    for name in ("UniversalSentenceEncoder", "MultilingualE5"):
+        monkeypatch.setattr(getattr(embeddings, name), "__init__", refuse)
+
 
 def pytest_unconfigure(config):
     from django.db import connections

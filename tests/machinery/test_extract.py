@@ -6,6 +6,9 @@ from baeum.extraction import readers as extract
 from baeum.language.text import normalize_text, run_together_stats
 from tests.pdfgen import encrypt_pdf, make_pdf
 
+# Readers run in child processes (PDFium, Tesseract, LibreOffice): not in the fast lane (make test-fast).
+pytestmark = pytest.mark.children
+
 KOREAN_PAGES = [
     "어셈블리 언어는 프로그래머가 데이터의 개개의 비트를 바꿀 수 있게 해준다.\n가장 흔한 비트 연산은 바로 쉬프트 연산이다.",
     "레지스터는 프로세서 안에 있는 작은 저장 공간이다.\n메모리와 레지스터 사이의 데이터 이동은 MOV 명령으로 한다.",

@@ -16,6 +16,9 @@ from baeum.extraction.readers import ExtractedPage
 from tests import ocrgen
 from tests.pdfgen import make_pdf
 
+# Readers run in child processes (PDFium, Tesseract, LibreOffice): not in the fast lane (make test-fast).
+pytestmark = pytest.mark.children
+
 SCANNED_SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples" / "scanned"
 TARGET_CER = 0.10  # the issue's target for a clean 300 dpi scan
 WORD_OF_LETTERS = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")

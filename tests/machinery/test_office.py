@@ -20,6 +20,9 @@ from baeum.extraction import office, officeworker
 from baeum.extraction.chunking import heading_level
 from baeum.extraction.readers import ExtractionError
 
+# Readers run in child processes (PDFium, Tesseract, LibreOffice): not in the fast lane (make test-fast).
+pytestmark = pytest.mark.children
+
 KOREAN_SENTENCE = "레지스터는 프로세서 안에 있는 작은 저장 공간이다."
 
 # --- Fixtures --------------------------------------------------------------------------------

@@ -1,0 +1,192 @@
+"""The follow-up rules without the database: what an ordinal counts, what a follow-up carries over, when a
+question stands alone. Over the typed history (``baeum.answering.history.Memory``), in milliseconds."""
+
+import pytest
+
+from baeum.answering.followups import (
+    anchored_query,
+    answer_items,
+    continues,
+    enumerated_items,
+    listed_items,
+    ordinal_of,
+    resolve_references,
+)
+from baeum.answering.history import Memory
+
+SIGNED = [
+    "Chapter 2 Signed integers\nThere are three general techniques used to represent signed integers in computer memory. "
+    "All of these methods treat the most significant bit of the integer as a sign bit.",
+    "The first method is the simplest and is called signed magnitude. It represents the integer as a sign bit and a magnitude.",
+    "The second method is known as one's complement representation. The one's complement of a number is found by reversing each bit.",
+    "Modern computers use a third method called two's complement representation. It is found by adding one to the one's complement.",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "ordinal"),
+    [
+        ("Tell me more about the second one.", 2),
+        ("And the first difference?", 1),
+        ("그 중 두 번째는 뭐야?", 2),
+        ("마지막 것은?", -1),
+        ("What is it?", None),
+    ],
+)
+def test_ordinals_are_read_in_english_and_korean(question, ordinal):
+    assert ordinal_of(question) == ordinal
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What about SI and DI?",
+        "And 32-bit protected mode?",
+        "How is the Pascal convention different?",
+        "What's the equivalent for signed numbers?",
+        "그럼 FLAGS 레지스터는 뭘 저장해?",
+        "세그먼트 레지스터는요?",
+        "32비트 보호 모드는?",
+        "stdcall 은?",
+        "파스칼 호출 규약은 어떻게 달라?",
+    ],
+)
+def test_a_question_that_only_makes_sense_after_the_turn_before_is_a_follow_up(question):
+    assert continues(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How is the TEST instruction different from AND?",
+        "What is a register?",
+        "레지스터는 무엇인가요?",
+        "스택 포인터 ESP 는 무엇을 가리키나요?",
+        "리틀 엔디안과 빅 엔디안의 차이는?",  # short, but it names both sides (a learner's walkthrough)
+        "스택 프레임의 구조는?",
+    ],
+)
+def test_a_question_that_names_what_it_asks_about_stands_alone(question):
+    assert not continues(question)
+
+
+def _after_one_turn(question: str, answer: str) -> Memory:
+    return Memory(recent=[{"turn": 1, "question": question, "answer": answer, "refused": False}])
+
+
+def test_the_second_one_is_the_second_line_of_the_previous_answer():
+    memory = _after_one_turn("What are the two differences?", "A uses 32-bit offsets. [1]\nB divides segments into pages. [1]")
+
+    assert answer_items(memory.recent[0]["answer"]) == ["A uses 32-bit offsets.", "B divides segments into pages."]
+    resolved = resolve_references("Tell me more about the second one.", memory)
+    assert resolved.startswith("divide segment page")  # the second line's terms
+    assert "second" not in resolved  # resolved, the ordinal would only find "The second operand" elsewhere
+
+
+def test_after_a_comparison_the_first_kind_is_its_first_side():
+    """A conversation: "What's the difference between external and internal ones?" (interrupts) → "Give me an
+    example of the first kind." is about external interrupts; "the second difference" still counts differences."""
+    memory = Memory(
+        recent=[
+            {
+                "turn": 2,
+                "question": "What's the difference between external and internal ones?",
+                "searched": "interrupt computer what s the difference between external and internal ones",
+                "answer": "External interrupts are raised from outside the CPU. [1]",
+                "refused": False,
+            }
+        ]
+    )
+    assert enumerated_items(memory, "Give me an example of the first kind.") == (
+        ["external interrupt computer", "internal interrupt computer"],
+        True,
+    )
+    assert resolve_references("Give me an example of the first kind.", memory).startswith("external interrupt")
+    assert enumerated_items(memory, "Tell me more about the second difference.")[1] is False
+    memory.recent[0]["question"] = "What are the two major differences between 386 and 286 protected mode?"
+    assert enumerated_items(memory, "Tell me more about the second one.")[1] is False  # the differences, not the sides
+
+
+def test_a_list_written_out_after_a_colon_is_what_an_ordinal_counts():
+    listing = "Three kinds of errors can occur in a program: syntax errors, runtime errors, and semantic errors."
+    assert listed_items(listing) == ["syntax errors", "runtime errors", "semantic errors"]
+    assert listed_items("Integers come in two flavors: unsigned and signed.") == []  # two: an aside, not a list
+    assert listed_items("The FLAGS register is set: the result is kept in the first operand of the instruction.") == []
+
+    memory = _after_one_turn("What kinds of errors can happen?", f"{listing} [1]\nIf there is a syntax error, Python quits. [1]")
+    assert resolve_references("Give me an example of the second kind.", memory).startswith("runtime error")
+    # An ordinal after an ordinal counts in the same list, not in the lines of the answer about the first item.
+    memory.recent.append(
+        {"turn": 2, "question": "What does the third kind mean?", "answer": "It is related to meaning. [1]", "refused": False}
+    )
+    assert resolve_references("Why is the second kind hard to find?", memory).startswith("runtime error")
+
+
+@pytest.mark.parametrize(
+    ("question", "resolved"),
+    [
+        ("Going back to tuples, can I change one after I create it?", "tuples can i change one after i create it"),
+        ("Back to the stack: what does POP do?", "the stack what does pop do"),
+        ("다시 스택 얘기로 돌아가서, POP 은 뭘 해?", "스택 얘기로 돌아가서 pop 은 뭘 해"),
+    ],
+)
+def test_going_back_to_a_topic_by_name_carries_nothing_from_the_turn_before(question, resolved):
+    # A learner's walkthrough: the dictionary turn leaked into "Going back to tuples, …".
+    memory = _after_one_turn("How do I loop over a dictionary?", "The first line of the function creates an empty dictionary. [1]")
+    assert resolve_references(question, memory) == resolved
+    assert "dictionary" in resolve_references("Can I change one?", memory)  # a follow-up that names nothing still carries
+
+
+def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():
+    memory = _after_one_turn("How do I convert 25 into binary?", "Divide 25 by 2 and keep 0.5 remainders for binary digits. [1]")
+    resolved = resolve_references("What about converting it to hexadecimal instead?", memory).split()
+    assert {"convert", "binary"} <= set(resolved) and not {"25", "0.5"} & set(resolved)
+
+
+def test_a_follow_up_is_also_searched_in_its_own_words_anchored_by_the_previous_topic():
+    memory = _after_one_turn(
+        "What is a dictionary in Python?",
+        "Dictionaries are one of Python's best features; they are the building blocks of many algorithms. [1]",
+    )
+    question = "How do I loop over one?"
+    assert anchored_query(question, memory) == "dictionary python how do i loop over one"
+    assert "feature" in resolve_references(question, memory)  # the resolved query leans on the answer's words too
+    assert anchored_query(question, Memory()) == ""
+
+
+def test_an_item_is_carried_by_the_name_its_sentence_gives_it():
+    from baeum.answering.followups import item_terms
+
+    assert item_terms("Modern computers use a third method called two's complement representation.")[:3] == [
+        "two",
+        "complement",
+        "representation",
+    ]
+    assert item_terms("The second method is known as one's complement representation.")[:2] == ["one", "complement"]
+    assert item_terms("The shift operations are performed by C's operators.")[0] == "shift"  # no name: the sentence's order
+
+
+def test_an_item_of_the_answers_own_list_is_answered_with_sentences_that_name_it():
+    """A walkthrough: "Why is the third kind so hard to track down?" quoted a lead-in and the syntax- and
+    runtime-error bullets under it, never the semantic errors it asked about."""
+    from baeum.answering.answers import Passage
+    from baeum.answering.extractive import extractive_answer
+    from baeum.answering.followups import item_name_terms
+
+    assert item_name_terms("semantic errors") == ("semantic", "error")
+    assert item_name_terms("Modern computers use a third method called two's complement representation.") == ("two", "complement")
+    page = (
+        "When you are debugging, you should distinguish among different kinds of errors in order to track them down more quickly:\n"
+        "• Syntax errors are discovered by the interpreter when it is translating the source code.\n"
+        "• Runtime errors are produced by the interpreter if something goes wrong while the program is running.\n"
+        "• Semantic errors are problems with a program that runs without producing error messages.\n\n"
+        "Identifying semantic errors can be tricky because it requires you to work backward from the output."
+    )
+    passage = Passage(
+        n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, text=page, vector_score=0.9, vector_threshold=0.2
+    )
+    question = "semantic error why is the kind so hard to track down third"
+    assert "Syntax errors" in extractive_answer(question, [passage]).text  # the lead-in brings every bullet
+    answer = extractive_answer(question, [passage], naming=("semantic", "error"))
+    assert "Syntax errors" not in answer.text and "Runtime errors" not in answer.text, answer.text
+    assert "Identifying semantic errors can be tricky" in answer.text
