@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from baeum.answering.answers import Passage
 from baeum.answering.crosslingual import ANCHORED_VECTOR_SHARE, SHARED_TERMS_MIN_SHARE, crosses_languages, identifiers, shared_script_terms
+from baeum.language import lexicon
 from baeum.language.analysis import (
     QUESTION_FRAME_WORDS,
     content_terms,
@@ -55,7 +56,7 @@ class Evidence:
     sufficient: bool
 
 
-INTERROGATIVE_KO = re.compile(r"^(?:무엇|뭐|뭔|어떻|어떤|어디|언제|왜|누구|어느|얼마|몇)")
+INTERROGATIVE_KO = re.compile(rf"^(?:{lexicon.alternation(lexicon.QUESTION_STEMS_KO)})")
 
 
 # A question term carrying this share of the question's weight, found in no passage, decides alone.
@@ -130,7 +131,7 @@ def judge_evidence(
     return Evidence(round(coverage, 4), round(vector, 4), sufficient)
 
 
-_ENGLISH_INTERROGATIVES = frozenset("what which who whom whose when where why how".split())
+_ENGLISH_INTERROGATIVES = frozenset(lexicon.QUESTION_WORDS_EN)
 
 
 # Words a follow-up asks with ("Give me one", "Tell me more", "Show me another"), whatever the materials say.

@@ -15,13 +15,14 @@ from baeum.answering.crosslingual import NOTE_PREFIX
 from baeum.answering.forms import compared_terms
 from baeum.answering.history import Memory
 from baeum.answering.smalltalk import conversation_kind
+from baeum.language import lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import normalize_query, sentence_spans
 
-ANAPHORA_EN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|his|her)\b", re.IGNORECASE)
+ANAPHORA_EN = re.compile(rf"\b({lexicon.alternation(lexicon.POINTING_EN)})\b", re.IGNORECASE)
 ANAPHORA_KO = re.compile(
-    r"(?:^|\s)(?:그|이|저)\s+\S+|그것|이것|저것|그거|이거|거기|그들|그곳|해당"
-    r"|(?:^|\s)(?:그|이|저)(?:걸|게|건|런|럴|렇|러한)|둘\s*(?:중|다)"  # "그걸", "그런 쉬프트", "그럴 때", "둘 중 어느 쪽"
+    rf"(?:^|\s)(?:{lexicon.alternation(lexicon.POINTING_KO)})\s+\S+|그것|이것|저것|그거|이거|거기|그들|그곳|해당"
+    rf"|(?:^|\s)(?:{lexicon.alternation(lexicon.POINTING_KO)})(?:걸|게|건|런|럴|렇|러한)|둘\s*(?:중|다)"  # "그걸", "그런 쉬프트", "그럴 때", "둘 중 어느 쪽"
 )
 # A follow-up that names no earlier thing but only makes sense after it: "What about SI and DI?", "And
 # 32-bit protected mode?", "How is the Pascal convention different?", "그럼 …", "세그먼트 레지스터는요?",
@@ -161,7 +162,7 @@ _NARROWER_KO = r"(?:단계|이유|차이점|차이|경우|특징|과정)"
 _ASKED_NOUN_EN = re.compile(r"\b(?:first|second|third|fourth|fifth)\s+(\w+)", re.IGNORECASE)
 _ASKED_NOUN_KO = re.compile(r"(?:첫|두|세|네|다섯)\s*번째\s*([가-힣]+)")
 _SECTION_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)*)")
-_PARTICLES = "은는이가을를에으로의"  # what ends a Korean noun that is not part of it ("방법으로", "표현법의")
+_PARTICLES = lexicon.NOUN_ENDING_PARTICLES_KO  # what ends a Korean noun that is not part of it ("방법으로", "표현법의")
 
 
 def _asked_noun(question: str) -> str:
@@ -233,8 +234,8 @@ def first_sentence(text: str) -> str:
 # "What are the ways to represent signed integers?", "부호 있는 정수를 표현하는 방법에는 어떤 것들이 있어?": the
 # answer names each way where the materials number them ("The first method …", "두 번째 방법은 …").
 ENUMERATION_QUESTION = re.compile(
-    r"\b(?:what|which)\b.*\b(?:ways|kinds|types|methods|techniques|approaches|forms)\b"
-    r"|(?:방법|방식|종류|유형|기법)\S*\s+(?:어떤|무엇|뭐)|어떤\s*(?:것들|방법들|종류)",
+    rf"\b(?:what|which)\b.*\b(?:{lexicon.alternation(lexicon.ENUMERATION_NOUNS_EN)})\b"
+    rf"|(?:{lexicon.alternation(lexicon.ENUMERATION_NOUNS_KO)})\S*\s+(?:어떤|무엇|뭐)|어떤\s*(?:것들|방법들|종류)",
     re.IGNORECASE,
 )
 ENUMERATED_ITEMS_MAX = 5
@@ -267,7 +268,7 @@ def carried_terms(text: str) -> list[str]:
 # The name an item's sentence gives it: "… a third method called two's complement representation.", "The
 # second method is known as one's complement …", "… 부호 있는 크기 (signed magnitude) 표현법이라 부른다."
 _ITEM_NAME = re.compile(
-    r"\b(?:called|known\s+as|named|termed)\s+(?P<en>[^.,;:()]+)"
+    rf"\b(?:{lexicon.alternation(lexicon.NAMING_EN)})\s+(?P<en>[^.,;:()]+)"
     r"|(?P<ko>[^\s,.]+(?:\s+[^\s,.]+){0,3}?)\s*(?:\([^)]*\)\s*)?(?:이?라고?\s*(?:부른다|한다|불린다)|표현법이다)",
     re.IGNORECASE,
 )

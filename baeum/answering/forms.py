@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from baeum.language import lexicon
 from baeum.language.text import is_hangul_heavy
 
 _DEFINITION_QUESTION_EN = re.compile(
@@ -25,7 +26,9 @@ _DEFINITION_QUESTION_KO = re.compile(
 DEFINED_TERM_MAX_WORDS = 5
 
 
-ANAPHORIC_OPENING = re.compile(r"^(?:It|Its|This|That|These|Those|They|Their|He|His|She|Her)\b|^(?:그|이|저)(?:\s|것|는|들|러한|런|와|에)")
+ANAPHORIC_OPENING = re.compile(
+    rf"^(?:{lexicon.alternation(lexicon.POINTING_OPENING_EN)})\b|^(?:{lexicon.alternation(lexicon.POINTING_KO)})(?:\s|것|는|들|러한|런|와|에)"
+)
 
 
 LEADING_MARKUP = re.compile(r"^[\s*_\"“'‘(]+")
@@ -143,7 +146,7 @@ _ASKS_NAME = re.compile(
 
 
 GIVES_NAME = re.compile(
-    r"\b(?:is|are)\s+(?:called|known\s+as|named|termed)\b|\bwe\s+call\b"
+    rf"\b(?:is|are)\s+(?:{lexicon.alternation(lexicon.NAMING_EN)})\b|\bwe\s+call\b"
     r"|(?:이?라고?|으로)\s*(?:부른다|부르며|부르고|불린다|불리며|한다|하며|하고|칭한다)",
     re.IGNORECASE,
 )

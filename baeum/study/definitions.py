@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from baeum.language import lexicon
 from baeum.language.text import is_hangul_heavy, sentence_spans
 
 # How long a term may be, in words: longer is a description, not a name.
@@ -44,7 +45,8 @@ _STOP_WORDS = frozenset(
 )
 _LEADING_DETERMINER = re.compile(r"^(?:the|a|an|its|their|his|her|our|your)\s+", re.IGNORECASE)
 _NAMING = re.compile(
-    r"\b(?:is|are|was|were|be|being)\s+(?:often\s+|usually\s+|sometimes\s+|also\s+|commonly\s+)?(?:called|known\s+as|termed|named|referred\s+to\s+as)\s+"
+    r"\b(?:is|are|was|were|be|being)\s+(?:often\s+|usually\s+|sometimes\s+|also\s+|commonly\s+)?"
+    rf"(?:{lexicon.alternation(lexicon.NAMING_DEFINITION_EN)})\s+"
     r"|\b(?:known\s+as|called|we\s+call\s+(?:this|these|it|them))\s+(?=(?:the|a|an)\s)",
     re.IGNORECASE,
 )
@@ -61,7 +63,9 @@ _SUBJECT_DEFINITION = re.compile(
     r"^(?:(?:A|An|The)\s+)?(?P<term>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,3}?)\s*(?:\((?P<alias>[^()]{1,40})\)\s*)?"
     r"(?:is\s+(?:a|an)\s+(?!few\b|lot\b|bit\b|little\b|good\b|bad\b|great\b|big\b|small\b)|is\s+defined\s+as\b|are\s+defined\s+as\b|refers\s+to\b|means\b)"
 )
-_GLOSSARY_LINE = re.compile(r"^\s*(?P<term>[A-Za-z][\w'’ -]{0,40}?)\s*(?:\((?P<alias>[^()]{1,40})\))?\s*:\s+(?P<body>(?:A|An|The|To|One|Something|Any|Of|In)\b.{10,})$")
+_GLOSSARY_LINE = re.compile(
+    r"^\s*(?P<term>[A-Za-z][\w'’ -]{0,40}?)\s*(?:\((?P<alias>[^()]{1,40})\))?\s*:\s+(?P<body>(?:A|An|The|To|One|Something|Any|Of|In)\b.{10,})$"
+)
 
 
 def _english_term(words: str) -> tuple[str, str] | None:
@@ -130,7 +134,8 @@ def _korean_term_before(text: str) -> tuple[str, tuple[str, ...]] | None:
         word = word.strip("'\"“”‘’")
         if (
             not word
-            or _KO_NOT_TERM_END.search(word) and kept
+            or _KO_NOT_TERM_END.search(word)
+            and kept
             or len(kept) == 3
             or word in _KO_ADVERBS
             or re.search(r"[(),:;]", word)
@@ -155,7 +160,12 @@ def _korean_definitions(sentence: str) -> list[tuple[str, tuple[str, ...]]]:
         match = pattern.match(opening)
         if match:
             term = match.group("term")
-            if len(term) >= 2 and not re.search(r"[(),:;]", term) and not _KO_VERBAL.search(term) and not _KO_NOT_TERM_END.search(term.split()[0] if " " in term else "x"):
+            if (
+                len(term) >= 2
+                and not re.search(r"[(),:;]", term)
+                and not _KO_VERBAL.search(term)
+                and not _KO_NOT_TERM_END.search(term.split()[0] if " " in term else "x")
+            ):
                 found.append((term, ()))
     return found
 
@@ -193,7 +203,11 @@ def find_definitions(text: str) -> list[Definition]:
     for line in text.splitlines(keepends=True):
         glossary = _GLOSSARY_LINE.match(line.rstrip("\n"))
         # A glossary names concepts in lower case ("variable: A name …"); "Prose: The literal meaning …" is a list.
-        if glossary and len(glossary.group("term").split()) <= TERM_MAX_WORDS and (glossary.group("term")[:1].islower() or glossary.group("term").isupper()):
+        if (
+            glossary
+            and len(glossary.group("term").split()) <= TERM_MAX_WORDS
+            and (glossary.group("term")[:1].islower() or glossary.group("term").isupper())
+        ):
             alias = (glossary.group("alias").strip(),) if glossary.group("alias") else ()
             found.append((offset, offset + len(line.rstrip()), glossary.group("term").strip(), alias, _clean(line)))
         offset += len(line)

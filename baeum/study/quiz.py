@@ -20,6 +20,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from baeum.language import lexicon
 from baeum.language.text import is_hangul_heavy
 from baeum.study.definitions import Definition
 
@@ -39,14 +40,19 @@ HEADING_NUMBER = re.compile(r"^\s*(?:chapter|part|section|제)?\s*[\dIVXivx]+(?:
 _SPLIT = re.compile(r"[\s,:;()\[\]/·—–-]+")
 _NAMING_EN = re.compile(
     r"^(?P<subject>.+?)\s+(?P<verb>is|are|was|were)\s+(?:often\s+|usually\s+|also\s+|commonly\s+|sometimes\s+)?"
-    r"(?:called|known\s+as|termed|named|referred\s+to\s+as)\s+(?:the\s+|a\s+|an\s+)?",
+    rf"(?:{lexicon.alternation(lexicon.NAMING_DEFINITION_EN)})\s+(?:the\s+|a\s+|an\s+)?",
     re.IGNORECASE,
 )
-_ANAPHORIC_SUBJECT = re.compile(r"^(?:this|these|that|those|it|they|such)\b|^(?:이|그|저)(?:를|것을|것은|러한|런|들을)?(?:\s|$)", re.IGNORECASE)
+_ANAPHORIC_SUBJECT = re.compile(
+    rf"^(?:{lexicon.alternation(lexicon.POINTING_SUBJECT_EN)})\b|^(?:{lexicon.alternation(lexicon.POINTING_KO)})(?:를|것을|것은|러한|런|들을)?(?:\s|$)",
+    re.IGNORECASE,
+)
 # A subject that is not one noun phrase: a clause, a parenthesis, a heading glued on ("Signed magnitude The first …").
 _BROKEN_SUBJECT = re.compile(r"[,()\[\]:;]|\b(?:is|are|was|were|and|or)\b|\s[a-z]+\s[A-Z][a-z]")
 # A definition that leans on its context ("… organized in this fashion") does not stand alone as an answer.
-_CONTEXTUAL = re.compile(r"\b(?:this|these|those|such|above|below|following|previous)\b|(?:^|\s)(?:이러한|이런|위의|다음의|앞의|이와)\s", re.IGNORECASE)
+_CONTEXTUAL = re.compile(
+    r"\b(?:this|these|those|such|above|below|following|previous)\b|(?:^|\s)(?:이러한|이런|위의|다음의|앞의|이와)\s", re.IGNORECASE
+)
 _DEFINES_AFTER_TERM = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:is|are|refers\s+to|means|:|—|–|-|이란|란|은|는)(?:\s|$)", re.IGNORECASE)
 # A subject that needs the page around it ("the registers", "one common technique").
 _VAGUE_SUBJECT = re.compile(r"^(?:the\s+\w+|one\b.*|another\b.*|some\b.*)$", re.IGNORECASE)
@@ -125,7 +131,7 @@ def _same_script(first: str, second: str) -> bool:
 
 
 def _naming_question(definition: Definition, sentence: str) -> Question | None:
-    """"A 4-bit number is called a nibble." → "What is a 4-bit number called?" (answer: nibble)."""
+    """ "A 4-bit number is called a nibble." → "What is a 4-bit number called?" (answer: nibble)."""
     if is_hangul_heavy(sentence):
         position = _term_at(sentence, definition.term)
         if not position:
@@ -146,14 +152,16 @@ def _naming_question(definition: Definition, sentence: str) -> Question | None:
     if _ANAPHORIC_SUBJECT.search(subject) or len(subject.split()) > 12 or _BROKEN_SUBJECT.search(subject) or _VAGUE_SUBJECT.match(subject):
         return None
     first = subject.split()[0]
-    if first in ("A", "An", "The") or first[:1].isupper() and first[1:].islower():  # "Error interrupts" → "error interrupts" (not "CPU", "Linux C")
+    if (
+        first in ("A", "An", "The") or first[:1].isupper() and first[1:].islower()
+    ):  # "Error interrupts" → "error interrupts" (not "CPU", "Linux C")
         subject = subject[0].lower() + subject[1:]
     prompt = f"What {naming.group('verb').lower()} {subject} called?"
     return Question(SHORT_ANSWER, prompt, definition.term, 0, list(definition.aliases), term=definition.term)
 
 
 def _as_written_inside(term: str, body: str) -> str:
-    """"Spaced repetition" opens a sentence; inside sentences the text writes "spaced repetition"."""
+    """ "Spaced repetition" opens a sentence; inside sentences the text writes "spaced repetition"."""
     lowered = term[:1].lower() + term[1:]
     if term[:1].isupper() and term[1:2].islower() and re.search(rf"(?<![\w.]\s)(?<=\s){re.escape(lowered)}\b", body):
         return lowered
@@ -161,7 +169,7 @@ def _as_written_inside(term: str, body: str) -> str:
 
 
 def _definition_question(definition: Definition, sentence: str, body: str = "") -> Question | None:
-    """"A stack is a …" → "What is a stack?": only when the sentence opens with the term it defines."""
+    """ "A stack is a …" → "What is a stack?": only when the sentence opens with the term it defines."""
     article = re.match(r"^(?:the|a|an)\s+", sentence.strip(), flags=re.IGNORECASE)
     opening = sentence.strip()[article.end() :] if article else sentence.strip()
     if not opening.casefold().startswith(definition.term.casefold()) or _CONTEXTUAL.search(opening[len(definition.term) :]):

@@ -24,6 +24,7 @@ from baeum.answering.followups import (
 )
 from baeum.answering.history import Memory
 from baeum.answering.sentences import is_readable_sentence, numbered_headings
+from baeum.language import lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import sentence_spans
 from chat.services.retrieval import PREVIOUS_PASSAGES, passage_of
@@ -133,9 +134,7 @@ def enumeration_lines(conversation: Conversation, question: str, answer: Answer)
     if answer.refused or not answer.citations or not ENUMERATION_QUESTION.search(question):
         return []
     near = [(citation.refId, citation.chunkIndex) for citation in answer.citations]
-    topic = set(carried_terms(question)) - set(
-        carried_terms("ways kinds types methods techniques approaches forms 방법 방식 종류 유형 기법")
-    )
+    topic = set(carried_terms(question)) - set(carried_terms(" ".join(lexicon.ENUMERATION_NOUNS_EN + lexicon.ENUMERATION_NOUNS_KO)))
     found: list[tuple[Passage, str]] = []
     for ordinal in range(1, ENUMERATED_ITEMS_MAX + 1):
         pattern = ordinal_in_text("", ordinal)

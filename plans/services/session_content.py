@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from baeum.answering.quoting import without_leading_heading
 from baeum.answering.sentences import is_readable_sentence
 from baeum.extraction.chunking import looks_like_code
+from baeum.language import lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, sentence_spans
 from baeum.study import phrasing as study
@@ -69,8 +70,9 @@ def _page_parts(chunk, offset: int) -> list[dict]:
 # legal …"), or an opening in lower case (the tail of a code line: "lea eax, [ebp - 8] Now EAX holds …").
 # A sentence that goes on from the one before it: a connective or a pointing word first.
 _GOES_ON = re.compile(
-    r"^(?:thus|therefore|hence|however|also|so|then|but|and|this|these|that|those|it|its|they|their|such)\b"
-    r"|^(?:따라서|그러므로|그러나|하지만|그런데|또한|즉|그래서|그리고|이것|이는|이를|이러한|이런|그것|그는|그러한|그런|위의?|이|그)(?:\s|,)",
+    # Drift: "its" and "their" here, not in lexicon.POINTING_SUBJECT_EN.
+    rf"^(?:{lexicon.alternation(lexicon.CONNECTIVES_EN)}|this|these|that|those|it|its|they|their|such)\b"
+    rf"|^(?:{lexicon.alternation(lexicon.CONNECTIVES_KO)}|이것|이는|이를|이러한|이런|그것|그는|그러한|그런|위의?|이|그)(?:\s|,)",
     re.IGNORECASE,
 )
 _NOT_A_SENTENCE = re.compile(
