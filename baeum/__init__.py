@@ -2,5 +2,6 @@
 
     language ← extraction ← retrieval ← answering ← study        runtime (entry points only)
 
-``errors`` (the one error base every stage raises) and ``metrics`` (evaluation arithmetic) are shared by all.
+``errors`` (the one error base every stage raises), ``rules`` (named heuristics that count their firings and
+can be switched off) and ``metrics`` (evaluation arithmetic) are shared by all.
 """

@@ -16,6 +16,7 @@ from django.db import connection
 from django.utils.text import slugify
 from tqdm import tqdm
 
+from baeum import rules
 from core.providers import active_embedder, embedder_for_model, quality_embedder
 from knowledge.models import Material
 from knowledge.services.ingest import EXTRACTOR, material_ingest_in_process
@@ -49,6 +50,30 @@ def quality_option(parser) -> None:
         help="Quality embedder to re-embed with after ingestion, as the background worker would "
         "(default: BAEUM_QUALITY_EMBEDDER; 'none' measures the fast embedder alone).",
     )
+
+
+def rules_option(parser) -> None:
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="switch a named rule off for the whole run (repeatable), to measure what it is worth; the report's "
+        "rules_fired lists the rules and how often each fired",
+    )
+
+
+@contextmanager
+def rules_run(without: list[str]):
+    """Count the rules that fire during the run, with ``without`` switched off; yield the counter."""
+    import baeum.answering.quoting  # noqa: F401 - registers its rules
+    import baeum.answering.sentences  # noqa: F401 - registers its rules
+
+    unknown = sorted(set(without) - set(rules.REGISTRY))
+    if unknown:
+        raise CommandError(f"No rule named {', '.join(unknown)}. The rules are: {', '.join(sorted(rules.REGISTRY))}")
+    with rules.switched_off(without), rules.counting() as fired:
+        yield fired
 
 
 def library_option(parser) -> None:

@@ -10,7 +10,7 @@ Inside ``baeum`` the stages depend on each other in one direction too:
 
     language ← extraction ← retrieval ← answering ← study
 
-``errors`` and ``metrics`` (modules at the top) are open to every stage; ``runtime`` (the embedded servers)
+``errors``, ``metrics`` and ``rules`` (modules at the top) are open to every stage; ``runtime`` (the embedded servers)
 only to entry points: settings and wiring, scripts, management commands, Celery tasks and tests.
 """
 
@@ -75,7 +75,7 @@ def test_the_checker_sees_a_lazy_import(tmp_path):
 # Each stage of ``baeum`` and the stages it may import (besides itself and the shared top-level modules).
 STAGES = ["language", "extraction", "retrieval", "answering", "study"]
 STAGE_ALLOWED = {stage: set(STAGES[:index]) for index, stage in enumerate(STAGES)} | {"runtime": set(STAGES)}
-SHARED_MODULES = {"errors", "metrics"}
+SHARED_MODULES = {"errors", "metrics", "rules"}
 
 
 def _baeum_imports(path: Path) -> set[str]:

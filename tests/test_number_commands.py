@@ -170,7 +170,21 @@ def test_eval_answers_prints_answer_and_refusal_shares_and_cleans_up(tmp_path, c
     report = json.loads(capsys.readouterr().out)
     assert {"n_in", "n_out", "answer_hit", "citation_valid", "false_refusal", "refusal_out_of_scope", "latency_ms"} <= report.keys()
     assert report["n_in"] == 2 and report["n_out"] == 1
+    assert report["rules_off"] == [] and any(name.startswith("evidence:") for name in report["rules_fired"])
     _nothing_left(users)
+
+
+def test_eval_answers_switches_a_named_rule_off_and_refuses_an_unknown_one(tmp_path, capsys):
+    from django.core.management.base import CommandError
+
+    corpus, queries = _jsonl(tmp_path / "corpus.jsonl", PASSAGES[:2]), _jsonl(tmp_path / "queries.jsonl", QUESTIONS[:1])
+    outside = _jsonl(tmp_path / "outside.jsonl", [{"qid": "o1", "question": "What is a register?", "doc_id": "registers"}])
+    arguments = ["--corpus", str(corpus), "--queries", str(queries), "--out-of-scope", str(outside), "--quality", "none", "--json"]
+    call_command("eval_answers", *arguments, "--without", "sentence:heading")
+    report = json.loads(capsys.readouterr().out)
+    assert report["rules_off"] == ["sentence:heading"] and "sentence:heading" not in report["rules_fired"]
+    with pytest.raises(CommandError, match="No rule named sentence:nothing.*sentence:heading"):
+        call_command("eval_answers", *arguments, "--without", "sentence:nothing")
 
 
 def test_eval_documents_prints_ours_beside_the_page_baseline_and_the_tutor_and_cleans_up(tmp_path, capsys):

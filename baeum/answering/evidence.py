@@ -54,6 +54,13 @@ class Evidence:
     coverage: float  # share of the question's weighted terms found in the best passage
     vector: float  # best cosine similarity among the passages
     sufficient: bool
+    # Why: "covered", "strong-coverage", "low-coverage", "weak-meaning", "topic-missing", "names-missing",
+    # "no-passages", "no-terms", "crosslingual:covered", "crosslingual:weak-meaning", "crosslingual:shared-terms-missing",
+    # or what a caller decided on top ("follow-up:unknown-words", "session-overview").
+    reason: str = ""
+
+
+SUFFICIENT_REASONS = frozenset({"covered", "strong-coverage", "crosslingual:covered", "session-overview"})
 
 
 INTERROGATIVE_KO = re.compile(rf"^(?:{lexicon.alternation(lexicon.QUESTION_STEMS_KO)})")
@@ -89,10 +96,10 @@ def judge_evidence(
     """
     terms = asked_terms(question)
     if not passages or not terms:
-        return Evidence(0.0, 0.0, False)
+        return Evidence(0.0, 0.0, False, "no-passages" if not passages else "no-terms")
     if crosses_languages(question, passages):
         evidence = _judge_across_languages(question, passages, min_vector=min_vector)
-        return replace(evidence, sufficient=False) if names_missing(question, passages, known) else evidence
+        return replace(evidence, sufficient=False, reason="names-missing") if names_missing(question, passages, known) else evidence
     found_in = [found_terms(terms, passage.text) for passage in passages]
     total = len(found_in)
     weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
@@ -123,12 +130,17 @@ def judge_evidence(
     # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
     # "used" in "What is a register used for?" is missing from the passages but not from the book.
     missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
-    sufficient = (
-        not missing_topic
-        and not names_missing(question, passages, known)
-        and (coverage >= strong_coverage or (coverage >= min_coverage and plausible))
-    )
-    return Evidence(round(coverage, 4), round(vector, 4), sufficient)
+    if missing_topic:
+        reason = "topic-missing"
+    elif names_missing(question, passages, known):
+        reason = "names-missing"
+    elif coverage >= strong_coverage:
+        reason = "strong-coverage"
+    elif coverage >= min_coverage:
+        reason = "covered" if plausible else "weak-meaning"
+    else:
+        reason = "low-coverage"
+    return Evidence(round(coverage, 4), round(vector, 4), reason in SUFFICIENT_REASONS, reason)
 
 
 _ENGLISH_INTERROGATIVES = frozenset(lexicon.QUESTION_WORDS_EN)
@@ -187,4 +199,8 @@ def _judge_across_languages(question: str, passages: list[Passage], *, min_vecto
         return base * ANCHORED_VECTOR_SHARE if anchored else base
 
     plausible = any(passage.vector_score is not None and passage.vector_score >= threshold(passage) for passage in passages)
-    return Evidence(round(share, 4), round(vector, 4), plausible and share >= SHARED_TERMS_MIN_SHARE)
+    if share < SHARED_TERMS_MIN_SHARE:
+        reason = "crosslingual:shared-terms-missing"
+    else:
+        reason = "crosslingual:covered" if plausible else "crosslingual:weak-meaning"
+    return Evidence(round(share, 4), round(vector, 4), plausible and share >= SHARED_TERMS_MIN_SHARE, reason)

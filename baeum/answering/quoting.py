@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from baeum import rules
 from baeum.answering.answers import Passage
 from baeum.answering.sentences import PROSE_WORD, is_code, is_heading
 from baeum.language.text import sentence_spans
@@ -41,10 +42,10 @@ _NOTE_NUMBER = re.compile(r"^\d{1,3}\)?\s+(?=\S)")
 def quotable(sentence: str, *, note: bool = False) -> str:
     """The part of a passage sentence an answer quotes: without a title line glued before it, a footnote
     marker after it or, in a footnote, its number ("10 GNU is …"); still a verbatim piece of the page, so
-    the citation's quote is found there."""
-    sentence = without_leading_heading(sentence)
-    sentence = _FOOTNOTE_MARKER_AT_END.sub("", _without_leading_listing(_without_leading_prompt(_without_leading_formula(sentence))))
-    return _NOTE_NUMBER.sub("", sentence) if note else sentence
+    the citation's quote is found there. The cleaners run in ``CLEANERS`` order."""
+    for cleaner in CLEANERS:
+        sentence = rules.cleaned(cleaner, sentence)
+    return rules.cleaned(NOTE_NUMBER, sentence) if note else sentence
 
 
 def _without_leading_prompt(sentence: str) -> str:
@@ -103,3 +104,33 @@ def without_leading_heading(sentence: str) -> str:
     if glued and not _VERB.search(glued.group("heading")):
         return sentence[glued.end("heading") :].strip()
     return sentence
+
+
+# What is cut off a passage sentence before it is quoted, in this order (each a verbatim piece stays).
+CLEANERS = rules.register(
+    rules.Rule(
+        "quote:glued-heading", lambda sentence: without_leading_heading(sentence), "Chapter 1 Registers\nA register is a very fast store.",
+        "a title line glued to its sentence",
+    ),
+    rules.Rule(
+        "quote:leading-formula", lambda sentence: _without_leading_formula(sentence),
+        "110.0112 = 4 + 2 + 0.25 = 6.375 Converting from decimal to binary is simple.", "a worked formula glued before it",
+    ),
+    rules.Rule(
+        "quote:leading-prompt", lambda sentence: _without_leading_prompt(sentence),
+        ">>> cheeses[0] 'Cheddar' Unlike strings, lists are mutable.", "an interpreter session glued before it",
+    ),
+    rules.Rule(
+        "quote:leading-listing", lambda sentence: _without_leading_listing(sentence),
+        "6 ror ax, 1 ; ax = C123H, CF = 1 There are two additional rotate instructions.", "a code listing or a figure's numbers before it",
+    ),
+    rules.Rule(
+        "quote:footnote-marker", lambda sentence: _FOOTNOTE_MARKER_AT_END.sub("", sentence), "the opposite transformation.5",
+        "a footnote marker glued after its full stop",
+    ),
+)  # fmt: skip
+NOTE_NUMBER = rules.register(
+    rules.Rule(
+        "quote:note-number", lambda sentence: _NOTE_NUMBER.sub("", sentence), "10 GNU is a free operating system.", "a footnote's number"
+    )
+)[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from baeum import rules
 from baeum.extraction.chunking import looks_like_code
 from baeum.language.analysis import (
     content_terms,
@@ -195,17 +196,63 @@ def is_fragment(sentence: str) -> bool:
     )
 
 
-def is_readable_sentence(sentence: str, *, opens_passage: bool = False) -> bool:
-    """Whether a passage sentence can stand in an answer as prose.
+# What a passage sentence must not be to stand in an answer as prose, in the order they are asked.
+UNQUOTABLE = rules.register(
+    rules.Rule("sentence:fragment", is_fragment, "longer.", "too few words, a list cut short, a parenthesis' tail"),
+    rules.Rule("sentence:heading", is_heading, "4.4 The CALL and RET Instructions", "a title line"),
+    rules.Rule("sentence:code", is_code, "if ( p[0] == 0x12 ) printf ( found );", "a line of code or a piece of a listing"),
+    rules.Rule(
+        "sentence:table-run",
+        is_table_run,
+        "reg/mem8 AX = AL*source1 reg/mem16 DX:AX = AX*source1 reg/mem32 EDX:EAX = EAX*source1 imm8 imm16.",
+        "table cells read as one sentence",
+    ),
+    rules.Rule(
+        "sentence:dangling-lead-in", _DANGLING_LEAD_IN.search, "The sum is found by the following two steps: 1.", "an item's number cut off"
+    ),
+    rules.Rule("sentence:contact", _EMAIL_OR_URL.search, "Write to me at author@example.com for the answers.", "an address"),
+    rules.Rule("sentence:author-line", _AUTHOR_LINE.search, "Copyright © 2003 by Paul Carter, all rights reserved.", "a title page's line"),
+    rules.Rule(
+        "sentence:reference-entry",
+        _REFERENCE_ENTRY.search,
+        "[12] Smith, J. Memory and learning in practice. doi:10.1000/182.",
+        "a bibliography entry",
+    ),
+    rules.Rule(
+        "sentence:caption", _CAPTION_LABEL.search, "Figure 3.4: How to Determine Endianness and what it means.", "a figure's labels"
+    ),
+    rules.Rule(
+        "sentence:contents-entry",
+        _CONTENTS_ENTRY.search,
+        "1.5 Skeleton File ..... 25 2 Basic Assembly Language ..... 27.",
+        "a table of contents",
+    ),
+)
+CUT_BY_OVERLAP = rules.register(
+    rules.Rule(
+        "sentence:cut-by-overlap",
+        lambda sentence: sentence[:1].islower(),
+        "who practised recall usually remember more.",
+        "a passage's first sentence, cut mid-sentence by the chunk overlap",
+    )
+)[0]
+
+
+def why_unquotable(sentence: str, *, opens_passage: bool = False) -> str:
+    """The name of the first rule that keeps ``sentence`` out of an answer, or "" when it can stand as prose.
 
     ``opens_passage``: the passage's first sentence, which a chunk overlap may have cut mid-sentence
     ("who practised recall usually remember more.").
     """
-    if is_fragment(sentence) or is_heading(sentence) or is_code(sentence) or is_table_run(sentence) or _DANGLING_LEAD_IN.search(sentence):
-        return False
-    if any(pattern.search(sentence) for pattern in (_EMAIL_OR_URL, _AUTHOR_LINE, _REFERENCE_ENTRY, _CAPTION_LABEL, _CONTENTS_ENTRY)):
-        return False
-    return not (opens_passage and sentence[:1].islower())
+    for rule in UNQUOTABLE:
+        if rules.applies(rule, sentence):
+            return rule.name
+    return CUT_BY_OVERLAP.name if opens_passage and rules.applies(CUT_BY_OVERLAP, sentence) else ""
+
+
+def is_readable_sentence(sentence: str, *, opens_passage: bool = False) -> bool:
+    """Whether a passage sentence can stand in an answer as prose (``why_unquotable`` says why not)."""
+    return not why_unquotable(sentence, opens_passage=opens_passage)
 
 
 PROSE_WORD = re.compile(r"[A-Za-z]{3,}|[가-힣]{2,}")

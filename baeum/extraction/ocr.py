@@ -325,7 +325,17 @@ def _run(args: list[str], *, deadline: float, budget: OcrBudget) -> subprocess.C
 
 def _render(path: Path, number: int, png: Path, *, dpi: int, deadline: float, budget: OcrBudget) -> int:
     """Draw page ``number`` into ``png`` in a child process; return the resolution it used."""
-    args = [sys.executable, "-m", "baeum.extraction.ocrworker", "render", str(path), str(number), str(dpi), str(budget.max_page_pixels), str(png)]
+    args = [
+        sys.executable,
+        "-m",
+        "baeum.extraction.ocrworker",
+        "render",
+        str(path),
+        str(number),
+        str(dpi),
+        str(budget.max_page_pixels),
+        str(png),
+    ]
     result = _run(args, deadline=deadline, budget=budget)
     lines = result.stdout.strip().splitlines()
     record = json.loads(lines[-1]) if result.returncode == 0 and lines else {"error": "render_failed"}

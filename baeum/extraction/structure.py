@@ -46,7 +46,9 @@ def _opens_chapter(text: str, *, markdown: bool) -> bool:
         return False
     lines = _lines(text)
     # A table's row at the top of a page ("1 Logical Unit # msb of LBA") opens no chapter.
-    rows = set() if markdown else {index for table in find_tables(lines, is_heading=heading_level) for index in range(table.start, table.end)}
+    rows = (
+        set() if markdown else {index for table in find_tables(lines, is_heading=heading_level) for index in range(table.start, table.end)}
+    )
     return any(
         index not in rows and heading_level(line, markdown=markdown) == 1 and _CHAPTER.match(line.lstrip("#").strip())
         for index, line in enumerate(lines[:HEAD_LINES])

@@ -34,9 +34,7 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _SENTENCE_END = re.compile(r"[.!?。]['\"”’)]*$|[다요]\.?$")
 # A caption: "Table 3.5: …", "Figure 2.1.: …", "Fig. 3", "표 1.1: …", "[표 1] …", "<그림 2> …" (a caption line
 # says little else; "Figure 7.6 shows …" in a paragraph has no colon or bracket after its number).
-_CAPTION = re.compile(
-    r"^[\[<]?(?:Table|TABLE|Figure|FIGURE|Fig\.|Exhibit|표|그림|도표)\s*[A-Z]?\d+(?:[.-]\d+)*\.?\s*(?::|[\]>]|$)"
-)
+_CAPTION = re.compile(r"^[\[<]?(?:Table|TABLE|Figure|FIGURE|Fig\.|Exhibit|표|그림|도표)\s*[A-Z]?\d+(?:[.-]\d+)*\.?\s*(?::|[\]>]|$)")
 # Title lines of a financial statement, a header row of years or periods, and unit notes above a table.
 _STATEMENT_TITLE = re.compile(
     r"statements?\s+of\b|balance\s+sheets?|\bin\s+(?:millions|thousands|billions)\b|\((?:\$|dollars|amounts|in)\b",
@@ -195,7 +193,9 @@ def _numbered_rows(line: str, following: str) -> bool:
     return bool(first and second and int(second.group(1)) == int(first.group(1)) + 1)
 
 
-def _captioned_blocks(lines: list[str], typical_width: float, taken: list[tuple[int, int]], is_heading: Callable[[str], int]) -> list[Table]:
+def _captioned_blocks(
+    lines: list[str], typical_width: float, taken: list[tuple[int, int]], is_heading: Callable[[str], int]
+) -> list[Table]:
     """Short lines next to a caption: above it (figures, and tables captioned below) or else below it."""
     tables: list[Table] = []
     occupied = {index for start, end in taken for index in range(start, end)}
@@ -288,7 +288,9 @@ _NOTE_ALONE = re.compile(r"^(\d{1,3})$")
 def _marker_in(text: str, number: str) -> bool:
     """The body carries footnote ``number`` as a superscript PDFium glued to the word before it:
     "GNU10-based", "compiler.11", "segments2", "GNU10) 의"."""
-    return bool(re.search(rf"(?<=[A-Za-z\u00c0-\u024f\uac00-\ud7a3.,;:)”’\"']){number}(?![\d\w])|(?<=[A-Za-z\uac00-\ud7a3]){number}\)", text))
+    return bool(
+        re.search(rf"(?<=[A-Za-z\u00c0-\u024f\uac00-\ud7a3.,;:)”’\"']){number}(?![\d\w])|(?<=[A-Za-z\uac00-\ud7a3]){number}\)", text)
+    )
 
 
 def _note_number(lines: list[str], index: int) -> str | None:
@@ -345,7 +347,12 @@ def superscript_references(text: str) -> str:
     def replace(match: re.Match) -> str:
         before = text[: match.start()]
         inner = match.group(1)
-        if _LATIN_WORD_BEFORE.search(before) and len(inner) < 2 or before.endswith(("]", ")")) or before.rstrip().endswith(("=", "(", ",", "[")):
+        if (
+            _LATIN_WORD_BEFORE.search(before)
+            and len(inner) < 2
+            or before.endswith(("]", ")"))
+            or before.rstrip().endswith(("=", "(", ",", "["))
+        ):
             return match.group(0)  # an index or a list in code: "t[1]", "a[0][2]", "x = [1]", "f([2])"
         return "⁽" + re.sub(r"\s+", "", inner).translate(_SUPERSCRIPT) + "⁾"
 
@@ -402,7 +409,12 @@ def structure_report(page_texts: list[str], chunks: list) -> dict:
     sentences = {"".join(sentence.split()) for chunk in chunks for sentence in split_sentences(chunk.content)}
     notes = [(number, note) for number, page in pages.items() for note in page["notes"]]
     glued = sum(1 for _, note in notes if any(note in sentence and not sentence.startswith(note) for sentence in sentences))
-    rows = {(number, page["body"][index]) for number, page in pages.items() for table in page["tables"] for index in range(table.start, table.end)}
+    rows = {
+        (number, page["body"][index])
+        for number, page in pages.items()
+        for table in page["tables"]
+        for index in range(table.start, table.end)
+    }
     headings = sum(1 for chunk in chunks if chunk.section_level and (chunk.page_start, chunk.section_title) in rows)
     return {
         "chunks": len(chunks),
@@ -431,7 +443,9 @@ def main(paths: list[str]) -> None:
         finally:
             document.close()
         matter = page_matter(texts)
-        chunks = chunk_pages([PageText(number, text) for number, text in enumerate(texts, start=1)], breaks=matter_breaks(matter, len(texts)))
+        chunks = chunk_pages(
+            [PageText(number, text) for number, text in enumerate(texts, start=1)], breaks=matter_breaks(matter, len(texts))
+        )
         sys.stdout.write(json.dumps({"file": path.rsplit("/", 1)[-1], **structure_report(texts, chunks)}, ensure_ascii=False) + "\n")
 
 

@@ -266,7 +266,9 @@ def _create_database(server, database: str) -> None:
         _grant_system_role(connection)
         # Tables made by older versions (owned by the application role, or by the superuser before it
         # existed) go to the owner role; the grants above already cover them.
-        rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner <> %s", [OWNER_ROLE]).fetchall()
+        rows = connection.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner <> %s", [OWNER_ROLE]
+        ).fetchall()
         for (table,) in rows:
             connection.execute(f'ALTER TABLE public."{table}" OWNER TO {OWNER_ROLE}')
         if rows:

@@ -61,7 +61,7 @@ def normalise(text: str) -> str:
 
 
 def _without_particles(word: str) -> str:
-    """"니블이요" → "니블": up to two endings come off (a particle, then a polite 요 or copula)."""
+    """ "니블이요" → "니블": up to two endings come off (a particle, then a polite 요 or copula)."""
     for _ in range(2):
         stripped = _PARTICLE.sub("", word)
         if not stripped or stripped == word:
@@ -81,7 +81,7 @@ def _numbers(text: str) -> list[tuple[str, str]]:
 
 
 def _same_number(response: str, expected: str) -> bool:
-    """"8 bits" = "8bit" = "8 비트" = "eight bits"; a bare "8" matches "8 bits" too."""
+    """ "8 bits" = "8bit" = "8 비트" = "eight bits"; a bare "8" matches "8 bits" too."""
     wanted, given = _numbers(expected), _numbers(response)
     if len(wanted) != 1 or len(given) != 1:
         return False
@@ -148,7 +148,7 @@ def grade_true_false(response: str, expected: bool) -> Grade:
 
 
 def grade_definition(response: str, definition: str, term: str) -> Grade:
-    """"What is a nibble?" — right when the answer names enough of what the definition says (the
+    """ "What is a nibble?" — right when the answer names enough of what the definition says (the
     term itself does not count: "a nibble is a nibble" explains nothing)."""
     own = set(content_terms(term))
     wanted = [item for item in dict.fromkeys(content_terms(definition)) if item not in own]

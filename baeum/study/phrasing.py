@@ -36,9 +36,7 @@ def session_title(llm: LLM, *, passages: list[str], language: str) -> tuple[str,
     # The passages' own reference markers ("KorQuAD 1.0[1]") as superscripts: only our numbers read as [n].
     text = "\n\n".join(f"[{number}] {superscript_references(passage)}" for number, passage in enumerate(passages, start=1))
     try:
-        reply = llm.complete(
-            system=prompts.session_headings_system(language), prompt=prompts.session_headings_prompt(text), max_tokens=300
-        )
+        reply = llm.complete(system=prompts.session_headings_system(language), prompt=prompts.session_headings_prompt(text), max_tokens=300)
     except LLMError:
         return None
     data = _json_from(reply.text)

@@ -236,7 +236,9 @@ def measure_usage(turn: Turn, answer: Answer) -> None:
         totalMs=round((finished - turn.started) * 1000, 1),
     )
     if turn.evidence is not None:
-        turn.usage.update(toolCalls=turn.tool_calls, coverage=turn.evidence.coverage, vector=turn.evidence.vector)
+        turn.usage.update(
+            toolCalls=turn.tool_calls, coverage=turn.evidence.coverage, vector=turn.evidence.vector, evidence=turn.evidence.reason
+        )
 
 
 def stream_written(turn: Turn, llm) -> Iterator[tuple[str, object]]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from django.db import transaction
 from django.utils import timezone
 
+from baeum import rules
 from baeum.answering.answers import Answer, Generator
 from baeum.answering.groundcheck import in_reading_order
 from chat.services.generation import confidence, ground_checked, measure_usage, offline_answer, removal_note, stream_written, written_answer
@@ -58,13 +59,18 @@ def _removal_prefix(conversation: Conversation, question: str, removals: list[st
 
 
 def answer_question(*, conversation: Conversation, question: str, mode: str = "standard", llm=None) -> Outcome:
-    """Run the pipeline for one question without saving anything; see ``chat_reply``."""
-    turn = turn_prepare(conversation, question, mode)
-    answer = turn.answer
-    if answer is None:
-        llm = llm if llm is not None else configured_llm()
-        answer = written_answer(turn, llm) if llm is not None else offline_answer(question, turn)
-    return _finish(conversation, turn, answer)
+    """Run the pipeline for one question without saving anything; see ``chat_reply``. The rules that fired
+    on the way are kept with the turn's usage (``usage["rules"]``, staff see them in the admin)."""
+    with rules.counting() as fired:
+        turn = turn_prepare(conversation, question, mode)
+        answer = turn.answer
+        if answer is None:
+            llm = llm if llm is not None else configured_llm()
+            answer = written_answer(turn, llm) if llm is not None else offline_answer(question, turn)
+        outcome = _finish(conversation, turn, answer)
+    if fired:
+        outcome.usage["rules"] = dict(sorted(fired.items()))
+    return outcome
 
 
 def _unannounced_removals(conversation: Conversation, removed: list[str]) -> list[str]:

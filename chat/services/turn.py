@@ -8,6 +8,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 
+from baeum import rules
 from baeum.answering.answers import Answer, Passage, refusal_text, weak_results_text
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
 from baeum.answering.evidence import Evidence, names_missing, unknown_topics
@@ -110,7 +111,8 @@ def turn_prepare(conversation: Conversation, question: str, mode: str) -> Turn:
         # buy this year?" is not about "this" protected mode, nor "How does the Java virtual machine manage
         # its call stack?" about the stack the x86 book describes). An item found by its place is in the
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
-        evidence = replace(evidence, sufficient=False)
+        evidence = replace(evidence, sufficient=False, reason="follow-up:unknown-words")
+    rules.fired(f"evidence:{evidence.reason}")  # why this turn is answered or refused, counted with the rules
     nothing_left = bool(removed) and not sources
     return Turn(
         question=question,
@@ -149,7 +151,7 @@ def _answered_without_search(conversation: Conversation, question: str, memory: 
     overview = _session_overview(conversation, question)
     if overview is not None:  # "이 세션에서 제일 중요한 게 뭐야?": the session's key points, cited
         passages, answer = overview
-        evidence = Evidence(1.0, 1.0, True)
+        evidence = Evidence(1.0, 1.0, True, "session-overview")
         return Turn(
             question=question,
             memory=memory,

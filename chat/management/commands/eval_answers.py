@@ -11,7 +11,7 @@ from chat.models import Conversation
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
-from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_corpus
+from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, rules_option, rules_run, throwaway_corpus
 from knowledge.models import Chunk, Material
 
 # --calibrate answers every question: no coverage or vector bar, nothing sufficient by coverage alone.
@@ -32,6 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
         quality_option(parser)
         library_option(parser)
+        rules_option(parser)
         parser.add_argument(
             "--calibrate",
             metavar="FILE",
@@ -70,6 +71,7 @@ class Command(BaseCommand):
             throwaway_corpus(
                 passages, stream=self.stderr._out, show_progress=not json, quality=quality, library=options.get("library")
             ) as (user, doc_of),
+            rules_run(options["without"]) as fired,
         ):
             doc_of_ref = {ref_id: doc_of[pk] for pk, ref_id in Material.objects.for_user(user).values_list("id", "ref_id")}
             chunks = {
@@ -117,6 +119,8 @@ class Command(BaseCommand):
             "latency_ms": {"p50": round(percentile(latencies, 0.5), 1), "p95": round(percentile(latencies, 0.95), 1)},
             "mode": mode,
             "embedding_model": quality or active_embedder().model,
+            "rules_off": sorted(options["without"]),
+            "rules_fired": dict(sorted(fired.items())),
         }
         if calibrate:
             suggestion = suggest_thresholds(records, strong_coverage=configured["STRONG_COVERAGE"], max_false_refusal=max_false_refusal)

@@ -28,7 +28,7 @@ from baeum.runtime.warmup import warm_up
 from chat.services.conversations import conversation_create, conversation_delete
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
-from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_documents
+from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, rules_option, rules_run, throwaway_documents
 
 DEFAULT_BOOKS = "../shared/samples/text"  # where the sample books live beside the project (evaluation/README.md)
 OPENING_KIND = "first"  # the turn that stands on its own; every other in-scope kind leans on the conversation so far
@@ -248,6 +248,9 @@ def readable(report: dict) -> str:
         columns = ("questions", "in_scope", "answered_with_expected_page", "false_refusal", "out_of_scope", "refusal")
         lines += ["", *_table("Cross-lingual", crosslingual["by_direction"], columns)]
         lines.append(f"latency per question: p50 {crosslingual['latency_ms']['p50']} ms, p95 {crosslingual['latency_ms']['p95']} ms")
+    if report.get("rules_fired"):
+        off = f" (switched off: {', '.join(report['rules_off'])})" if report.get("rules_off") else ""
+        lines += ["", f"Rules fired{off}:", *(f"  {name:42} {count:7}" for name, count in report["rules_fired"].items())]
     return "\n".join(lines)
 
 
@@ -271,6 +274,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object and no progress")
         quality_option(parser)
         library_option(parser)
+        rules_option(parser)
 
     def handle(self, *args, conversations: str, crosslingual: str | None, books: str, limit: int, failures: str | None, **options):
         quiet = options["json"]
@@ -280,9 +284,12 @@ class Command(BaseCommand):
         quality = quality_model(options["quality"])
         progress_stream = self.stderr._out  # tqdm redraws with "\r"; Django's wrapper would add a newline to each write
         warm_up(active_embedder())  # the first turn should not pay for loading the models
-        with throwaway_documents(paths, stream=progress_stream, show_progress=not quiet, quality=quality, library=options["library"]) as (
-            user,
-            materials,
+        with (
+            throwaway_documents(paths, stream=progress_stream, show_progress=not quiet, quality=quality, library=options["library"]) as (
+                user,
+                materials,
+            ),
+            rules_run(options["without"]) as fired,
         ):
             turn_results = self._play_conversations(user, materials, scripted, stream=progress_stream, quiet=quiet)
             crosslingual_results = self._ask_crosslingual(user, materials, questions, stream=progress_stream, quiet=quiet)
@@ -291,6 +298,8 @@ class Command(BaseCommand):
             "books": [path.name for path in paths],
             "conversations": conversation_report(turn_results, len(scripted)),
             "crosslingual": crosslingual_report(crosslingual_results) if questions else None,
+            "rules_off": sorted(options["without"]),
+            "rules_fired": dict(sorted(fired.items())),
         }
         if failures:
             self._write_failures(Path(failures), [*turn_results, *crosslingual_results])

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from baeum.runtime.warmup import warm_up
 from core.providers import embedder_for_model
-from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, throwaway_documents
+from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, rules_option, rules_run, throwaway_documents
 from knowledge.models import MaterialPage
 from knowledge.selectors import TOP_K, Scope, retrieve  # TOP_K: pages a learner looks at, the search API's default k
 
@@ -80,6 +80,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
         quality_option(parser)
         library_option(parser)
+        rules_option(parser)
 
     def handle(self, *args, **options):
         rows = read_jsonl(options["questions"], ("question", "doc_name", "evidence"))[: options["limit"]]
@@ -90,13 +91,16 @@ class Command(BaseCommand):
             raise CommandError(f"Missing PDFs in {folder}: {', '.join(missing[:5])}")
         k = options["k"]
         quiet = options["json"]
-        with throwaway_documents(
-            [folder / f"{name}.pdf" for name in documents],
-            stream=self.stderr,
-            show_progress=not quiet,
-            quality=quality_model(options["quality"]),
-            library=options["library"],
-        ) as (user, materials):
+        with (
+            throwaway_documents(
+                [folder / f"{name}.pdf" for name in documents],
+                stream=self.stderr,
+                show_progress=not quiet,
+                quality=quality_model(options["quality"]),
+                library=options["library"],
+            ) as (user, materials),
+            rules_run(options["without"]) as fired,
+        ):
             # Search as the web server serves it: its models are loaded before the first request
             # (config/gunicorn.py), so the first question does not time loading them (1.5 s for USE).
             warm_up(*{embedder_for_model(material.embedding_model) for material in materials.values()})
@@ -128,6 +132,8 @@ class Command(BaseCommand):
             "baseline_bm25_pages": summarise(baseline, k),
             "search_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
             "search_p95_ms": round(statistics.quantiles(latencies, n=20)[18], 1) if len(latencies) >= 20 else None,
+            "rules_off": sorted(options["without"]),
+            "rules_fired": dict(sorted(fired.items())),
         }
         base = report["baseline_bm25_pages"][f"page_hit@{k}"]
         report[f"ratio_page_hit@{k}"] = round(report["baeum"][f"page_hit@{k}"] / base, 2) if base else None

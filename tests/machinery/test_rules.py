@@ -1,0 +1,61 @@
+"""Named rules: each fires on its own example, says so, and can be switched off."""
+
+import pytest
+
+from baeum import rules
+from baeum.answering.quoting import CLEANERS, NOTE_NUMBER, quotable
+from baeum.answering.sentences import CUT_BY_OVERLAP, UNQUOTABLE, is_readable_sentence, why_unquotable
+
+
+@pytest.mark.parametrize("rule", UNQUOTABLE, ids=lambda rule: rule.name)
+def test_every_sentence_rule_rejects_its_own_example_and_names_itself(rule):
+    assert rule(rule.example), f"{rule.name} does not fire on its own example"
+    with rules.counting() as fired:
+        assert why_unquotable(rule.example) == rule.name
+    assert fired == {rule.name: 1}
+
+
+@pytest.mark.parametrize("rule", [*CLEANERS, NOTE_NUMBER], ids=lambda rule: rule.name)
+def test_every_quote_cleaner_changes_its_own_example(rule):
+    assert rule.test(rule.example) != rule.example, f"{rule.name} leaves its own example as it is"
+
+
+def test_a_readable_sentence_fires_nothing():
+    sentence = "A register is a very fast storage location inside the CPU."
+    with rules.counting() as fired:
+        assert why_unquotable(sentence, opens_passage=True) == "" and is_readable_sentence(sentence)
+    assert not fired
+
+
+def test_the_cut_overlap_rule_applies_to_a_passages_first_sentence_only():
+    assert why_unquotable(CUT_BY_OVERLAP.example, opens_passage=True) == "sentence:cut-by-overlap"
+    assert why_unquotable(CUT_BY_OVERLAP.example) == ""
+
+
+def test_a_rule_switched_off_lets_its_example_through_and_is_not_counted():
+    heading = "4.4 The CALL and RET Instructions"
+    with rules.counting() as fired, rules.switched_off(["sentence:heading"]):
+        assert why_unquotable(heading) != "sentence:heading"
+    assert "sentence:heading" not in fired
+    assert why_unquotable(heading) == "sentence:heading"  # on again after the block
+
+
+def test_a_cleaner_switched_off_keeps_what_it_would_cut():
+    glued = "Chapter 1 Registers\nA register is a very fast store."
+    assert quotable(glued) == "A register is a very fast store."
+    with rules.counting() as fired, rules.switched_off(["quote:glued-heading"]):
+        assert quotable(glued).startswith("Chapter 1")
+    assert "quote:glued-heading" not in fired
+
+
+def test_nested_counting_blocks_each_count_what_fires_inside_them():
+    with rules.counting() as outer:
+        why_unquotable("if ( p[0] == 0x12 ) printf ( found );")
+        with rules.counting() as inner:
+            why_unquotable("4.4 The CALL and RET Instructions")
+    assert outer == {"sentence:code": 1, "sentence:heading": 1} and inner == {"sentence:heading": 1}
+
+
+def test_an_unknown_rule_is_an_error_that_lists_the_rules():
+    with pytest.raises(KeyError, match="sentence:heading"), rules.switched_off(["sentence:no-such-rule"]):
+        pass
