@@ -8,7 +8,7 @@ cosine) and the words both languages share.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from baeum.answering.answers import Answer, Citation, Passage, citation_for
 from baeum.answering.crosslingual import (
@@ -77,21 +77,23 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
             # XOR operation" answers "XOR 연산의 진리표", the OR sentence before it does not.
             overlap = sum(weight[term] for term in shared & (terms | under)) / sum(weight.values()) if shared else 0.0
             defining = any(is_definition(sentence, name) for name in defined)
-            score = (
-                overlap
-                + PASSAGE_RANK_WEIGHT / (1 + rank)
-                + POSITION_WEIGHT / (1 + position)
-                - (ASIDE_PENALTY if aside else 0.0)
-                + (DEFINITION_BONUS if defining else 0.0)
-                + (NAMING_BONUS if naming_asked and GIVES_NAME.search(sentence) else 0.0)
+            # Across languages no sentence is penalised for its length or a pointing opening (not measured there).
+            features = sentence_features(
+                overlap=overlap, rank=rank, position=position, defines=defining, gives_name=naming_asked and bool(GIVES_NAME.search(sentence)),
+                aside=aside,
+            )  # fmt: skip
+            candidates.append(
+                Candidate(sentence_score(features), rank, position, sentence, passage, defining, terms, (), 1.0, aside, under, features)
             )
-            candidates.append(Candidate(score, rank, position, sentence, passage, defining, terms, (), 1.0, aside, under))
     if similarity is not None and candidates:
         cosines = similarity(question, [candidate.sentence for candidate in candidates])
         candidates = [
             replace(
-                candidate, score=candidate.score + MEANING_WEIGHT * cosine, overlap=max(cosine, 1e-6)
-            )  # _choose keeps those near the best
+                candidate,
+                score=sentence_score({**candidate.features, "meaning": cosine}),
+                features={**candidate.features, "meaning": cosine},
+                overlap=max(cosine, 1e-6),  # _choose keeps those near the best
+            )
             for candidate, cosine in zip(candidates, cosines, strict=True)
         ]
     naming = {candidate.passage.n for candidate in candidates if named and set(named) <= candidate.terms | candidate.section}
@@ -149,6 +151,48 @@ LONG_SENTENCE_CHARS = 300
 LONG_SENTENCE_PENALTY = 0.0005  # per character beyond LONG_SENTENCE_CHARS
 
 
+NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for one
+
+
+# The named features a candidate sentence is scored on and their weights, for both candidate paths (in one
+# language and across languages). The weights are set by hand (each constant's comment says why); fitting
+# them on the tuning part of the evaluation sets is the next step (issue #28).
+FEATURE_WEIGHTS = {
+    "overlap": 1.0,  # the share of the question's terms in the sentence (across languages: shared-script terms, glosses, heading)
+    "passage_rank": PASSAGE_RANK_WEIGHT,  # 1 / (1 + the passage's retrieval rank)
+    "position": POSITION_WEIGHT,  # 1 / (1 + the sentence's index in its passage)
+    "long_characters": -LONG_SENTENCE_PENALTY,  # characters beyond LONG_SENTENCE_CHARS
+    "defines": DEFINITION_BONUS,  # defines what "what is X" asks for
+    "gives_name": NAMING_BONUS,  # gives a name, for a question that asks for one
+    "anaphoric_opening": -ANAPHORIC_OPENING_PENALTY,  # opens with "It"/"This"/"그": leans on the sentence before
+    "aside": -ASIDE_PENALTY,  # a footnote's sentence, or front or back matter
+    "meaning": MEANING_WEIGHT,  # the multilingual embedder's cosine to the question (across languages)
+}
+
+
+def sentence_features(
+    *,
+    overlap: float,
+    rank: int,
+    position: int,
+    long_characters: int = 0,
+    defines: bool = False,
+    gives_name: bool = False,
+    anaphoric_opening: bool = False,
+    aside: bool = False,
+) -> dict[str, float]:
+    """A candidate sentence's named features (see ``FEATURE_WEIGHTS``)."""
+    return {
+        "overlap": overlap, "passage_rank": 1 / (1 + rank), "position": 1 / (1 + position), "long_characters": float(long_characters),
+        "defines": float(defines), "gives_name": float(gives_name), "anaphoric_opening": float(anaphoric_opening), "aside": float(aside),
+    }  # fmt: skip
+
+
+def sentence_score(features: dict[str, float]) -> float:
+    """The weighted sum of a candidate's features: the one score both candidate paths rank by."""
+    return sum(FEATURE_WEIGHTS[name] * value for name, value in features.items())
+
+
 @dataclass(frozen=True)
 class Candidate:
     score: float
@@ -162,9 +206,7 @@ class Candidate:
     overlap: float = 0.0  # the share of the question's terms the sentence contains
     aside: bool = False  # a footnote's sentence, or front or back matter: quoted only when the body says nothing better, and alone
     section: frozenset = frozenset()  # the terms of the numbered heading the sentence stands under (across languages)
-
-
-NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for one
+    features: dict = field(default_factory=dict)  # what ``score`` is the weighted sum of (``sentence_features``)
 
 
 def _passage_candidates(
@@ -186,17 +228,16 @@ def _passage_candidates(
         if LIST_LEAD_IN.search(sentence) and not items:
             continue  # a lead-in whose list is not in this passage would dangle
         defining = any(is_definition(sentence, term) for term in defined)
-        score = (
-            overlap
-            + PASSAGE_RANK_WEIGHT / (1 + rank)
-            + POSITION_WEIGHT / (1 + position)
-            - LONG_SENTENCE_PENALTY * max(0, len(sentence) - LONG_SENTENCE_CHARS)
-            + (DEFINITION_BONUS if defining else 0.0)
-            + (NAMING_BONUS if naming_asked and GIVES_NAME.search(sentence) else 0.0)
-            - (ANAPHORIC_OPENING_PENALTY if ANAPHORIC_OPENING.match(sentence) else 0.0)
-            - (ASIDE_PENALTY if aside else 0.0)
+        features = sentence_features(
+            overlap=overlap, rank=rank, position=position, long_characters=max(0, len(sentence) - LONG_SENTENCE_CHARS), defines=defining,
+            gives_name=naming_asked and bool(GIVES_NAME.search(sentence)), anaphoric_opening=bool(ANAPHORIC_OPENING.match(sentence)),
+            aside=aside,
+        )  # fmt: skip
+        candidates.append(
+            Candidate(
+                sentence_score(features), rank, position, sentence, passage, defining, terms, items, overlap, aside, features=features
+            )
         )
-        candidates.append(Candidate(score, rank, position, sentence, passage, defining, terms, items, overlap, aside))
     return candidates
 
 
