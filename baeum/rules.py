@@ -64,6 +64,17 @@ def cleaned(rule: Rule, text: str) -> str:
     return result
 
 
+def resolved(rule: Rule, *args):
+    """What ``rule`` (a resolver: its test returns a result or None) makes of ``args``, unless switched off;
+    a result is counted as a firing."""
+    if rule.name in _OFF:
+        return None
+    result = rule.test(*args)
+    if result is not None:
+        fired(rule.name)
+    return result
+
+
 def fired(name: str) -> None:
     for counter in _COUNTERS.get():
         counter[name] += 1

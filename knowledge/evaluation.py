@@ -66,6 +66,7 @@ def rules_option(parser) -> None:
 @contextmanager
 def rules_run(without: list[str]):
     """Count the rules that fire during the run, with ``without`` switched off; yield the counter."""
+    import baeum.answering.followups  # noqa: F401 - registers its rules
     import baeum.answering.quoting  # noqa: F401 - registers its rules
     import baeum.answering.sentences  # noqa: F401 - registers its rules
 

@@ -9,7 +9,9 @@ retrieval, over the conversation's ``history``.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from baeum import rules
 from baeum.answering.answers import CITATION
 from baeum.answering.crosslingual import NOTE_PREFIX
 from baeum.answering.forms import compared_terms
@@ -316,37 +318,98 @@ _RETURNS_TO = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """A question read once against the conversation: what every resolver decides on."""
+
+    question: str
+    memory: Memory
+    item: str  # the item an ordinal points at, when the caller found it where the materials name it
+    previous: dict | None  # the last answered turn about the materials
+    topic: str  # the topic the learner stated ("topic" entity), if any
+    ordinal: int | None  # "the second one" → 2
+    refers: bool  # points back (a pointing word, "one", a continuation, an ordinal)
+
+    @classmethod
+    def read(cls, question: str, memory: Memory, *, item: str = "") -> FollowUp:
+        ordinal = ordinal_of(question)
+        refers = (
+            bool(ANAPHORA_EN.search(question) or ANAPHORA_KO.search(question) or _ONE_EN.search(question) or continues(question))
+            or ordinal is not None
+        )
+        topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
+        return cls(question, memory, item, previous_turn(memory), topic, ordinal, refers)
+
+
+def _returns_to_a_topic(follow_up: FollowUp) -> str | None:
+    """ "Going back to tuples, can I change one?": it names its topic; the turn before is another."""
+    returning = _RETURNS_TO.search(follow_up.question)
+    question = follow_up.question
+    return normalize_query(question[: returning.start()] + question[returning.end() :]) if returning else None
+
+
+def _stands_alone(follow_up: FollowUp) -> str | None:
+    """Points back at nothing, or there is nothing to point at."""
+    if not follow_up.refers or (follow_up.previous is None and not follow_up.topic):
+        return normalize_query(follow_up.question)
+    return None
+
+
+def _the_stated_topic(follow_up: FollowUp) -> str | None:
+    """No answered turn yet: the topic the learner stated ("그 회사 매출은?" after naming A사)."""
+    return normalize_query(f"{follow_up.topic} {without_anaphora(follow_up.question)}") if follow_up.previous is None else None
+
+
+def _the_nth_item(follow_up: FollowUp) -> str | None:
+    """ "Tell me more about the second one.": the item the ordinal counts to, by its name."""
+    if follow_up.ordinal is None:
+        return None
+    item = follow_up.item or nth(enumerated_items(follow_up.memory, follow_up.question)[0], follow_up.ordinal)
+    if not item:
+        return None
+    stripped = without_ordinal(without_anaphora(follow_up.question))  # resolved: "second" would find "The second operand"
+    return normalize_query(f"{' '.join(item_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
+
+
+def _the_previous_topic(follow_up: FollowUp) -> str | None:
+    """ "Give me an example of one" / "그거 예시": the previous question's topic and the first line of its answer."""
+    previous = follow_up.previous
+    items = answer_items(previous.get("answer", ""))
+    carried = carried_terms(topic_question(previous))[:FOLLOW_UP_TERMS]
+    if items:
+        carried += [term for term in carried_terms(items[0]) if term not in carried][:FOLLOW_UP_TERMS]
+    return normalize_query(f"{' '.join(carried) or follow_up.topic} {without_anaphora(follow_up.question)}")
+
+
+# How a follow-up is made to stand alone: the first resolver that answers decides.
+RESOLVERS = rules.register(
+    rules.Rule("followup:returns-to-topic", _returns_to_a_topic, "Going back to tuples, can I change one?", "names its own topic"),
+    rules.Rule("followup:stands-alone", _stands_alone, "What is a register?", "points back at nothing"),
+    rules.Rule("followup:stated-topic", _the_stated_topic, "그 회사 매출은?", "the topic the learner stated, before any answer"),
+    rules.Rule("followup:nth-item", _the_nth_item, "Tell me more about the second one.", "an ordinal: the item it counts to"),
+    rules.Rule("followup:previous-topic", _the_previous_topic, "Give me an example of one.", "the previous turn's topic"),
+)
+
+
+def resolve(question: str, memory: Memory, *, item: str = "") -> tuple[str, str]:
+    """``question`` made to stand alone from the conversation, and the resolver that did it ("" when every
+    resolver that would have answered is switched off)."""
+    follow_up = FollowUp.read(question, memory, item=item)
+    for resolver in RESOLVERS:
+        resolved = rules.resolved(resolver, follow_up)
+        if resolved is not None:
+            return resolved, resolver.name
+    return normalize_query(question), ""
+
+
 def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
-    """Make a follow-up stand alone from the previous turn's question and answer.
+    """Make a follow-up stand alone from the previous turn's question and answer (``RESOLVERS``, in order).
 
     "Tell me more about the second one." → the second line of the previous answer; "Give me an example of
     one" / "그거 예시" → the previous question's topic and the first line of its answer; "그 회사 매출은?"
     after talking about A사 → "A사 매출은?".
     """
-    returning = _RETURNS_TO.search(question)
-    if returning:  # "Going back to tuples, can I change one?": it names its topic; the turn before is another
-        return normalize_query(question[: returning.start()] + question[returning.end() :])
-    previous = previous_turn(memory)
-    topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
-    ordinal = ordinal_of(question)
-    refers = (
-        bool(ANAPHORA_EN.search(question) or ANAPHORA_KO.search(question) or _ONE_EN.search(question) or continues(question))
-        or ordinal is not None
-    )
-    if not refers or (previous is None and not topic):
-        return normalize_query(question)
-    stripped = without_anaphora(question)
-    if previous is None:
-        return normalize_query(f"{topic} {stripped}")
-    items = answer_items(previous.get("answer", ""))
-    item = item or (nth(enumerated_items(memory, question)[0], ordinal) if ordinal is not None else "")
-    if ordinal is not None and item:
-        stripped = without_ordinal(stripped)  # resolved: "second" would find "The second operand"
-        return normalize_query(f"{' '.join(item_terms(item)[: 2 * FOLLOW_UP_TERMS])} {stripped}")
-    carried = carried_terms(topic_question(previous))[:FOLLOW_UP_TERMS]
-    if items:
-        carried += [term for term in carried_terms(items[0]) if term not in carried][:FOLLOW_UP_TERMS]
-    return normalize_query(f"{' '.join(carried) or topic} {stripped}")
+    return resolve(question, memory, item=item)[0]
 
 
 def anchored_query(question: str, memory: Memory) -> str:

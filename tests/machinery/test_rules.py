@@ -59,3 +59,46 @@ def test_nested_counting_blocks_each_count_what_fires_inside_them():
 def test_an_unknown_rule_is_an_error_that_lists_the_rules():
     with pytest.raises(KeyError, match="sentence:heading"), rules.switched_off(["sentence:no-such-rule"]):
         pass
+
+
+def test_each_follow_up_resolver_decides_its_own_example():
+    from baeum.answering.followups import RESOLVERS, resolve
+    from baeum.answering.history import Memory
+
+    answered = Memory(
+        recent=[
+            {
+                "turn": 1,
+                "question": "What kinds of errors can occur in a program?",
+                "answer": "Three kinds of errors can occur in a program: syntax errors, runtime errors, and semantic errors. [1]",
+                "refused": False,
+                "searched": "",
+            }
+        ]
+    )
+    stated = Memory(entities=[{"key": "topic", "value": "A사", "turn": 1}])
+    memories = {"followup:stated-topic": stated}
+    for resolver in RESOLVERS:
+        with rules.counting() as fired:
+            query, name = resolve(resolver.example, memories.get(resolver.name, answered))
+        assert name == resolver.name, (resolver.example, name, query)
+        assert fired == {resolver.name: 1}
+    assert resolve("Tell me more about the second one.", answered)[0].startswith("runtime error")
+
+
+def test_a_resolver_switched_off_hands_the_question_to_the_next():
+    from baeum.answering.followups import resolve
+    from baeum.answering.history import Memory
+
+    memory = Memory(
+        recent=[
+            {
+                "turn": 1,
+                "question": "What kinds of errors are there?",
+                "answer": "Errors: syntax errors, runtime errors, and semantic errors.",
+                "refused": False,
+            }
+        ]
+    )
+    with rules.switched_off(["followup:nth-item"]):
+        assert resolve("Tell me more about the second one.", memory)[1] == "followup:previous-topic"
