@@ -3,7 +3,8 @@
 import re
 
 from baeum.extraction.chunking import PageText, chunk_pages, heading_level
-from baeum.extraction.tables import find_tables, split_footnotes, structure_report, superscript_references, value_cells
+from baeum.extraction.tables import find_tables, split_footnotes, superscript_references, value_cells
+from baeum.extraction.tables_report import structure_report
 from baeum.language.text import split_sentences
 
 PROSE = (
@@ -138,10 +139,25 @@ def test_rows_of_a_figure_are_never_headings():
 
 
 def test_a_captioned_table_without_numbers_is_kept_whole():
-    lines = [PROSE, "Unit Letter", "byte B", "word W", "double word D", "quad word Q", "Table 1.3: Letters for RESX and DX Directives", PROSE]
+    lines = [
+        PROSE,
+        "Unit Letter",
+        "byte B",
+        "word W",
+        "double word D",
+        "quad word Q",
+        "Table 1.3: Letters for RESX and DX Directives",
+        PROSE,
+    ]
     tables = find_tables(lines, typical_width=100)
     assert [(table.start, table.end) for table in tables] == [(1, 7)]
-    korean = ["[표 1] 문서 및 질문 개수", "학습 검증 평가 합계", "문서 38,496 4,736 4,725 47,957", "질문 83,486 10,165 9,309 102,960", PROSE]
+    korean = [
+        "[표 1] 문서 및 질문 개수",
+        "학습 검증 평가 합계",
+        "문서 38,496 4,736 4,725 47,957",
+        "질문 83,486 10,165 9,309 102,960",
+        PROSE,
+    ]
     tables = find_tables(korean, typical_width=40)
     assert [(table.start, table.end) for table in tables] == [(0, 4)]
 
@@ -162,13 +178,23 @@ def test_footnotes_are_found_by_their_number_and_the_marker_above():
     korean = ["위에 나온 어셈블리 코드는 오직 무료 GNU10) 의 DJGPP C/C++ 컴파일러 에서만", "돌아간다11) 이 컴파일러는 인터넷을 통해 무료로 다운로드 할 수 있다.",
               "10) 무료 소프트웨어 재단 (Free Software Foundation)", "11) http://www.delorie.com/djgpp"]  # fmt: skip
     assert split_footnotes(korean)[1] == korean[2:]
-    alone = ["This ensures that the process uses the correct 4-bit segments2", ". Example:", "2", "If it is not clear why, try the example."]
+    alone = [
+        "This ensures that the process uses the correct 4-bit segments2",
+        ". Example:",
+        "2",
+        "If it is not clear why, try the example.",
+    ]
     assert split_footnotes(alone)[1] == alone[2:]
     # A number at the bottom with no marker above is text, not a footnote ("2의 보수", a code listing's output).
     assert split_footnotes(["2의 보수 표현은 오직 한 가지 방법밖에 없다.", "80x86 은 for 같은 명령을 지원한다.", "2nd Edition"])[1] == []
     assert split_footnotes([">>> 1 + 1", "2", "The last line is a prompt."])[1] == []
     marked = "Convert each 4-bit segment of the number to hex2 and read the digits from the right."
-    for bottom in (["2BD16 = 2 × 162 + 11 × 161 + 13 × 160"], ["2a", "The expression inside the root"], ["2", "3 segment .bss"], ["2)) 할 수 있다."]):
+    for bottom in (
+        ["2BD16 = 2 × 162 + 11 × 161 + 13 × 160"],
+        ["2a", "The expression inside the root"],
+        ["2", "3 segment .bss"],
+        ["2)) 할 수 있다."],
+    ):
         assert split_footnotes([marked, *bottom])[1] == [], bottom  # a formula, a listing's line numbers
 
 
@@ -219,7 +245,14 @@ def test_a_table_at_the_top_of_a_page_opens_no_chapter():
     from baeum.extraction.structure import FRONT, page_matter
 
     figure = "0 Operation Code\n1 Logical Unit\n2 Middle Address\n3 Low Address\n4 Transfer Length\nFigure 7.6: SCSI Read Command Format"
-    texts = ["A Book", "Copyright 2026", "Preface\n" + PROSE, f"{figure}\n{PROSE}", "Preface, continued\n" + PROSE, "Chapter 1\nIntroduction\n" + PROSE]
+    texts = [
+        "A Book",
+        "Copyright 2026",
+        "Preface\n" + PROSE,
+        f"{figure}\n{PROSE}",
+        "Preface, continued\n" + PROSE,
+        "Chapter 1\nIntroduction\n" + PROSE,
+    ]
     texts += [PROSE] * 24
 
     matter = page_matter(texts)
@@ -248,6 +281,12 @@ def test_a_section_heading_next_to_a_table_stays_a_heading():
     below = ["Table 2.1: Sizes", "byte 1", "word 2", "1.2 Computer Organization", PROSE]
     between = ["Goodwill 10,051 10,513", "Inventories 4,366 4,034", "Total assets 36,500 37,987", "2.3 Liabilities", "Debt 1,000 2,000"]
 
-    for lines, heading in ((table + ["1.2 Computer Organization", PROSE], "1.2 Computer Organization"), (below, "1.2 Computer Organization"), (between, "2.3 Liabilities")):
-        rows = {index for table in find_tables(lines, typical_width=80, is_heading=heading_level) for index in range(table.start, table.end)}
+    for lines, heading in (
+        (table + ["1.2 Computer Organization", PROSE], "1.2 Computer Organization"),
+        (below, "1.2 Computer Organization"),
+        (between, "2.3 Liabilities"),
+    ):
+        rows = {
+            index for table in find_tables(lines, typical_width=80, is_heading=heading_level) for index in range(table.start, table.end)
+        }
         assert lines.index(heading) not in rows, lines
