@@ -20,7 +20,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from baeum.extraction.officeworker import DOCX, HWPX, PPTX
+from baeum.extraction.office_archive import DOCX, HWPX, PPTX
 from baeum.extraction.readers import Budget, ExtractedPage, ExtractionError, sniff_kind, spawn_reader
 
 OFFICE_EXTENSIONS = {".docx": DOCX, ".pptx": PPTX, ".hwpx": HWPX}

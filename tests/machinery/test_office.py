@@ -16,7 +16,7 @@ from docx.shared import Pt
 from pptx import Presentation
 from pptx.util import Inches
 
-from baeum.extraction import office, officeworker
+from baeum.extraction import office, office_archive
 from baeum.extraction.chunking import heading_level
 from baeum.extraction.readers import ExtractionError
 
@@ -350,22 +350,22 @@ def test_hostile_or_wrong_files_fail_with_a_reason_naming_the_file(tmp_path, fil
 def test_archive_limits_refuse_before_anything_is_parsed():
     data = _rezip(_document(), word__media__pad_dot_bin=random.Random(7).randbytes(3 * 1024 * 1024))  # incompressible
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        officeworker.check_archive(archive)  # within the default limits
+        office_archive.check_archive(archive)  # within the default limits
         for limits, words in [
-            (officeworker.ArchiveLimits(max_entries=5), "parts"),
-            (officeworker.ArchiveLimits(max_uncompressed_bytes=2 * 1024 * 1024), "uncompressed"),
-            (officeworker.ArchiveLimits(max_compression_ratio=5, ratio_grace_bytes=1000), "compressed"),
-            (officeworker.ArchiveLimits(max_xml_bytes=1024), "XML"),
+            (office_archive.ArchiveLimits(max_entries=5), "parts"),
+            (office_archive.ArchiveLimits(max_uncompressed_bytes=2 * 1024 * 1024), "uncompressed"),
+            (office_archive.ArchiveLimits(max_compression_ratio=5, ratio_grace_bytes=1000), "compressed"),
+            (office_archive.ArchiveLimits(max_xml_bytes=1024), "XML"),
         ]:
-            with pytest.raises(officeworker.Refused) as caught:
-                officeworker.check_archive(archive, limits)
+            with pytest.raises(office_archive.Refused) as caught:
+                office_archive.check_archive(archive, limits)
             assert caught.value.code == "too_complex" and words in caught.value.detail
 
 
 def test_xml_parser_stops_at_a_doctype_before_entities_are_declared():
-    with pytest.raises(officeworker.Refused):
-        officeworker.parse_xml(b'<!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>')
-    assert officeworker.parse_xml(b"<a><b>text</b></a>")[0].text == "text"
+    with pytest.raises(office_archive.Refused):
+        office_archive.parse_xml(b'<!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>')
+    assert office_archive.parse_xml(b"<a><b>text</b></a>")[0].text == "text"
 
 
 def _book_sized_docx(paragraphs: int) -> bytes:
