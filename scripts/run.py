@@ -41,7 +41,7 @@ READY_TIMEOUT_SECONDS = 300  # models load in each web process before it serves 
 MEDIA_ROOT = Path(os.environ.get("BAEUM_MEDIA_ROOT") or ROOT / "media")
 STATIC_ROOT = ROOT / "staticfiles"  # settings.STATIC_ROOT; collectstatic writes it as the user of this run
 # The account the web server and workers run as when this runs as root; made (a system account without
-# a home or a login shell) when missing. The PDF readers' account (extract.CHILD_USER) is another matter.
+# a home or a login shell) when missing. The PDF readers' account (baeum.extraction.children.CHILD_USER) is another matter.
 RUN_AS_USER = os.environ.get("BAEUM_RUN_AS_USER", "baeum")
 NEW_ACCOUNT_HOME = "/nonexistent"
 PROBE_SECONDS = 60  # importing Celery and the project as the account: 0.3 s here (a busy disk may take far longer)

@@ -1,6 +1,6 @@
 """Extraction: from an uploaded file to pages, tables, structure and chunks. No Django imports.
 
-``readers`` reads PDF, text and Markdown in resource-limited child processes (``pdfworker``); ``ocr``
+``readers`` reads PDF, text and Markdown in resource-limited child processes (``children``, ``pdfworker``); ``ocr``
 recognises scanned pages with Tesseract (``ocrworker``); ``office`` reads Office and Hancom documents in a
 child (``officeworker``, which checks the archive with ``office_archive`` and reads it with
 ``office_formats``); ``pageimage`` renders a page picture; ``tables`` finds tables and footnotes

@@ -20,8 +20,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from baeum.extraction.children import spawn_reader
 from baeum.extraction.office_archive import DOCX, HWPX, PPTX
-from baeum.extraction.readers import Budget, ExtractedPage, ExtractionError, sniff_kind, spawn_reader
+from baeum.extraction.readers import Budget, ExtractedPage, ExtractionError, sniff_kind
 
 OFFICE_EXTENSIONS = {".docx": DOCX, ".pptx": PPTX, ".hwpx": HWPX}
 

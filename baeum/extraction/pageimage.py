@@ -1,7 +1,7 @@
 """A picture of one original PDF page for the page viewer: figures, formulas and tables the text view loses.
 
 The page is drawn by the OCR worker's child (``python -m baeum.extraction.ocrworker render … color``, PDFium) started with
-``baeum.extraction.readers.spawn_reader``: PDFium runs on an untrusted file, so a hostile page kills a child with a memory
+``baeum.extraction.children.spawn_reader``: PDFium runs on an untrusted file, so a hostile page kills a child with a memory
 limit and a time budget, never the web process.
 """
 
@@ -11,7 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from baeum.extraction.readers import spawn_reader
+from baeum.extraction.children import spawn_reader
 
 # 130 dpi draws an A4 page 1075 px wide: sharp in the viewer's column (about 660 px beside the text at 1366 px,
 # 1070 px alone) and on a phone's 2x screen, at 90-200 KB a page (WebP, see baeum.extraction.ocrworker).

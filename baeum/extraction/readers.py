@@ -10,15 +10,8 @@ No Django imports.
 from __future__ import annotations
 
 import json
-import math
-import os
-import pwd
 import queue
-import resource
-import signal
-import stat
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,10 +20,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from baeum.extraction.children import CPU_LIMIT_RETURNCODES, spawn_reader
+
 PDF = "pdf"
 TEXT = "text"
 MARKDOWN = "markdown"
-
 TEXT_EXTENSIONS = {".txt": TEXT, ".text": TEXT, ".md": MARKDOWN, ".markdown": MARKDOWN}
 # Slides and documents (read by ``baeum.extraction.office``, which checks their content itself).
 OFFICE_EXTENSIONS = {".docx": "docx", ".pptx": "pptx", ".hwpx": "hwpx"}
@@ -118,9 +112,6 @@ def check_kind(*, filename: str, head: bytes) -> str:
     return declared
 
 
-# --- Plain text ------------------------------------------------------------------------------
-
-
 def decode_text(data: bytes, *, filename: str) -> str:
     for encoding in ("utf-8-sig", "utf-16", "cp949"):
         if encoding == "utf-16" and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -148,18 +139,6 @@ def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS) -> list[Ex
     return pages
 
 
-# --- PDF -------------------------------------------------------------------------------------
-
-
-# CPU seconds a reader child may use in all (RLIMIT_CPU; SIGXCPU at the limit, SIGKILL a second later).
-# The wall-clock budget alone let a child spin on one hostile content stream for the whole deadline.
-DEFAULT_CHILD_CPU_SECONDS = 300
-# The unprivileged account reader children run as when Baeum runs as root (the file is handed over open).
-CHILD_USER = os.environ.get("BAEUM_CHILD_USER", "nobody")
-# How a child stopped by its CPU limit ends.
-_CPU_LIMIT_RETURNCODES = (-signal.SIGXCPU, 128 + signal.SIGXCPU)
-
-
 class Preempted(Exception):  # noqa: N818 - not an error: the caller moves the work elsewhere
     """Reading stopped at the caller's time cap (``time_cap``); nothing is wrong with the file."""
 
@@ -176,68 +155,6 @@ def time_cap(seconds: float):
         yield
     finally:
         _time_cap.reset(token)
-
-
-def _limits(memory_bytes: int, cpu_seconds: float) -> Callable[[], None]:
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        cpu = max(1, math.ceil(cpu_seconds))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a child ended by SIGXCPU writes no core file
-        os.nice(5)
-
-    return apply
-
-
-def _unprivileged_account() -> tuple[int, int] | None:
-    """(uid, gid) to run a child as, or None: not root, no such user, or the interpreter is out of its
-    reach (a Python under /root, mode 0700: the child could not start; then it keeps running as root,
-    still under its memory and CPU limits)."""
-    if os.geteuid() != 0:
-        return None
-    try:
-        account = pwd.getpwnam(CHILD_USER)
-    except KeyError:
-        return None
-    for directory in Path(sys.executable).resolve().parents:
-        if not directory.stat().st_mode & stat.S_IXOTH:
-            return None
-    return account.pw_uid, account.pw_gid
-
-
-def spawn_reader(
-    module: str, args: list[str], *, memory_bytes: int, cpu_seconds: float = DEFAULT_CHILD_CPU_SECONDS, input_path: Path | None = None
-) -> subprocess.Popen:
-    """Start a reader child (``python -m module args``) under memory and CPU-time limits, its output as
-    UTF-8 text: how PDFs and Office files are read, so a hostile file kills a child, never the caller.
-
-    With ``input_path``, the child gets that file already open (``fd:N`` replaces the path in ``args``)
-    and, when Baeum runs as root, runs as an unprivileged user who could not open it, or anything else.
-    """
-    descriptor = None
-    account = None
-    if input_path is not None:
-        descriptor = os.open(input_path, os.O_RDONLY)
-        args = [f"fd:{descriptor}" if argument == str(input_path) else argument for argument in args]
-        account = _unprivileged_account()
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-m", module, *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            preexec_fn=_limits(memory_bytes, cpu_seconds),
-            cwd=str(Path(__file__).resolve().parents[2]),
-            text=True,
-            encoding="utf-8",
-            pass_fds=(descriptor,) if descriptor is not None else (),
-            user=account[0] if account else None,
-            group=account[1] if account else None,
-            extra_groups=[] if account else None,
-            umask=0o077,
-        )
-    finally:
-        if descriptor is not None:
-            os.close(descriptor)  # the child has its own copy
 
 
 def _run_worker(args: list[str], budget: Budget, path: Path, *, cpu_seconds: float) -> subprocess.Popen:
@@ -291,14 +208,11 @@ def _probe(path: Path, *, filename: str, budget: Budget) -> int:
 PERMANENT_FAILURES = frozenset(
     {"encrypted", "malformed", "no_pages", "empty_file", "unsupported_type", "content_mismatch", "bad_encoding", "too_much_text"}
 )
-
 _PROBE_MESSAGES = {
     "encrypted": "“{name}” is protected with a password. Remove the password (print or save it as a new PDF) and upload it again.",
     "malformed": "“{name}” is not a readable PDF ({detail}). It may be truncated or damaged: download or export it again and re-upload.",
     "no_pages": "“{name}” contains no pages. Export it again and re-upload.",
 }
-
-
 # How a child that died reading a PDF died, as seen by the parent. RLIMIT_AS makes Python raise MemoryError
 # and PDFium abort() (SIGABRT: it terminates on a failed allocation; a 1 GiB flate bomb does this here).
 _OUT_OF_MEMORY_RETURNCODES = (-9, 137, -6)
@@ -311,7 +225,7 @@ MAX_CPU_LIMIT_PAGES = 2
 
 
 def _crash_error(filename: str, returncode: int | None, stderr: str) -> ExtractionError:
-    if returncode in _CPU_LIMIT_RETURNCODES:
+    if returncode in CPU_LIMIT_RETURNCODES:
         return ExtractionError(
             "too_complex",
             f"“{filename}” has pages that take too much work to read (a page's drawing instructions ran past its "
@@ -500,7 +414,7 @@ class _PageReaders:
         if crash is None:
             return False
         self.crashes.append(crash)
-        if shard.process.returncode in _CPU_LIMIT_RETURNCODES:
+        if shard.process.returncode in CPU_LIMIT_RETURNCODES:
             self.cpu_limited += 1
         if len(self.crashes) > MAX_RESTARTS or self.cpu_limited >= MAX_CPU_LIMIT_PAGES:
             raise crash

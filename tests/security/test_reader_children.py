@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from baeum.extraction import readers as extract
-from baeum.extraction.readers import Budget, ExtractionError, extract_pdf_pages, probe_pdf, spawn_reader
+from baeum.extraction import children
+from baeum.extraction.children import spawn_reader
+from baeum.extraction.readers import Budget, ExtractionError, extract_pdf_pages, probe_pdf
 from tests.pdfgen import make_pdf
 
 # One content stream of this many text-showing operators takes PDFium ~3 s of CPU here (1 M: 1.6 s; the
@@ -76,10 +77,10 @@ def test_the_child_reads_a_file_it_is_handed_open(tmp_path):
 
 def test_children_drop_to_an_unprivileged_user_when_root_and_python_is_reachable():
     if os.geteuid() != 0:
-        assert extract._unprivileged_account() is None
+        assert children.unprivileged_account() is None
         return
     reachable = all(directory.stat().st_mode & 0o001 for directory in Path(sys.executable).resolve().parents)
-    account = extract._unprivileged_account()
+    account = children.unprivileged_account()
     if not reachable:
         # This machine's Python lives under a 0700 directory (/root/.pyenv): an unprivileged child could not
         # start, so children keep root but still get their memory and CPU limits.
@@ -87,4 +88,4 @@ def test_children_drop_to_an_unprivileged_user_when_root_and_python_is_reachable
         return
     import pwd
 
-    assert account == (pwd.getpwnam(extract.CHILD_USER).pw_uid, pwd.getpwnam(extract.CHILD_USER).pw_gid)
+    assert account == (pwd.getpwnam(children.CHILD_USER).pw_uid, pwd.getpwnam(children.CHILD_USER).pw_gid)
