@@ -122,7 +122,7 @@ class Chunk(models.Model):
     content_hash = models.CharField(max_length=64)
     term_count = models.PositiveIntegerField(default=0)  # analysed terms, the BM25 document length
     # [[character offset, page number], ...] where each page of ``content`` begins: a quote carries the
-    # page of its own sentence (``baeum.extraction.chunking.quote_pages``). Empty for chunks stored before it existed.
+    # page of its own sentence (``baeum.extraction.pages.quote_pages``). Empty for chunks stored before it existed.
     page_starts = models.JSONField(default=list, blank=True)
     # [[start, end], ...] character offsets of footnotes in ``content`` (moved to the end of their page's text):
     # the tutor never quotes one as its answer. Empty for chunks stored before it existed.
@@ -148,7 +148,7 @@ class Chunk(models.Model):
 
     def pages_of(self, quote: str) -> tuple[int, int]:
         """Return the first and last page of ``quote``, a passage of this chunk's text."""
-        from baeum.extraction.chunking import quote_pages
+        from baeum.extraction.pages import quote_pages
 
         return quote_pages(self.content, self.page_starts, quote, self.page_number)
 
@@ -160,7 +160,7 @@ class Chunk(models.Model):
 
     def pages_between(self, start: int, end: int) -> tuple[int, int]:
         """Return the first and last page of ``content[start:end]``."""
-        from baeum.extraction.chunking import page_span
+        from baeum.extraction.pages import page_span
 
         return page_span(self.page_starts, start, end, self.page_number)
 

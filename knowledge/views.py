@@ -6,7 +6,7 @@ from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from baeum.extraction.chunking import looks_like_code
+from baeum.extraction.lines import looks_like_code
 from baeum.language.analysis import content_terms
 from baeum.language.text import sentence_spans
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from baeum.errors import NotFound
-from baeum.extraction.chunking import heading_level
+from baeum.extraction.lines import heading_level
 from baeum.study.definitions import find_definitions
 from knowledge import selectors as knowledge
 

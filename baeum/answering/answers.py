@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from baeum.extraction.chunking import quote_pages
+from baeum.extraction.pages import quote_pages
 from baeum.language.text import is_hangul_heavy
 
 REFUSAL_KO = "제공된 자료에서 관련 내용을 찾을 수 없습니다."

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from baeum import rules
-from baeum.extraction.chunking import looks_like_code
+from baeum.extraction.lines import looks_like_code
 from baeum.language.analysis import (
     content_terms,
     function_word_share,

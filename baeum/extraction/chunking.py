@@ -12,12 +12,11 @@ No Django imports.
 
 from __future__ import annotations
 
-import re
 import statistics
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from baeum.extraction.lines import _BARE_CHAPTER, TERMINAL, heading_level, strip_running_lines
 from baeum.extraction.tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
 from baeum.language.analysis import join_lines
 from baeum.language.text import estimate_tokens, normalize_text, split_sentences
@@ -30,22 +29,6 @@ HEADING_BREAK_FILL = 0.4  # a sub-heading starts a new chunk once the current on
 # Layout heuristics, read off the sample books' PDFs (tests/machinery/test_chunking.py pins them).
 PARAGRAPH_END_WIDTH = 0.75  # a line shorter than this share of a typical line that ends a sentence closes its paragraph
 DEFAULT_LINE_WIDTH = 80.0  # a typical line's characters when a document has too few lines to measure it
-RUNNING_LINE_SHARE = 0.3  # a line repeated at the edge of this share of the pages is a running head or footer...
-RUNNING_LINE_MIN_PAGES = 3  # ...and of at least this many pages (a numbered one: its number moving with the page)
-RUNNING_LINE_MAX_CHARS = 100  # running heads and footers are short
-HEADING_MAX_CHARS = 90  # a longer line is a sentence, never a heading
-
-_DIGITS = re.compile(r"\d+")
-_PAGE_NUMBER_LINE = re.compile(r"^[\W_]*(?:page\s*)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.IGNORECASE)
-_HEADING_PATTERNS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"^(#{1,6})\s+\S"), 0),  # Markdown: level = number of #
-    (re.compile(r"^(?:Chapter|CHAPTER|Part|PART|Appendix|APPENDIX)\s*(?:\d+|[IVXL]+|[A-Z])\b"), 1),
-    (re.compile(r"^제\s*\d+\s*[장편부]"), 1),
-    (re.compile(r"^제\s*\d+\s*절"), 2),
-    (re.compile(r"^(\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2})\.?\s*[A-Za-z가-힣]"), -1),  # 1.2 / 1.2.3: level from dots
-    (re.compile(r"^(\d{1,2})\.?\s+[A-Z][A-Za-z]+(?:\s[A-Za-z]+){0,5}$"), -1),  # "3 Functions"
-]
-_TERMINAL = re.compile(r"[.!?。:;,]$|[다요죠]\.$")
 
 
 @dataclass(frozen=True)
@@ -84,100 +67,6 @@ class _Unit:
 
     def __post_init__(self) -> None:
         self.tokens = estimate_tokens(self.text)
-
-
-_TOC_ENTRY = re.compile(r"…|\S\s+\d{1,4}$")
-_BARE_CHAPTER = re.compile(r"^(?i:chapter|part|appendix)\s*\w+$|^제\s*\d+\s*[장편부절]$")
-
-
-_CODE_MARKERS = re.compile(
-    r">>>|\s;\s|//|::|==|!=|->|[{}]|#include|\bdef\s+\w+\(|\w+\([^)]*\);"
-    r"|\b(?:global|extern)\s+_\w+|\bsegment\s+\.(?:text|data|bss)\b"  # assembler directives
-)
-_ASSEMBLY_OPERANDS = re.compile(
-    r"\b(?:mov|lea|add|sub|cmp|and|or|xor|push|pop)\s+(?:dword\s+|byte\s+|word\s+)?[\w\[][\w\[\]+*-]*\s*[,;\]]", re.IGNORECASE
-)
-_LISTING_NUMBER = re.compile(r"(?<!\S)(\d{1,3})(?!\S)")
-
-
-def looks_like_code(text: str, *, listing_numbers: bool = True) -> bool:
-    """Tell a code listing from prose: comment and operator marks, assembly instructions with operands,
-    or (with ``listing_numbers``) the line numbers of a listing: small integers counting up, which a
-    truth table's rows of 0 and 1 also are. Code stays in chunks and search, but is never a key point,
-    a practice question or an answer sentence."""
-    if _CODE_MARKERS.search(text) or len(_ASSEMBLY_OPERANDS.findall(text)) >= 2:
-        return True
-    if not listing_numbers:
-        return False
-    numbers = [int(number) for number in _LISTING_NUMBER.findall(text)]
-    return sum(1 for first, second in zip(numbers, numbers[1:], strict=False) if 0 < second - first <= 2) >= 2
-
-
-def heading_level(line: str, *, markdown: bool = False) -> int:
-    """Return 1..6 when ``line`` looks like a heading, else 0. ``#`` lines count only in Markdown."""
-    if line.startswith("#") and not markdown:
-        return 0
-    if len(line) > HEADING_MAX_CHARS or len(line) < 2 or _TERMINAL.search(line) and not line.startswith("#"):
-        return 0
-    if _TOC_ENTRY.search(line) and not _BARE_CHAPTER.match(line):
-        return 0  # a table-of-contents entry ("3.2 Loops .... 41"), not the section itself
-    for pattern, level in _HEADING_PATTERNS:
-        match = pattern.match(line)
-        if not match:
-            continue
-        if level == 0:
-            return len(match.group(1))
-        if level == -1:
-            if len(line.split()) > 12:
-                return 0
-            return min(6, match.group(1).count(".") + 1)
-        if level == 1 and (len(line) > 50 or (")" in line and "(" not in line)):
-            return 0  # "Chapter 4 에서 다룰 것이다) …" is a sentence that mentions a chapter
-        return level
-    return 0
-
-
-def _edge_keys(line: str, position: int) -> set[str]:
-    """Keys under which an edge line may repeat: its digit-free skeleton, and for a line carrying a
-    number, the skeleton plus that number's offset from the page position (a printed page number)."""
-    skeleton = _DIGITS.sub("#", line).casefold()
-    keys = {skeleton} if skeleton == line.casefold() else set()
-    numbers = _DIGITS.findall(line)
-    # A printed page number opens or closes a running head ("12 Chapter 2" / "4.5. CALLING CONVENTIONS 75").
-    for number in dict.fromkeys(numbers[:2] + numbers[-1:]):
-        if len(number) <= 4:
-            keys.add(f"{skeleton}@{int(number) - position}")
-    return keys
-
-
-def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[str]]:
-    """Remove lines repeated at the top or bottom of many pages (running heads, footers, page numbers).
-
-    A line without digits is a running line when it sits at the edge of at least 30% of the pages
-    (and at least 3). A line with a number ("12 Chapter 2. Variables") is one when its number moves
-    with the page on at least 3 pages, so chapter headings that merely repeat a word stay.
-    """
-    if len(pages) < RUNNING_LINE_MIN_PAGES:
-        return [[line for line in lines if not _PAGE_NUMBER_LINE.match(line)] for lines in pages]
-    counts: Counter[str] = Counter()
-    for position, lines in enumerate(pages):
-        keys: set[str] = set()
-        for line in lines[:edge] + lines[-edge:]:
-            if len(line) <= RUNNING_LINE_MAX_CHARS:
-                keys |= _edge_keys(line, position)
-        counts.update(keys)
-    threshold = max(RUNNING_LINE_MIN_PAGES, int(RUNNING_LINE_SHARE * len(pages)))
-    repeated = {key for key, count in counts.items() if count >= (RUNNING_LINE_MIN_PAGES if "@" in key else threshold)}
-    cleaned: list[list[str]] = []
-    for position, lines in enumerate(pages):
-        keep = list(lines)
-        edges = sorted(set(range(min(edge, len(keep)))) | set(range(max(0, len(keep) - edge), len(keep))))
-        for index in edges:
-            line = keep[index]
-            if line and len(line) <= RUNNING_LINE_MAX_CHARS and (_edge_keys(line, position) & repeated or _PAGE_NUMBER_LINE.match(line)):
-                keep[index] = ""
-        cleaned.append([line for line in keep if line])
-    return cleaned
 
 
 def _table_units(number: int, lines: list[str], table: Table, table_id: int) -> list[_Unit]:
@@ -223,7 +112,7 @@ def _page_units(
                 yield from _table_units(number, lines, table_at[position], first_table_id + tables.index(table_at[position]))
             continue
         if pending_title is not None:
-            if line and len(line) <= 60 and not _TERMINAL.search(line) and not heading_level(line, markdown=markdown):
+            if line and len(line) <= 60 and not TERMINAL.search(line) and not heading_level(line, markdown=markdown):
                 pending_title = _Unit(
                     f"{pending_title.text} {line}", number, heading_level=pending_title.heading_level, paragraph_start=True
                 )
@@ -246,7 +135,7 @@ def _page_units(
             continue
         paragraph.append(line)
         # A short line that ends a sentence closes its paragraph (PDF text has no blank lines).
-        if _TERMINAL.search(line) and len(line) < PARAGRAPH_END_WIDTH * typical_width:
+        if TERMINAL.search(line) and len(line) < PARAGRAPH_END_WIDTH * typical_width:
             yield from flush()
     if pending_title is not None:
         yield pending_title
@@ -319,29 +208,6 @@ def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], li
         parts.append(unit.text)
         length += len(unit.text)
     return "".join(parts), starts, notes
-
-
-def page_at(page_starts: list[tuple[int, int]] | list[list[int]], offset: int, default: int) -> int:
-    """Return the page of the character at ``offset`` (``default`` for chunks stored without offsets)."""
-    page = default
-    for start, number in page_starts:
-        if start > offset:
-            break
-        page = number
-    return page
-
-
-def page_span(page_starts, start: int, end: int, default: int) -> tuple[int, int]:
-    """Return the first and last page of the text between ``start`` and ``end`` (a quote may span two)."""
-    return page_at(page_starts, start, default), page_at(page_starts, max(start, end - 1), default)
-
-
-def quote_pages(content: str, page_starts, quote: str, default: int) -> tuple[int, int]:
-    """Return the pages of ``quote`` inside ``content`` (its first occurrence), or ``default`` twice."""
-    position = content.find(quote) if quote else -1
-    if position < 0:
-        return default, default
-    return page_span(page_starts, position, position + len(quote), default)
 
 
 def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool) -> list[_Unit]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from baeum.extraction.chunking import heading_level
+from baeum.extraction.lines import heading_level
 from baeum.extraction.tables import find_tables
 
 FRONT = "front"

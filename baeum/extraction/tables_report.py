@@ -15,7 +15,8 @@ import sys
 
 import pypdfium2 as pdfium
 
-from baeum.extraction.chunking import PageText, chunk_pages, heading_level, strip_running_lines
+from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.lines import heading_level, strip_running_lines
 from baeum.extraction.pdfworker import page_text
 from baeum.extraction.structure import matter_breaks, page_matter
 from baeum.extraction.tables import find_tables, footnote_paragraphs, split_footnotes

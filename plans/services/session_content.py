@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from baeum.answering.quoting import without_leading_heading
 from baeum.answering.sentences import is_readable_sentence
-from baeum.extraction.chunking import looks_like_code
+from baeum.extraction.lines import looks_like_code
 from baeum.language import lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, sentence_spans

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from baeum.extraction.chunking import PageText, chunk_pages, looks_like_code, page_span, quote_pages
+from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.lines import looks_like_code
+from baeum.extraction.pages import page_span, quote_pages
 from baeum.language.text import split_sentences
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply

@@ -1,6 +1,8 @@
 import pytest
 
-from baeum.extraction.chunking import PageText, chunk_pages, heading_level, page_at, page_span, quote_pages, strip_running_lines
+from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.lines import heading_level, strip_running_lines
+from baeum.extraction.pages import page_at, page_span, quote_pages
 from baeum.language.text import estimate_tokens
 
 SENTENCE = "Recursion solves a problem by solving smaller instances of the same problem first. "

@@ -17,7 +17,7 @@ from pptx import Presentation
 from pptx.util import Inches
 
 from baeum.extraction import office, office_archive
-from baeum.extraction.chunking import heading_level
+from baeum.extraction.lines import heading_level
 from baeum.extraction.readers import ExtractionError
 
 # Readers run in child processes (PDFium, Tesseract, LibreOffice): not in the fast lane (make test-fast).

@@ -2,7 +2,8 @@
 
 import re
 
-from baeum.extraction.chunking import PageText, chunk_pages, heading_level
+from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.lines import heading_level
 from baeum.extraction.tables import find_tables, split_footnotes, superscript_references, value_cells
 from baeum.extraction.tables_report import structure_report
 from baeum.language.text import split_sentences
