@@ -51,4 +51,5 @@ stop: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) manage.py makemigrations --check --dry-run

@@ -45,6 +45,8 @@ LATER_OWNED_TABLES = {"chat": ["chat_conversationsource"], "knowledge": ["knowle
 def all_owned_tables() -> list[str]:
     """Every table of user-owned rows, each under the fail-closed policy."""
     return [table for group in (OWNED_TABLES, LATER_OWNED_TABLES) for tables in group.values() for table in tables]
+
+
 # No setting, or an empty one, matches nothing (NULL = owner_id is never true): the wall fails closed.
 _CONDITION = f"owner_id = NULLIF(current_setting('{SETTING}', true), '')::bigint"
 DEFAULT_SYSTEM_ROLE = "baeum_system"

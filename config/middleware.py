@@ -129,7 +129,14 @@ def client_address(request) -> str:
 
 # Sign-in and account forms, and how each says "wrong credentials" (the status of a failed attempt).
 _SIGN_IN_FAILURE = {"/login": 200, "/admin/login": 200, "/api/v1/auth/token": 400}
-_ACCOUNT_FORMS = {"/signup", "/api/v1/auth/register", "/api/v1/auth/password/reset", "/password-reset", "/verify/resend", "/api/v1/auth/verify/resend"}
+_ACCOUNT_FORMS = {
+    "/signup",
+    "/api/v1/auth/register",
+    "/api/v1/auth/password/reset",
+    "/password-reset",
+    "/verify/resend",
+    "/api/v1/auth/verify/resend",
+}
 # Forms that send an email to the account they name: counted per account at every attempt (no mail bombing).
 _MAILING_FORMS = {"/api/v1/auth/password/reset", "/password-reset", "/verify/resend", "/api/v1/auth/verify/resend"}
 
@@ -268,7 +275,9 @@ class RequestSizeMiddleware:
             length = 0
         if length <= limit:
             return self.get_response(request)
-        message = f"The request is {length / 1_048_576:.0f} MB; files up to {settings.BAEUM['MAX_UPLOAD_BYTES'] / 1_048_576:.0f} MB are accepted."
+        message = (
+            f"The request is {length / 1_048_576:.0f} MB; files up to {settings.BAEUM['MAX_UPLOAD_BYTES'] / 1_048_576:.0f} MB are accepted."
+        )
         if request.path.startswith("/api/"):
             response = JsonResponse({"error": {"code": "file_too_large", "message": message, "details": {}}}, status=413)
         else:

@@ -379,7 +379,11 @@ class SearchApi(APIView):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         chosen = values.get("refIds")
-        scope = selectors.Scope.library(type=values.get("type")) if chosen is None else selectors.Scope.materials(chosen, type=values.get("type"))
+        scope = (
+            selectors.Scope.library(type=values.get("type"))
+            if chosen is None
+            else selectors.Scope.materials(chosen, type=values.get("type"))
+        )
         options = {}
         if values["mode"] == "semantic":
             options["min_similarity"] = values.get("minScore")  # None: each embedding model's own floor

@@ -13,7 +13,9 @@ from .services.review import answer_card, answer_question, cards_from_key_points
 
 
 class AnswerInputSerializer(serializers.Serializer):
-    response = serializers.CharField(max_length=2000, allow_blank=True, help_text="what the learner typed or picked (a choice's text or number; true/false)")
+    response = serializers.CharField(
+        max_length=2000, allow_blank=True, help_text="what the learner typed or picked (a choice's text or number; true/false)"
+    )
 
 
 class CardSerializer(serializers.Serializer):
@@ -65,7 +67,12 @@ class QuestionAnswerApi(APIView):
         data = AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result, card, question = answer_question(
-            user=request.user, plan=plan, session=session, question_id=question_id, response=data.validated_data["response"], llm=configured_llm()
+            user=request.user,
+            plan=plan,
+            session=session,
+            question_id=question_id,
+            response=data.validated_data["response"],
+            llm=configured_llm(),
         )
         return Response(_graded(result, card, question["citation"]))
 

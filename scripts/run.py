@@ -110,7 +110,17 @@ def _account_entry(name: str) -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(name)
     except KeyError:
-        command = ["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", NEW_ACCOUNT_HOME, "--shell", "/usr/sbin/nologin", name]
+        command = [
+            "useradd",
+            "--system",
+            "--user-group",
+            "--no-create-home",
+            "--home-dir",
+            NEW_ACCOUNT_HOME,
+            "--shell",
+            "/usr/sbin/nologin",
+            name,
+        ]
         subprocess.run(command, check=True, capture_output=True, text=True)
         return pwd.getpwnam(name)
 
@@ -136,7 +146,11 @@ def app_account(*, interpreter: Path, port: int, name: str = RUN_AS_USER) -> tup
         closed = _closed_directory(path)
         if closed is not None:
             mode = stat.S_IMODE(closed.stat().st_mode)
-            remedy = f"move the project out of {closed}" if what == "the project" else f"install Baeum with a Python outside {closed} (rm -rf .venv && make run PYTHON=/usr/bin/python3)"
+            remedy = (
+                f"move the project out of {closed}"
+                if what == "the project"
+                else f"install Baeum with a Python outside {closed} (rm -rf .venv && make run PYTHON=/usr/bin/python3)"
+            )
             return None, f"{what} {path} is under {closed} (mode {mode:o}), which {name} cannot enter; to run them as {name}, {remedy}"
     try:
         entry = _account_entry(name)
@@ -166,7 +180,14 @@ def account_start_problem(account: Account) -> str:
     or "": the interpreter imports the project and the web server as that account."""
     env = {**ENV, "HOME": account.home}
     try:
-        probe = start_child([PYTHON, "-c", "import config, gunicorn"], account=account, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        probe = start_child(
+            [PYTHON, "-c", "import config, gunicorn"],
+            account=account,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     except OSError as error:  # the interpreter itself: not executable by the account
         return f"{PYTHON} does not start as {account.name} ({error.strerror}); make it executable by {account.name} to run them as it"
     try:

@@ -34,9 +34,7 @@ def _to_unicode_cmap() -> bytes:
     ).encode()
 
 
-def make_pdf(
-    pages: list[str], *, blank_pages: int = 0, word_gaps: bool = False, raw_contents: dict[int, bytes] | None = None
-) -> bytes:
+def make_pdf(pages: list[str], *, blank_pages: int = 0, word_gaps: bool = False, raw_contents: dict[int, bytes] | None = None) -> bytes:
     """Return a PDF whose pages hold ``pages`` (lines split on newlines), then ``blank_pages`` empty ones.
 
     ``word_gaps`` sets words apart by pen moves instead of space glyphs (see ``WORD_GAP``).

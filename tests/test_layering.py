@@ -127,5 +127,7 @@ def test_only_entry_points_import_the_runtime():
 
 def test_the_stage_checker_reads_every_form_of_import(tmp_path):
     source = tmp_path / "module.py"
-    source.write_text("from baeum.answering.evidence import judge_evidence\ndef f():\n    from baeum import runtime, errors\n    import baeum.study.quiz\n")
+    source.write_text(
+        "from baeum.answering.evidence import judge_evidence\ndef f():\n    from baeum import runtime, errors\n    import baeum.study.quiz\n"
+    )
     assert _baeum_imports(source) == {"answering", "runtime", "errors", "study"}

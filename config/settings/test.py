@@ -12,7 +12,18 @@ CACHES["default"]["KEY_PREFIX"] = "baeum-test"  # noqa: F405
 # Every test client is 127.0.0.1 and several runs share one Redis: limits are set per test that checks them.
 BAEUM_SIGNIN_LIMITS = {"account": (100000, 900), "address": (100000, 900)}
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"user": "100000/min", "uploads": "100000/min", "auth": "100000/min", "export": "100000/min", "reingest": "100000/min", "plans": "100000/min", "healthz": "100000/min"}}  # noqa: F405
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,  # noqa: F405
+    "DEFAULT_THROTTLE_RATES": {
+        "user": "100000/min",
+        "uploads": "100000/min",
+        "auth": "100000/min",
+        "export": "100000/min",
+        "reingest": "100000/min",
+        "plans": "100000/min",
+        "healthz": "100000/min",
+    },
+}
 MEDIA_ROOT = BASE_DIR / ".baeum" / "test-media"  # noqa: F405
 # Quality re-embedding (e5, ~2 chunks/s) is off unless a test turns it on.
 BAEUM = {**BAEUM, "EXTRACT_WORKERS": 1, "QUALITY_EMBEDDER": ""}  # noqa: F405

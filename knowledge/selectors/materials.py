@@ -109,7 +109,15 @@ def chunk_outline(*, user, ref_id: str) -> list[dict]:
         .order_by("chunk_index")
         .annotate(content_length=Length("content"))
         .values(
-            "chunk_index", "token_count", "overlap_chars", "content_length", "page_number", "page_end", "section_level", "section_title", "matter"
+            "chunk_index",
+            "token_count",
+            "overlap_chars",
+            "content_length",
+            "page_number",
+            "page_end",
+            "section_level",
+            "section_title",
+            "matter",
         )
     )
 

@@ -92,9 +92,7 @@ class Scope:
 PAGE_HITS_FETCH = 3
 
 
-def retrieve(
-    *, user, scope: Scope, query: str, k: int = TOP_K, mode: str = "hybrid", per_page: bool = False, **options
-) -> list[SearchHit]:
+def retrieve(*, user, scope: Scope, query: str, k: int = TOP_K, mode: str = "hybrid", per_page: bool = False, **options) -> list[SearchHit]:
     """Return the user's best ``k`` chunks for ``query`` within ``scope``, best first.
 
     ``mode`` is hybrid (the default everywhere), semantic or lexical; ``options`` are the mode's own
@@ -107,7 +105,9 @@ def retrieve(
         return []
 
     def search(fetch: int) -> list[SearchHit]:
-        return chunk_search(user=user, query=query, mode=mode, k=fetch, ref_ids=scope.ref_ids, type=scope.type, ranges=scope.ranges, **options)
+        return chunk_search(
+            user=user, query=query, mode=mode, k=fetch, ref_ids=scope.ref_ids, type=scope.type, ranges=scope.ranges, **options
+        )
 
     if not per_page:
         return search(k)

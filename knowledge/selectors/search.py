@@ -240,7 +240,9 @@ OWNER_INDEX_PREFIX = "chunkemb_owner_"
 # (outside the scope) are dropped after the ordered scan.
 OWNER_INDEX_SLACK = 20
 _OWNER_INDEX_TTL_SECONDS = 60  # how long a process trusts its list of owner indexes
-OWNER_INDEX_EF_SEARCH = 200  # candidate list on an owner's own index: recall 0.82 at 40, 0.91 at 100, 0.99 at 200 (bench_retrieval --skewed, 1M)
+OWNER_INDEX_EF_SEARCH = (
+    200  # candidate list on an owner's own index: recall 0.82 at 40, 0.91 at 100, 0.99 at 200 (bench_retrieval --skewed, 1M)
+)
 # A scope of at most this many vectors of one model is compared exactly, every vector, never through the
 # shared HNSW index: whether the planner takes that index depends on statistics of everyone's rows, and an
 # approximate scan filtered to one small owner can miss its best passage (a 12-chunk guide answered with
@@ -350,7 +352,13 @@ def _vector_search(
     (owner, model) b-tree and sort exactly. Either way, only this owner's rows are ever compared.
     """
     statement = _vector_statement(
-        owner_id=owner_id, model=model, dimension=dimension, material_ids=material_ids, query_vector=query_vector, k=k, whole_library=whole_library
+        owner_id=owner_id,
+        model=model,
+        dimension=dimension,
+        material_ids=material_ids,
+        query_vector=query_vector,
+        k=k,
+        whole_library=whole_library,
     )
     rows = _run_together({"vector": statement})["vector"]
     return _similarity_ranking(rows)

@@ -50,7 +50,15 @@ def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
 
 def _glosses_write(cursor, chunks: list[Chunk]) -> None:
     rows = [
-        (chunk.pk, chunk.material_id, chunk.owner_id, gloss.before[:60], gloss.head[:60], gloss.english[:100], (folded_words(gloss.english) or [""])[0][:60])
+        (
+            chunk.pk,
+            chunk.material_id,
+            chunk.owner_id,
+            gloss.before[:60],
+            gloss.head[:60],
+            gloss.english[:100],
+            (folded_words(gloss.english) or [""])[0][:60],
+        )
         for chunk in chunks
         for gloss in glosses_in(chunk.content)
     ]

@@ -54,7 +54,9 @@ def material_reembed(*, material_id: int, model: str, time_budget: float | None 
         return material, True
     chunks = list(Chunk.objects.unscoped().filter(material=material).order_by("chunk_index"))  # system task
     keys = {chunk.pk: cache_key(chunk.content, material.owner_id) for chunk in chunks}
-    cached = set(EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=list(keys.values())).values_list("content_hash", flat=True))
+    cached = set(
+        EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=list(keys.values())).values_list("content_hash", flat=True)
+    )
     pending = [chunk.content for chunk in chunks if keys[chunk.pk] not in cached]  # what earlier slices did not do
     if not _embed_pending(material, embedder, chunks, pending, time_budget):
         return material, False
@@ -81,7 +83,9 @@ def _embed_pending(material: Material, embedder, chunks: list[Chunk], pending: l
 def _switch_vectors(material: Material, embedder, chunks: list[Chunk], model: str) -> Material | None:
     """Replace the material's vectors by ``model``'s in one transaction, unless it changed meanwhile
     (re-ingested, failed, deleted or queued for another model): then leave it as it is."""
-    vectors = embeddings_compute(texts=[chunk.content for chunk in chunks], embedder=embedder, owner_id=material.owner_id)  # all cached: one read
+    vectors = embeddings_compute(
+        texts=[chunk.content for chunk in chunks], embedder=embedder, owner_id=material.owner_id
+    )  # all cached: one read
     with transaction.atomic():
         current = Material.objects.unscoped().select_for_update().filter(pk=material.pk, status=Material.Status.READY).first()
         unchanged = current is not None and current.pending_embedding_model == model

@@ -166,7 +166,8 @@ def cards_from_key_points(*, user, plan: Plan, session: StudySession, now: datet
                 "kind": Card.Kind.KEY_POINT if BLANK not in prompt else Card.Kind.CLOZE,
                 "prompt": prompt,
                 "answer": answer,
-                "citation": {key: point[key] for key in ("refId", "chunkIndex", "pageNumber", "pageEnd") if key in point} | {"quote": point["text"]},
+                "citation": {key: point[key] for key in ("refId", "chunkIndex", "pageNumber", "pageEnd") if key in point}
+                | {"quote": point["text"]},
                 "scheduling": _new_schedule(now),
                 "due": now,
             },

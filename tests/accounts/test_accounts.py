@@ -252,4 +252,3 @@ def test_an_email_too_long_for_the_account_is_refused_not_a_500(client, api_clie
     assert client.post("/signup/", {"email": long_email, "password": "a-long-pass-phrase-2026"}).status_code == 400
     response = api_client.post("/api/v1/auth/register", {"email": long_email, "password": "a-long-pass-phrase-2026"}, format="json")
     assert response.status_code == 400 and response.json()["error"]["code"] == "registration_refused"
-

@@ -316,7 +316,9 @@ def test_every_page_fits_a_phone_and_a_laptop_in_english_and_korean(
                     page.route("**/api/v1/materials/*/pages*", _long_page)
                     page.locator(".msg.assistant a.cite").first.click()  # the source panel open beside the answer
                     page.wait_for_selector("#source-text")
-                    head = page.evaluate("(() => { const r = document.querySelector('.source-head').getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; })()")
+                    head = page.evaluate(
+                        "(() => { const r = document.querySelector('.source-head').getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; })()"
+                    )
                     assert 0 <= head[0] and head[1] <= head[2], (language, size, head)  # the panel opens with its header on screen
                     assert page.evaluate("document.getElementById('quote').getBoundingClientRect().bottom <= innerHeight")  # and the quote
                     page.unroute("**/api/v1/materials/*/pages*")

@@ -64,7 +64,9 @@ def test_answer_questions_then_review_them_on_phone_and_laptop(live_server, lear
         page.screenshot(path=str(folder / f"{language}-{name}-session.png"), full_page=True)
 
         page.goto(f"{live_server.url}/review/")
-        page.locator("[data-stats] [data-reviewed]").filter(has_text="1").or_(page.locator("[data-stats] [data-reviewed]").filter(has_text="2")).wait_for()
+        page.locator("[data-stats] [data-reviewed]").filter(has_text="1").or_(
+            page.locator("[data-stats] [data-reviewed]").filter(has_text="2")
+        ).wait_for()
         assert page.evaluate(FITS), f"review page scrolls sideways at {name} width"
         page.screenshot(path=str(folder / f"{language}-{name}-review.png"), full_page=True)
         context.close()

@@ -274,7 +274,9 @@ def test_a_hybrid_search_is_four_round_trips(user, library, django_assert_num_qu
         hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[library.ref_id], k=3)
     assert hits
     with django_assert_num_queries(4):  # a question in the library's language: the scope (2), the retrievers, the hits
-        assert selectors.chunk_search_hybrid(user=user, query="인터럽트 핸들러는 ORD-2024-001 에 무엇을 하나요?", ref_ids=[library.ref_id], k=3)
+        assert selectors.chunk_search_hybrid(
+            user=user, query="인터럽트 핸들러는 ORD-2024-001 에 무엇을 하나요?", ref_ids=[library.ref_id], k=3
+        )
 
 
 def test_a_material_records_whether_it_is_written_in_korean(user, ingest, library):
@@ -305,9 +307,7 @@ def test_an_english_question_over_korean_materials_searches_keywords_only_for_wh
     assert "보수" in search._lexical_statements(scope, "2의 보수는 어떻게 구하나요?", 10)["bm25"].params["terms"]
 
 
-GLOSSED_KOREAN = (
-    "2 의 보수\n컴퓨터는 음수를 2 의 보수 (two’s complement) 로 나타낸다. 분기 명령 (branch instruction) 은 흐름을 옮긴다."
-)
+GLOSSED_KOREAN = "2 의 보수\n컴퓨터는 음수를 2 의 보수 (two’s complement) 로 나타낸다. 분기 명령 (branch instruction) 은 흐름을 옮긴다."
 ENGLISH_PAGES = [
     "Integers\nThe two’s complement of a number is found by inverting every bit and adding one. Modern computers use it.",
     "Branches\nA branch instruction transfers the flow of execution to another part of the program.",

@@ -83,7 +83,9 @@ def test_reingesting_the_same_text_reuses_the_owners_cached_vectors_only(user, o
     from knowledge.services import ingest as ingest_module
 
     update = ingest_module._update
-    monkeypatch.setattr(ingest_module, "_update", lambda material, **fields: progress.append(fields.get("progress_done")) or update(material, **fields))
+    monkeypatch.setattr(
+        ingest_module, "_update", lambda material, **fields: progress.append(fields.get("progress_done")) or update(material, **fields)
+    )
     theirs = ingest(other_user, english_pdf)
     assert theirs.status == READY and calls  # another learner's identical text is embedded for them, not a cache hit
     assert [done for done in progress if done is not None][:2] == [0, 0]  # embedding starts at 0 and reports no hits

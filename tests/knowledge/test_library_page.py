@@ -120,7 +120,9 @@ def test_a_search_result_opens_on_the_sentence_that_matches_prose_before_a_listi
         "1 unsigned invert_endian ( unsigned x ) {\n2 unsigned invert ; /* reverse the bytes */\n3 return invert ; }\n"
         "Network byte order is big endian, so TCP/IP libraries convert integers between host and network byte order."
     )
-    material = ingest(user, make_pdf(["Chapter 1 Registers\nA register is a very fast storage location inside the CPU.", page]), "bytes.pdf")
+    material = ingest(
+        user, make_pdf(["Chapter 1 Registers\nA register is a very fast storage location inside the CPU.", page]), "bytes.pdf"
+    )
     html = _page(browser_client, "/library/?q=network+byte+order")
     results = html[html.index('id="results"') :]
     snippet = results[results.index('class="snippet"') :]

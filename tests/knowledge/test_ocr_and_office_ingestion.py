@@ -15,8 +15,16 @@ from knowledge.tasks import ocr_material
 
 pytestmark = pytest.mark.django_db
 
-KOREAN_LINES = ["레지스터는 CPU 내부에 있는 아주 빠른 저장 공간이다.", "스택은 마지막에 넣은 값을 먼저 꺼내는 구조이다.", "인터럽트는 프로그램의 흐름을 잠시 멈춘다."]
-ENGLISH_LINES = ["A register is a very fast storage location inside the CPU.", "The stack is a last in first out structure.", "An interrupt stops the normal flow of a program."]
+KOREAN_LINES = [
+    "레지스터는 CPU 내부에 있는 아주 빠른 저장 공간이다.",
+    "스택은 마지막에 넣은 값을 먼저 꺼내는 구조이다.",
+    "인터럽트는 프로그램의 흐름을 잠시 멈춘다.",
+]
+ENGLISH_LINES = [
+    "A register is a very fast storage location inside the CPU.",
+    "The stack is a last in first out structure.",
+    "An interrupt stops the normal flow of a program.",
+]
 
 
 def _create(owner, name: str, data: bytes) -> Material:
@@ -73,7 +81,10 @@ def test_slides_and_documents_are_ingested_with_their_headings(user):
     from pptx import Presentation
 
     deck = Presentation()
-    for title, body in [("Registers", "A register is a very fast storage location inside the CPU."), ("The Stack", "The stack grows down in memory.")]:
+    for title, body in [
+        ("Registers", "A register is a very fast storage location inside the CPU."),
+        ("The Stack", "The stack grows down in memory."),
+    ]:
         slide = deck.slides.add_slide(deck.slide_layouts[1])
         slide.shapes.title.text = title
         slide.placeholders[1].text = body

@@ -44,7 +44,9 @@ def quote_is_on_its_pages(owner, ref_id: str, quote: str, first: int, last: int)
     if squeezed in pages.get(first, ""):
         return True
     edge = min(20, len(squeezed) // 2)
-    return squeezed[:edge] in pages.get(first, "") and any(squeezed[-edge:] in pages.get(number, "") for number in range(first + 1, last + 1))
+    return squeezed[:edge] in pages.get(first, "") and any(
+        squeezed[-edge:] in pages.get(number, "") for number in range(first + 1, last + 1)
+    )
 
 
 def test_chunks_record_where_each_page_begins():
@@ -64,14 +66,19 @@ def test_chunks_record_where_each_page_begins():
             if position >= 0:
                 assert page_span(chunk.page_starts, position, position + len(word), chunk.page_start)[0] == number
     spanning = next(chunk for chunk in chunks if chunk.page_start != chunk.page_end)
-    assert quote_pages(spanning.content, spanning.page_starts, spanning.content, spanning.page_start) == (spanning.page_start, spanning.page_end)
+    assert quote_pages(spanning.content, spanning.page_starts, spanning.content, spanning.page_start) == (
+        spanning.page_start,
+        spanning.page_end,
+    )
 
 
 def test_moved_footnotes_and_repeated_table_headers_keep_the_page_they_are_printed_on():
     prose = "The stack grows down in memory and each call pushes its return address before the callee runs. " * 3
     rows = "\n".join(f"Line item number {index} of the statement {100 + index:,} {200 + index:,}" for index in range(40))
-    page_one = f"{prose}\nStatements of Operations\n(In millions) 2018 2017\n{rows}\nThe code is for the free GNU10-based compiler.\n" \
+    page_one = (
+        f"{prose}\nStatements of Operations\n(In millions) 2018 2017\n{rows}\nThe code is for the free GNU10-based compiler.\n"
         "From the command line, type: nasm first.asm\n10GNU is a project of the Free Software Foundation"
+    )
     pages = [PageText(1, page_one), PageText(2, prose)]
 
     chunks = chunk_pages(pages, target_tokens=200, overlap=0.12)
@@ -113,7 +120,13 @@ def test_every_cited_quote_of_plans_chat_and_search_is_on_its_cited_page(user, i
     questions = (
         ["스택이란 무엇인가?", "2의 보수는 무엇인가?", "리틀 엔디안이란?", "인터럽트란 무엇인가?", "레지스터란 무엇인가?"]
         if korean
-        else ["What is the stack?", "What is two's complement?", "What is little endian?", "What is an interrupt?", "What does the CALL instruction do?"]
+        else [
+            "What is the stack?",
+            "What is two's complement?",
+            "What is little endian?",
+            "What is an interrupt?",
+            "What does the CALL instruction do?",
+        ]
     )
     conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
     for question in questions:

@@ -9,7 +9,9 @@ from knowledge.services.ingest import EXTRACTOR
 pytestmark = pytest.mark.django_db
 
 
-def test_reextract_reads_old_materials_again_and_leaves_current_ones(user, other_user, ingest, english_pdf, capsys, django_capture_on_commit_callbacks):
+def test_reextract_reads_old_materials_again_and_leaves_current_ones(
+    user, other_user, ingest, english_pdf, capsys, django_capture_on_commit_callbacks
+):
     old = ingest(user, english_pdf, "old.pdf")
     current = ingest(other_user, english_pdf, "current.pdf")
     Material.objects.unscoped().filter(pk=old.pk).update(extractor="")  # as pypdf-era ingestion left it

@@ -125,7 +125,10 @@ def test_a_small_library_is_searched_exactly_even_where_the_planner_prefers_hnsw
     assert "hnsw" not in plan, plan
     query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
     exact = sorted(
-        ((row.chunk_id, float(np.dot(query_vector, row.embedding))) for row in ChunkEmbedding.objects.for_user(user).filter(material=material)),
+        (
+            (row.chunk_id, float(np.dot(query_vector, row.embedding)))
+            for row in ChunkEmbedding.objects.for_user(user).filter(material=material)
+        ),
         key=lambda item: -item[1],
     )[:3]
     assert [chunk_id for chunk_id, _ in found] == [chunk_id for chunk_id, _ in exact]

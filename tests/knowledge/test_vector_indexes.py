@@ -52,14 +52,21 @@ def test_a_large_library_gets_its_own_index_searches_read_it_and_it_goes_when_th
 
     search.owner_indexes_forget()
     statement = search._vector_statement(
-        owner_id=user.pk, model=books[0].embedding_model, dimension=512, material_ids=[b.pk for b in books], query_vector=[0.1] * 512, k=3,
+        owner_id=user.pk,
+        model=books[0].embedding_model,
+        dimension=512,
+        material_ids=[b.pk for b in books],
+        query_vector=[0.1] * 512,
+        k=3,
         whole_library=True,
     )
     assert "LIMIT %(wide)s" in statement.sql  # the owner's own index, read in order
     hits = retrieve(user=user, scope=Scope.library(), query="Which byte does a little endian machine store first?", k=3, mode="semantic")
     assert hits and "least significant byte" in hits[0].chunk.content
     assert {hit.ref_id for hit in hits} <= {book.ref_id for book in books}
-    assert not [hit for hit in retrieve(user=other_user, scope=Scope.library(), query="least significant byte", k=5) if hit.ref_id != theirs.ref_id]
+    assert not [
+        hit for hit in retrieve(user=other_user, scope=Scope.library(), query="least significant byte", k=5) if hit.ref_id != theirs.ref_id
+    ]
     chosen = retrieve(user=user, scope=Scope.materials([books[1].ref_id]), query="Where does ESP point?", k=2, mode="semantic")
     assert chosen and {hit.ref_id for hit in chosen} == {books[1].ref_id}  # a chosen material: the filtered statement
 

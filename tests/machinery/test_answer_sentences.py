@@ -39,14 +39,19 @@ def test_figure_labels_read_with_their_caption_are_not_a_sentence():
 
 
 def test_a_contents_line_is_not_a_sentence():
-    assert not is_readable_sentence("ii CONTENTS 1.5 Skeleton File … 25 2 Basic Assembly Language 27 2.1 Working with Integers … 27 2.1.1 Integer")
+    assert not is_readable_sentence(
+        "ii CONTENTS 1.5 Skeleton File … 25 2 Basic Assembly Language 27 2.1 Working with Integers … 27 2.1.1 Integer"
+    )
 
 
 def test_comparison_sides_are_found_in_both_languages():
     assert compared_terms("What is the difference between big endian and little endian?") == ("big endian", "little endian")
     assert compared_terms("리틀 엔디안과 빅 엔디안의 차이는?") == ("리틀 엔디안", "빅 엔디안")
     assert compared_terms("stdcall vs cdecl") == ("stdcall", "cdecl")
-    assert compared_terms("What's the difference between external and internal interrupts?") == ("external interrupts", "internal interrupts")
+    assert compared_terms("What's the difference between external and internal interrupts?") == (
+        "external interrupts",
+        "internal interrupts",
+    )
     assert compared_terms("How does SAR differ from SHR?") == ("SAR", "SHR")
     assert compared_terms("SAR 명령은 SHR 과 어떻게 다른가요?") == ("SAR 명령", "SHR")
     assert compared_terms("클래스와 객체는 뭐가 달라?") == ("클래스", "객체")
@@ -92,7 +97,9 @@ def test_one_name_found_is_enough():
 
 
 def test_an_english_question_over_a_korean_book_naming_what_it_never_mentions_is_refused():
-    passages = [_passage("가비지 컬렉션은 더 이상 쓰이지 않는 메모리를 자동으로 회수하는 기법이다. 메모리 관리의 한 방법이다.", vector_score=0.95)]
+    passages = [
+        _passage("가비지 컬렉션은 더 이상 쓰이지 않는 메모리를 자동으로 회수하는 기법이다. 메모리 관리의 한 방법이다.", vector_score=0.95)
+    ]
     question = "How does garbage collection work in Java?"
     assert not _judge(question, passages, set()).sufficient
     assert _judge(question, passages, {"java"}).sufficient  # the book names Java elsewhere
@@ -118,7 +125,15 @@ def test_a_footnote_is_not_added_to_the_bodys_answer_and_a_glued_footnote_marker
     )
     note_start = text.index("5 Actually")
     passage = Passage(
-        n=1, chunk_id=1, ref_id="r", title="t", chunk_index=1, page_number=69, text=text, vector_score=0.9, vector_threshold=0.25,
+        n=1,
+        chunk_id=1,
+        ref_id="r",
+        title="t",
+        chunk_index=1,
+        page_number=69,
+        text=text,
+        vector_score=0.9,
+        vector_threshold=0.25,
         note_spans=((note_start, len(text)),),
     )
     answer = extractive_answer("How do C functions deal with the endianness of an integer?", [passage])
@@ -151,7 +166,15 @@ def test_numbered_listing_lines_of_c_are_code():
 
 def test_a_title_page_is_quoted_only_when_nothing_else_answers():
     title_page = Passage(
-        n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=1, vector_score=0.9, vector_threshold=0.25, matter="front",
+        n=1,
+        chunk_id=1,
+        ref_id="r",
+        title="t",
+        chunk_index=0,
+        page_number=1,
+        vector_score=0.9,
+        vector_threshold=0.25,
+        matter="front",
         text="PC Assembly Language by Paul A. Carter, translated into Korean and published on the author's assembly language site.",
     )
     body = _passage("Assembly language programs are translated into machine code by an assembler such as NASM.", n=2)
@@ -163,7 +186,9 @@ def test_a_title_page_is_quoted_only_when_nothing_else_answers():
 
 def test_the_tail_of_a_parenthesis_cut_from_its_start_is_not_quoted():
     # A walkthrough's "어셈블리어에서 스택이란 무엇인가요?" opened with this: the chunk began inside "(… 4 에서 다룰 것이다)".
-    assert not is_readable_sentence("4 에서 다룰 것이다) 스택은 더블워드로 구성되어 있으며 이 매크로를 통해 스택에 들어 있는 값들을 출력할 수 있다.")
+    assert not is_readable_sentence(
+        "4 에서 다룰 것이다) 스택은 더블워드로 구성되어 있으며 이 매크로를 통해 스택에 들어 있는 값들을 출력할 수 있다."
+    )
     assert is_readable_sentence("1) 첫 번째 방법은 가장 단순한 방법이며 부호 비트를 쓴다.")  # a list marker
     assert is_readable_sentence("The stack (a LIFO list) holds the return address of every call.")
 
@@ -191,7 +216,10 @@ def test_a_numbered_item_is_quoted_from_its_ordinal_when_a_run_in_heading_is_glu
     def cut(sentence, ordinal):
         return from_the_ordinal(sentence, re.search(ordinal, sentence))
 
-    assert cut("One's complement The second method is known as one's complement.", "second") == "The second method is known as one's complement."
+    assert (
+        cut("One's complement The second method is known as one's complement.", "second")
+        == "The second method is known as one's complement."
+    )
     assert cut("1 의 보수 표현법두 번째 방법은 1의 보수 표현법이다.", "두 번째") == "두 번째 방법은 1의 보수 표현법이다."
     kept = "Modern computers use a third method called two's complement representation."
     assert cut(kept, "third") == kept  # "use": what comes before is a clause, not a heading
@@ -213,12 +241,16 @@ def test_a_listing_or_a_figures_numbers_glued_before_a_sentence_are_not_quoted_w
     from baeum.answering.groundcheck import ground_check
     from baeum.answering.quoting import quotable
 
-    listing = "5 ror ax, 2 ; ax = 8247H, CF = 1 6 ror ax, 1 ; ax = C123H, CF = 1 There are two additional rotate instructions named RCL and RCR."
+    listing = (
+        "5 ror ax, 2 ; ax = 8247H, CF = 1 6 ror ax, 1 ; ax = C123H, CF = 1 There are two additional rotate instructions named RCL and RCR."
+    )
     answer = extractive_answer("Which rotate instructions go through the carry flag?", [_passage(listing)])
     assert answer.text == "There are two additional rotate instructions named RCL and RCR. [1]", answer.text
     _, citations, _ = ground_check(answer.text, [_passage(listing)])
     assert citations[0].quote == "There are two additional rotate instructions named RCL and RCR."  # what the viewer highlights
-    assert quotable("110 0000 0101 1010 0111 11102 6 0 5 A 7 E16 A 4-bit number is called a nibble .") == "A 4-bit number is called a nibble ."
+    assert (
+        quotable("110 0000 0101 1010 0111 11102 6 0 5 A 7 E16 A 4-bit number is called a nibble .") == "A 4-bit number is called a nibble ."
+    )
     for kept in ("2003 Korean users have grown.", "In 1990 The Company was founded.", "x86 Assembly is what this book teaches."):
         assert quotable(kept) == kept
 

@@ -42,7 +42,18 @@ def test_one_typo_in_a_long_word_is_half_right():
     assert grade_term("byte", "bit").verdict == WRONG
 
 
-@pytest.mark.parametrize(("response", "expected", "verdict"), [("true", True, CORRECT), ("참", True, CORRECT), ("O", True, CORRECT), ("거짓", False, CORRECT), ("F", False, CORRECT), ("yes", False, WRONG), ("maybe", True, WRONG)])
+@pytest.mark.parametrize(
+    ("response", "expected", "verdict"),
+    [
+        ("true", True, CORRECT),
+        ("참", True, CORRECT),
+        ("O", True, CORRECT),
+        ("거짓", False, CORRECT),
+        ("F", False, CORRECT),
+        ("yes", False, WRONG),
+        ("maybe", True, WRONG),
+    ],
+)
 def test_true_or_false_in_either_language(response, expected, verdict):
     assert grade_true_false(response, expected).verdict == verdict
 

@@ -7,7 +7,9 @@ from pathlib import Path
 from baeum.answering.answers import Passage
 from baeum.answering.groundcheck import contradicts, ground_check
 
-CASES = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "evaluation" / "paraphrases.jsonl").read_text().splitlines() if line]
+CASES = [
+    json.loads(line) for line in (Path(__file__).resolve().parents[2] / "evaluation" / "paraphrases.jsonl").read_text().splitlines() if line
+]
 
 
 def _passage(text: str) -> Passage:

@@ -198,7 +198,9 @@ def test_sentences_of_one_passage_on_two_pages_are_cited_over_both_pages():
     p.13, because the passage's first quoted sentence stood there."""
     second_page = STACK.index("The ESP register")
     passage = _stack_passage(page_starts=((0, 30), (second_page, 31)))
-    grounded, citations, _ = ground_check("The stack is a last-in first-out structure [1]. The ESP register points to its top [1].", [passage])
+    grounded, citations, _ = ground_check(
+        "The stack is a last-in first-out structure [1]. The ESP register points to its top [1].", [passage]
+    )
     assert grounded
     assert [(citation.quote, citation.pageNumber, citation.pageEnd) for citation in citations] == [
         ("The stack is a last-in first-out structure.", 30, 31)
@@ -297,5 +299,7 @@ def test_a_korean_table_read_as_one_sentence_is_not_an_answer():
         "JNBE 초과면 분기 I JNC 캐리 없으면 분기 I LEAVE 스택 프레임을 떠남."
     )
     assert is_table_run(table)
-    assert not is_table_run("PUSH 와 POP 명령은 ESP 와 EBP 레지스터를 이용해 스택에 값을 넣고 뺀다. 이는 C 와 같은 언어에서 함수 호출에 쓰인다.")
+    assert not is_table_run(
+        "PUSH 와 POP 명령은 ESP 와 EBP 레지스터를 이용해 스택에 값을 넣고 뺀다. 이는 C 와 같은 언어에서 함수 호출에 쓰인다."
+    )
     assert not is_table_run("먼저, C 는 서브루틴이 다음의 레지스터의 값을 보관하다고 생각한다: EBX, ESI, EDI, EBP, CS, DS, SS, ES.")

@@ -81,7 +81,10 @@ def test_ocr_text_is_cleaned_of_page_breaks_and_space_runs():
 def test_stray_hangul_read_into_an_english_page_is_dropped_and_a_korean_page_keeps_its_own():
     # huckfinn_c02-22_scanned.pdf read with kor+eng: specks became "이" and "ㆍ" (a learner's walkthrough).
     english = "We went tiptoeing along a path amongst the trees back towards the end of the widow's garden. " * 3
-    assert ocr.clean_ocr_text(f"{english}\n이 7 the kitchen door, 800 ㆍ stood there") == f"{english.rstrip()}\n7 the kitchen door, 800 stood there"
+    assert (
+        ocr.clean_ocr_text(f"{english}\n이 7 the kitchen door, 800 ㆍ stood there")
+        == f"{english.rstrip()}\n7 the kitchen door, 800 stood there"
+    )
     korean = "레지스터는 CPU 안의 아주 빠른 저장 공간이다. 이 값은 곧 바뀐다. " * 6
     assert ocr.clean_ocr_text(korean) == korean.rstrip()
 

@@ -71,7 +71,9 @@ def test_the_judgement_reads_a_question_without_the_names_it_defines_itself():
     assert "CCC" not in judged and "DIO" not in judged and "cash conversion cycle" not in judged
     assert "General Mills" in judged and "average inventory between FY2018 and FY2019" in judged
     assert parts.ask.startswith("What is the FY2019 cash conversion cycle (CCC)")  # retrieval still reads the name
-    block = analyse_question("What is Block's FY2016 working capital ratio? Define working capital ratio as total current assets divided by total current liabilities.")
+    block = analyse_question(
+        "What is Block's FY2016 working capital ratio? Define working capital ratio as total current assets divided by total current liabilities."
+    )
     assert block.judged == "What is Block's FY2016 ? total current assets divided by total current liabilities."
     assert analyse_question("What is a stack frame?").judged == "What is a stack frame?"
 

@@ -94,7 +94,13 @@ def test_progress_is_recorded_and_reported(api_client, plan):
         f"/api/v1/plans/{plan.pk}/sessions/1/progress", {"status": "completed", "answers": {"1": "variable"}}, format="json"
     )
     assert response.status_code == 200
-    assert response.json() == {"percentComplete": round(100 / total), "completed": 1, "total": total, "nextSession": 2, "removedSessions": 0}
+    assert response.json() == {
+        "percentComplete": round(100 / total),
+        "completed": 1,
+        "total": total,
+        "nextSession": 2,
+        "removedSessions": 0,
+    }
     detail = api_client.get(f"/api/v1/plans/{plan.pk}/").json()
     assert detail["progress"]["completed"] == 1
     assert detail["sessions"][0]["status"] == "completed"

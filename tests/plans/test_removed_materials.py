@@ -20,7 +20,9 @@ def _plan(user, *materials):
     return Plan.objects.for_user(user).get(pk=plan.pk)
 
 
-def test_sessions_of_a_removed_material_are_marked_and_regeneration_drops_it(user, api_client, client, ingest, django_capture_on_commit_callbacks):
+def test_sessions_of_a_removed_material_are_marked_and_regeneration_drops_it(
+    user, api_client, client, ingest, django_capture_on_commit_callbacks
+):
     stack = ingest(user, make_pdf(STACK), "stack.pdf", title="Stack notes")
     clouds = ingest(user, make_pdf(CLOUDS), "clouds.pdf", title="Cloud notes")
     plan = _plan(user, stack, clouds)

@@ -39,7 +39,9 @@ def _questions(api_client, plan, number=1):
 
 
 def _answer(client, plan, question, response, number=1):
-    return client.post(f"/api/v1/plans/{plan.pk}/sessions/{number}/questions/{question['id']}/answer", {"response": response}, format="json")
+    return client.post(
+        f"/api/v1/plans/{plan.pk}/sessions/{number}/questions/{question['id']}/answer", {"response": response}, format="json"
+    )
 
 
 def test_a_typed_answer_is_graded_kept_with_the_session_and_becomes_a_card(api_client, plan):

@@ -32,7 +32,9 @@ def test_a_body_larger_than_any_upload_is_refused_from_its_content_length(api_cl
 
 @pytest.fixture
 def rates(monkeypatch):
-    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {**ScopedRateThrottle.THROTTLE_RATES, "reingest": "2/hour", "plans": "2/hour"})
+    monkeypatch.setattr(
+        ScopedRateThrottle, "THROTTLE_RATES", {**ScopedRateThrottle.THROTTLE_RATES, "reingest": "2/hour", "plans": "2/hour"}
+    )
     from django.core.cache import cache
 
     cache.delete_pattern("throttle_*")
@@ -165,9 +167,27 @@ def test_a_hostile_learner_does_not_hold_up_another_learners_small_upload(api_cl
     }
     workers = [
         subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--pool", "solo", "-Q", queues,
-             "-n", f"{name}-{os.getpid()}@%h", "--loglevel", "WARNING"],
-            cwd=ROOT, env=env, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--concurrency",
+                "1",
+                "--pool",
+                "solo",
+                "-Q",
+                queues,
+                "-n",
+                f"{name}-{os.getpid()}@%h",
+                "--loglevel",
+                "WARNING",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
         )  # fmt: skip
         for name, queues in (("main", "celery,quick"), ("quick", "quick"))
     ]

@@ -57,7 +57,9 @@ def test_a_page_whose_content_stream_runs_past_its_cpu_budget_costs_seconds_not_
 
 def test_one_costly_page_is_left_empty_and_the_rest_is_read(tmp_path):
     path = tmp_path / "one-bad-page.pdf"
-    path.write_bytes(make_pdf([f"Chapter 1 Start\nFirst page. {TEXT}", TEXT, f"Last page text. {TEXT}"], raw_contents={1: _hostile_stream()}))
+    path.write_bytes(
+        make_pdf([f"Chapter 1 Start\nFirst page. {TEXT}", TEXT, f"Last page text. {TEXT}"], raw_contents={1: _hostile_stream()})
+    )
     pages = extract_pdf_pages(path, filename="one-bad-page.pdf", page_count=3, workers=1, budget=Budget(page_cpu_seconds=0.5))
     assert [page.number for page in pages] == [1, 2, 3]
     assert "First page" in pages[0].text and pages[1].text == "" and "Last page" in pages[2].text

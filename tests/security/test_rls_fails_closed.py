@@ -29,9 +29,7 @@ def two_libraries(user, other_user, ingest):
 def _fresh_session():
     """A new connection as the application role, exactly as a forgotten code path would get one."""
     params = connection.get_connection_params()
-    return psycopg.connect(
-        dbname=params["dbname"], user=params["user"], host=params.get("host"), port=params.get("port"), autocommit=True
-    )
+    return psycopg.connect(dbname=params["dbname"], user=params["user"], host=params.get("host"), port=params.get("port"), autocommit=True)
 
 
 def _owned_tables():
@@ -138,7 +136,11 @@ def test_tasks_run_under_the_owners_setting_from_a_closed_worker(user, other_use
     from knowledge.services.materials import material_create
     from knowledge.tasks import ingest_material
 
-    material = material_create(owner=other_user, upload=SimpleUploadedFile("n.pdf", make_pdf(["Chapter 1 Theirs\nTheir notes about caches and registers."])), enqueue=False)
+    material = material_create(
+        owner=other_user,
+        upload=SimpleUploadedFile("n.pdf", make_pdf(["Chapter 1 Theirs\nTheir notes about caches and registers."])),
+        enqueue=False,
+    )
     with rls_user(None):  # a worker process: closed by default
         ingest_material.apply(args=[material.pk]).get()  # (and the OCR stage it may queue, eagerly)
     material.refresh_from_db()
@@ -167,7 +169,10 @@ def test_the_application_role_owns_no_table_and_cannot_lift_row_level_security()
         assert {row[0] for row in cursor.fetchall()} == {settings.BAEUM_DB_OWNER_ROLE}
     for context in (rls_user(None), rls_system(why="the system role owns nothing either")):
         with context:
-            for statement in ("ALTER TABLE knowledge_material NO FORCE ROW LEVEL SECURITY", "DROP POLICY tenant_isolation ON knowledge_chunk"):
+            for statement in (
+                "ALTER TABLE knowledge_material NO FORCE ROW LEVEL SECURITY",
+                "DROP POLICY tenant_isolation ON knowledge_chunk",
+            ):
                 with pytest.raises(ProgrammingError, match="must be owner"), transaction.atomic(), connection.cursor() as cursor:
                     cursor.execute(statement)
     with connection.cursor() as cursor:

@@ -60,7 +60,9 @@ def _quote_on_page(quote: str, page_text: str) -> bool:
 
 
 class Command(BaseCommand):
-    help = "Measure plans on real books: front matter, domain-term cloze answers, grounded objectives, quotes on their page, session lengths."
+    help = (
+        "Measure plans on real books: front matter, domain-term cloze answers, grounded objectives, quotes on their page, session lengths."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", type=Path)
@@ -102,7 +104,9 @@ class Command(BaseCommand):
         for definition in find_definitions("\n".join(page.text for page in pages.values())):
             defined |= {normalise(definition.term), *(normalise(alias) for alias in definition.aliases)}
         sessions = list(plan.sessions.all())
-        front = sum(1 for session in sessions if pages.get(session.ranges[0]["pages"][0]) and pages[session.ranges[0]["pages"][0]].matter == "front")
+        front = sum(
+            1 for session in sessions if pages.get(session.ranges[0]["pages"][0]) and pages[session.ranges[0]["pages"][0]].matter == "front"
+        )
         kinds: dict[str, int] = {}
         cloze_answers, quotes, shown = [], [], {}
         objectives = []
@@ -113,10 +117,18 @@ class Command(BaseCommand):
                 if question["kind"] in (CLOZE, CHOICE):
                     cloze_answers.append(question["answer"])
                 citation = question["citation"]
-                quotes.append(_quote_on_page(citation["quote"], pages[citation["pageNumber"]].text if citation["pageNumber"] in pages else ""))
+                quotes.append(
+                    _quote_on_page(citation["quote"], pages[citation["pageNumber"]].text if citation["pageNumber"] in pages else "")
+                )
                 if len(shown.setdefault(question["kind"], [])) < options["show"]:
-                    shown[question["kind"]].append(f"  [{question['kind']}] {question['question']} → {question['answer']} (p.{citation['pageNumber']})")
-            quotes += [_quote_on_page(point["text"], pages[point["pageNumber"]].text) for point in content.key_points if point["pageNumber"] in pages]
+                    shown[question["kind"]].append(
+                        f"  [{question['kind']}] {question['question']} → {question['answer']} (p.{citation['pageNumber']})"
+                    )
+            quotes += [
+                _quote_on_page(point["text"], pages[point["pageNumber"]].text)
+                for point in content.key_points
+                if point["pageNumber"] in pages
+            ]
             objectives += session.objectives
         terms_all = index | headings | defined
         in_domain = [self._known(answer, terms_all) for answer in cloze_answers]
