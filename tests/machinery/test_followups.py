@@ -14,14 +14,6 @@ from baeum.answering.followups import (
 )
 from baeum.answering.history import Memory
 
-SIGNED = [
-    "Chapter 2 Signed integers\nThere are three general techniques used to represent signed integers in computer memory. "
-    "All of these methods treat the most significant bit of the integer as a sign bit.",
-    "The first method is the simplest and is called signed magnitude. It represents the integer as a sign bit and a magnitude.",
-    "The second method is known as one's complement representation. The one's complement of a number is found by reversing each bit.",
-    "Modern computers use a third method called two's complement representation. It is found by adding one to the one's complement.",
-]
-
 
 @pytest.mark.parametrize(
     ("question", "ordinal"),
