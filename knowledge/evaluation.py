@@ -52,6 +52,45 @@ def quality_option(parser) -> None:
     )
 
 
+LOCKBOX = Path(__file__).resolve().parent.parent / "evaluation" / "lockbox.json"
+
+
+def split_option(parser) -> None:
+    parser.add_argument(
+        "--split",
+        choices=["tune", "check"],
+        help="only the documents of this part of the lock box (evaluation/lockbox.json, scripts/lockbox.py): tune on "
+        "'tune', report both, never tune on 'check'",
+    )
+
+
+def lockbox_parts() -> dict[str, str]:
+    """Every document of the lock box (a filing, a book's file name, an article title) → "tune" or "check"."""
+    if not LOCKBOX.is_file():
+        raise CommandError(f"No lock box at {LOCKBOX}: make it with scripts/lockbox.py.")
+    parts: dict[str, str] = {}
+    for set_name, box in json.loads(LOCKBOX.read_text(encoding="utf-8")).items():
+        for part in ("tune", "check"):
+            for document in box[part]:
+                if parts.setdefault(document, part) != part:
+                    raise CommandError(f"{document} is in both parts of the lock box ({set_name}): fix evaluation/lockbox.json.")
+    return parts
+
+
+def in_split(split: str | None, documents: list[str]) -> set[str]:
+    """Those of ``documents`` in ``split`` (all of them without one); a document with no part is an error."""
+    if not split:
+        return set(documents)
+    parts = lockbox_parts()
+    unknown = sorted({document for document in documents if document not in parts})
+    if unknown:
+        raise CommandError(
+            f"{len(unknown)} document(s) have no part in the lock box ({', '.join(unknown[:3])}…): "
+            "add them with scripts/lockbox.py (it keeps every existing assignment)."
+        )
+    return {document for document in documents if parts[document] == split}
+
+
 def rules_option(parser) -> None:
     parser.add_argument(
         "--without",

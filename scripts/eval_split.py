@@ -23,6 +23,9 @@ def main(corpus_path: str, queries_path: str, out_dir: str) -> None:
     def write(name: str, rows: list[dict]) -> None:
         (out / name).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
 
+    # Each question carries its article's title: the lock box (evaluation/lockbox.json) splits by title.
+    title_of = {row["doc_id"]: row.get("title", row["doc_id"]) for row in corpus}
+    queries = [{**row, "title": title_of.get(row["doc_id"], row["doc_id"])} for row in queries]
     write("corpus.jsonl", [row for row in corpus if row["doc_id"] in kept_docs])
     write("queries.jsonl", [row for row in queries if row["doc_id"] in kept_docs])
     write("out_of_scope.jsonl", [row for row in queries if row["doc_id"] not in kept_docs])

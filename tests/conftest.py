@@ -22,7 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 # and start no child process, in seconds. Everything else is deselected; a test in these paths that reaches
 # for a database or a model fails loudly instead of slowing the lane down.
 FAST_LANE = os.environ.get("BAEUM_FAST_LANE") == "1"
-FAST_PATHS = ("tests/machinery/", "tests/test_layering.py", "tests/knowledge/test_fusion.py", "tests/chat/test_calibration.py")
+FAST_PATHS = (
+    "tests/machinery/",
+    "tests/test_layering.py",
+    "tests/knowledge/test_fusion.py",
+    "tests/knowledge/test_lockbox.py",
+    "tests/chat/test_calibration.py",
+)
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
 
 

@@ -272,3 +272,16 @@ def test_multinode_runs_two_nodes_as_the_application_role_over_tables_the_owner_
     assert summary["uploads_not_final"] == 0 and summary["turns_lost"] == 0
     assert summary["load"]["messages"]["answered"] > 0
     assert set(Path(tempfile.gettempdir()).glob("baeum-multinode-*")) == left_before  # both servers' state removed
+
+
+def test_eval_documents_takes_a_split_of_the_lock_box_and_refuses_a_document_without_a_part(tmp_path):
+    from django.core.management.base import CommandError
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    (folder / "asm.pdf").write_bytes(make_pdf(BOOK))
+    questions = _jsonl(
+        tmp_path / "questions.jsonl", [{"question": "What is an interrupt?", "doc_name": "asm", "evidence": [{"evidence_page": 1}]}]
+    )
+    with pytest.raises(CommandError, match="no part in the lock box"):
+        call_command("eval_documents", "--questions", str(questions), "--pdfs", str(folder), "--split", "check", "--json")

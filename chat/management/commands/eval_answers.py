@@ -1,7 +1,7 @@
 import time
 from contextlib import nullcontext
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.test import override_settings
 from tqdm import tqdm
 
@@ -11,7 +11,17 @@ from chat.models import Conversation
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
-from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, rules_option, rules_run, throwaway_corpus
+from knowledge.evaluation import (
+    in_split,
+    library_option,
+    quality_model,
+    quality_option,
+    read_jsonl,
+    rules_option,
+    rules_run,
+    split_option,
+    throwaway_corpus,
+)
 from knowledge.models import Chunk, Material
 
 # --calibrate answers every question: no coverage or vector bar, nothing sufficient by coverage alone.
@@ -33,6 +43,7 @@ class Command(BaseCommand):
         quality_option(parser)
         library_option(parser)
         rules_option(parser)
+        split_option(parser)
         parser.add_argument(
             "--calibrate",
             metavar="FILE",
@@ -62,6 +73,18 @@ class Command(BaseCommand):
         passages = read_jsonl(corpus, ("doc_id", "text"))
         in_scope = read_jsonl(queries, ("question", "doc_id"))
         outside = read_jsonl(out_of_scope, ("question",))
+        if options["split"]:  # the questions of one part; every passage stays in the corpus, as a distractor
+            title_of = {str(row["doc_id"]): row.get("title", str(row["doc_id"])) for row in passages}
+
+            def title(row: dict) -> str:
+                return row.get("title") or title_of.get(str(row.get("doc_id")), "")
+
+            if any(not title(row) for row in outside):
+                raise CommandError(
+                    "--split needs each out-of-scope question's article title: make the split again with scripts/eval_split.py."
+                )
+            kept = in_split(options["split"], [title(row) for row in [*in_scope, *outside]])
+            in_scope, outside = [row for row in in_scope if title(row) in kept], [row for row in outside if title(row) in kept]
         if limit:
             in_scope, outside = in_scope[:limit], outside[:limit]
         warm_up(active_embedder())
@@ -119,6 +142,7 @@ class Command(BaseCommand):
             "latency_ms": {"p50": round(percentile(latencies, 0.5), 1), "p95": round(percentile(latencies, 0.95), 1)},
             "mode": mode,
             "embedding_model": quality or active_embedder().model,
+            "split": options["split"] or "all",
             "rules_off": sorted(options["without"]),
             "rules_fired": dict(sorted(fired.items())),
         }

@@ -28,7 +28,17 @@ from baeum.runtime.warmup import warm_up
 from chat.services.conversations import conversation_create, conversation_delete
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
-from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, rules_option, rules_run, throwaway_documents
+from knowledge.evaluation import (
+    in_split,
+    library_option,
+    quality_model,
+    quality_option,
+    read_jsonl,
+    rules_option,
+    rules_run,
+    split_option,
+    throwaway_documents,
+)
 
 DEFAULT_BOOKS = "../shared/samples/text"  # where the sample books live beside the project (evaluation/README.md)
 OPENING_KIND = "first"  # the turn that stands on its own; every other in-scope kind leans on the conversation so far
@@ -275,11 +285,14 @@ class Command(BaseCommand):
         quality_option(parser)
         library_option(parser)
         rules_option(parser)
+        split_option(parser)
 
     def handle(self, *args, conversations: str, crosslingual: str | None, books: str, limit: int, failures: str | None, **options):
         quiet = options["json"]
         scripted = self._rows(conversations, CONVERSATION_FIELDS, limit)
         questions = self._rows(crosslingual, CROSSLINGUAL_FIELDS, limit) if crosslingual else []
+        kept = in_split(options["split"], [row["book"] for row in [*scripted, *questions]])
+        scripted, questions = [row for row in scripted if row["book"] in kept], [row for row in questions if row["book"] in kept]
         paths = self._book_paths(Path(books), [row["book"] for row in [*scripted, *questions]])
         quality = quality_model(options["quality"])
         progress_stream = self.stderr._out  # tqdm redraws with "\r"; Django's wrapper would add a newline to each write
@@ -295,6 +308,7 @@ class Command(BaseCommand):
             crosslingual_results = self._ask_crosslingual(user, materials, questions, stream=progress_stream, quiet=quiet)
         report = {
             "embedding_model": quality or active_embedder().model,
+            "split": options["split"] or "all",
             "books": [path.name for path in paths],
             "conversations": conversation_report(turn_results, len(scripted)),
             "crosslingual": crosslingual_report(crosslingual_results) if questions else None,

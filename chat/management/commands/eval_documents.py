@@ -22,7 +22,17 @@ from tqdm import tqdm
 
 from baeum.runtime.warmup import warm_up
 from core.providers import embedder_for_model
-from knowledge.evaluation import library_option, quality_model, quality_option, read_jsonl, rules_option, rules_run, throwaway_documents
+from knowledge.evaluation import (
+    in_split,
+    library_option,
+    quality_model,
+    quality_option,
+    read_jsonl,
+    rules_option,
+    rules_run,
+    split_option,
+    throwaway_documents,
+)
 from knowledge.models import MaterialPage
 from knowledge.selectors import TOP_K, Scope, retrieve  # TOP_K: pages a learner looks at, the search API's default k
 
@@ -81,9 +91,12 @@ class Command(BaseCommand):
         quality_option(parser)
         library_option(parser)
         rules_option(parser)
+        split_option(parser)
 
     def handle(self, *args, **options):
-        rows = read_jsonl(options["questions"], ("question", "doc_name", "evidence"))[: options["limit"]]
+        rows = read_jsonl(options["questions"], ("question", "doc_name", "evidence"))
+        kept = in_split(options["split"], [row["doc_name"] for row in rows])
+        rows = [row for row in rows if row["doc_name"] in kept][: options["limit"]]
         folder = Path(options["pdfs"])
         documents = sorted({row["doc_name"] for row in rows})
         missing = [name for name in documents if not (folder / f"{name}.pdf").is_file()]
@@ -128,6 +141,7 @@ class Command(BaseCommand):
             "questions": len(rows),
             "documents": len(documents),
             "mode": options["mode"],
+            "split": options["split"] or "all",
             "baeum": summarise(ours, k),
             "baseline_bm25_pages": summarise(baseline, k),
             "search_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
