@@ -159,8 +159,8 @@ NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for
 # them on the tuning part of the evaluation sets is the next step (issue #28).
 FEATURE_WEIGHTS = {
     "overlap": 1.0,  # the share of the question's terms in the sentence (across languages: shared-script terms, glosses, heading)
-    "passage_rank": PASSAGE_RANK_WEIGHT,  # 1 / (1 + the passage's retrieval rank)
-    "position": POSITION_WEIGHT,  # 1 / (1 + the sentence's index in its passage)
+    "passage_rank": PASSAGE_RANK_WEIGHT,  # the passage's retrieval rank, counted as 1 / (1 + rank)
+    "position": POSITION_WEIGHT,  # the sentence's index in its passage, counted as 1 / (1 + index)
     "long_characters": -LONG_SENTENCE_PENALTY,  # characters beyond LONG_SENTENCE_CHARS
     "defines": DEFINITION_BONUS,  # defines what "what is X" asks for
     "gives_name": NAMING_BONUS,  # gives a name, for a question that asks for one
@@ -183,14 +183,33 @@ def sentence_features(
 ) -> dict[str, float]:
     """A candidate sentence's named features (see ``FEATURE_WEIGHTS``)."""
     return {
-        "overlap": overlap, "passage_rank": 1 / (1 + rank), "position": 1 / (1 + position), "long_characters": float(long_characters),
-        "defines": float(defines), "gives_name": float(gives_name), "anaphoric_opening": float(anaphoric_opening), "aside": float(aside),
-    }  # fmt: skip
+        "overlap": overlap,
+        "passage_rank": rank,
+        "position": position,
+        "long_characters": float(long_characters),
+        "defines": float(defines),
+        "gives_name": float(gives_name),
+        "anaphoric_opening": float(anaphoric_opening),
+        "aside": float(aside),
+    }
 
 
 def sentence_score(features: dict[str, float]) -> float:
-    """The weighted sum of a candidate's features: the one score both candidate paths rank by."""
-    return sum(FEATURE_WEIGHTS[name] * value for name, value in features.items())
+    """The weighted sum of a candidate's features: the one score both candidate paths rank by. Rank and
+    position count as 1 / (1 + n). Written out term by term, in one order, so that a score is the same
+    number, to the last bit, however a path came by its features (a tie between two sentences stays a tie)."""
+    weight = FEATURE_WEIGHTS
+    return (
+        weight["overlap"] * features["overlap"]
+        + weight["passage_rank"] / (1 + features["passage_rank"])
+        + weight["position"] / (1 + features["position"])
+        + weight["long_characters"] * features["long_characters"]
+        + weight["defines"] * features["defines"]
+        + weight["gives_name"] * features["gives_name"]
+        + weight["anaphoric_opening"] * features["anaphoric_opening"]
+        + weight["aside"] * features["aside"]
+        + weight["meaning"] * features.get("meaning", 0.0)
+    )
 
 
 @dataclass(frozen=True)
