@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _api_routes(patterns=None, prefix=""):

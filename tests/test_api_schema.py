@@ -11,7 +11,7 @@ from rest_framework.authtoken.models import Token
 
 from tests.pdfgen import make_pdf
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
 
 

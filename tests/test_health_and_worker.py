@@ -5,6 +5,7 @@ import time
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+# transaction=True: a real Celery worker process reads the rows, so they must be committed.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 

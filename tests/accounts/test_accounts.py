@@ -26,7 +26,7 @@ from tests.pdfgen import make_pdf
 
 PASSWORD = "correct horse battery"
 NEW_PASSWORD = "a different staple 2026"
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _sign_in(email: str, password: str = PASSWORD, device: str = "", **extra) -> tuple[int, dict]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def test_register_and_sign_in_return_tokens(anonymous_client):

@@ -16,7 +16,7 @@ from accounts.models import User
 from tests.factories import UserFactory
 
 PASSWORD = "correct horse battery"
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)

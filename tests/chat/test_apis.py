@@ -2,7 +2,7 @@ import pytest
 
 from chat.models import Conversation, Message
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def test_conversation_flow_over_the_api(api_client, book):

@@ -8,7 +8,7 @@ from chat.models import Conversation
 from chat.services.reply import TITLE_CHARS, title_from_question
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 PAGES = [
     "Chapter 1 Registers\nA register is a very fast storage location inside the CPU. The EAX register is the accumulator.",

@@ -16,7 +16,7 @@ from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from knowledge.models import Chunk
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 DEMO = Path(__file__).resolve().parents[2] / "demo"
 GUIDES = {"en": "how-we-learn.md", "ko": "우리는-어떻게-배우는가.md"}

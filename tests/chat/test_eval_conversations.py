@@ -9,6 +9,7 @@ from knowledge.models import Material
 from tests.chat.conftest import BOOK, KOREAN_BOOK
 from tests.pdfgen import make_pdf
 
+# transaction=True: the command ingests in a thread of its own, which sees only committed rows.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 CONVERSATIONS = [

@@ -12,7 +12,7 @@ from chat.services.conversations import conversation_create
 from chat.services.memory import memory_load
 from chat.services.reply import chat_reply, chat_reply_stream
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _valid_citations(message, book):

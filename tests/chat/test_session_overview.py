@@ -7,7 +7,7 @@ from chat.services.reply import chat_reply
 from plans.services.session_content import session_content
 from tests.plans.test_plans import book, plan  # noqa: F401 - fixtures
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("question", ["What matters most in this session?", "Summarise this session.", "이 세션에서 제일 중요한 게 뭐야?"])

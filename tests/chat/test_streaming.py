@@ -10,7 +10,7 @@ from chat.models import Message
 from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply_stream
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 class StreamingLLM:

@@ -6,7 +6,7 @@ import pytest
 from chat.models import Message
 from chat.services.conversations import conversation_create
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from tests.pdfgen import make_pdf
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
 CHROMIUM = os.environ.get("BAEUM_CHROMIUM", "/usr/bin/chromium")
+# transaction=True: the browser talks to the live server's threads, which see only committed rows.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 PASSWORD = "a-long-pass-phrase"
 

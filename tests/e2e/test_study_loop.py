@@ -7,6 +7,7 @@ import pytest
 from tests.e2e.test_learner_journey import ARTIFACTS, FITS, LAPTOP, PHONE, browser  # noqa: F401 - the fixture
 from tests.pdfgen import make_pdf
 
+# transaction=True: the browser talks to the live server's threads, which see only committed rows.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 PASSWORD = "a-long-pass-phrase"

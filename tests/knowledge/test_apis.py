@@ -5,6 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from knowledge.models import Chunk, Material
 
+# transaction=True: an upload queues its ingestion with transaction.on_commit, which a test transaction never runs.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

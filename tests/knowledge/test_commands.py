@@ -6,6 +6,7 @@ from django.core.management import call_command
 from knowledge.models import Material
 from tests.pdfgen import make_pdf
 
+# transaction=True: management commands commit as they go and run ingestion in a thread of their own.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

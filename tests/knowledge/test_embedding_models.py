@@ -58,7 +58,7 @@ def test_gemini_permanent_errors_are_not_retried():
     assert attempts["count"] == 1
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_switching_model_reembeds_in_the_background_without_mixing_models(user, ingest):
     from tests.pdfgen import make_pdf
 

@@ -11,7 +11,7 @@ from knowledge.models import Chunk, ChunkTerm, Material, MaterialPage
 from knowledge.selectors import search
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 TOPICS = {
     "Registers": "레지스터는 CPU 내부에 있는 아주 빠른 저장 공간이다. 범용 레지스터는 계산 중인 데이터를 임시로 보관한다.",

@@ -9,7 +9,7 @@ from knowledge.services.ingest import material_ingest
 from tests.conftest import ENGLISH_PAGES
 from tests.pdfgen import encrypt_pdf, make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 READY, FAILED = Material.Status.READY, Material.Status.FAILED
 
 

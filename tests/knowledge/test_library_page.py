@@ -9,6 +9,7 @@ from knowledge.models import Material
 from tests.factories import UserFactory
 from tests.pdfgen import make_pdf
 
+# transaction=True: an upload queues its ingestion with transaction.on_commit, which a test transaction never runs.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def test_deleting_a_material_removes_everything_kept_beside_its_original(user, ingest, django_capture_on_commit_callbacks):

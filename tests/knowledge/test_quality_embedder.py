@@ -45,6 +45,7 @@ def test_fusion_uses_each_models_lexical_weight_unless_alpha_is_set():
     assert fused[4] == pytest.approx(1.0) and fused[3] == pytest.approx(0.0)
 
 
+# transaction=True: the background re-embedding is queued with transaction.on_commit.
 @pytest.mark.django_db(transaction=True)
 def test_new_material_is_searchable_at_once_then_upgraded_in_the_background(user, ingest, settings, api_client):
     settings.BAEUM = {**settings.BAEUM, "QUALITY_EMBEDDER": "e5"}

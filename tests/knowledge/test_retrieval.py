@@ -14,7 +14,7 @@ from knowledge import selectors
 from knowledge.selectors import ChunkRange, Scope, retrieve, retrieve_chunks, retrieve_stats
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 TOPICS = ["photosynthesis", "volcanoes", "recursion", "glaciers", "tides", "bridges"]
 

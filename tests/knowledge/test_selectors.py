@@ -13,7 +13,7 @@ from knowledge.selectors import search
 from tests.factories import UserFactory
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def test_semantic_search_finds_the_passage_that_answers(user, ingest, english_pdf, korean_pdf):

@@ -12,6 +12,7 @@ from knowledge.services.materials import material_delete
 from knowledge.services.vector_indexes import vector_indexes_sync
 from tests.pdfgen import make_pdf
 
+# transaction=True: an own index is made by the owner role on a connection of its own (CREATE INDEX CONCURRENTLY cannot run in a transaction).
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TOPICS = [

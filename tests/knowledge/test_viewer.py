@@ -11,7 +11,7 @@ from knowledge.services.materials import material_delete
 from knowledge.services.page_images import PAGE_IMAGE_DIRECTORY
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 PAGES = [
     "Chapter 1 Registers\nA register is a very fast storage location inside the CPU.",

@@ -16,7 +16,7 @@ from plans.models import Card, Note
 from plans.services.export import page_reference, stable_id
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 CHAPTERS = {
     "Variables": "A variable is a name that refers to a value. Assignment statements create variables and give them values.",

@@ -5,7 +5,7 @@ import pytest
 from plans.models import Plan
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 PAGES = [
     "Chapter 1 Variables\n" + "A variable is a name that refers to a value. Assignment statements create variables. " * 8,

@@ -10,7 +10,7 @@ from plans.models import Card, Note, Plan, StudySession
 from plans.services.plans import chosen_chunks, plan_create, plan_schedule
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 CHAPTERS = {
     "Variables": "A variable is a name that refers to a value. Assignment statements create variables and give them values.",

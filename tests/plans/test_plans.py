@@ -8,7 +8,7 @@ from chat.services.reply import chat_reply
 from plans.models import Plan, StudySession
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 TOPIC_WORDS = {
     "Variables": "A variable is a name that refers to a value. Assignment statements create variables and give them values.",

@@ -110,6 +110,7 @@ def test_source_rows_are_the_owners_only(user, other_user, ingest):
         assert cursor.fetchone() == (True, True)  # row-level security under the ORM's scoping, as on every owned table
 
 
+# transaction=True: migrations run in the test switch to the owner role, which needs a connection outside the test's transaction.
 @pytest.mark.django_db(transaction=True)
 def test_the_migrations_link_existing_rows_and_leave_gone_materials_removed(user):
     """The data migrations fill the links of rows made before them (per learner, under row-level security)."""

@@ -8,7 +8,7 @@ from django.utils import timezone
 from plans.models import Card, Review
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 PAGES = [
     "Chapter 1 Numbers\nA single binary digit is called a bit. A 4-bit number is called a nibble. "

@@ -8,7 +8,7 @@ from plans.selectors_guide import material_chapters, study_guide
 from plans.services.session_content import session_content
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 ENGLISH = [
     "Chapter 1 Variables\nA program works with values of many kinds. A variable is a name that refers to a value. "

@@ -15,6 +15,7 @@ from django.db import connection
 from baeum import runtime
 from knowledge.models import Chunk, Material
 
+# transaction=True: the test kills database backends; a test transaction would die with them.
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.slow,

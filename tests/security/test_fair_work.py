@@ -142,6 +142,7 @@ def _hostile_pdf() -> bytes:
 
 
 @pytest.mark.slow
+# transaction=True: real Celery worker processes read the rows, so they must be committed.
 @pytest.mark.django_db(transaction=True)
 def test_a_hostile_learner_does_not_hold_up_another_learners_small_upload(api_client, other_api_client, settings, capsys):
     """Real workers as make run starts them (main: celery+quick, quick: quick). A learner uploads three

@@ -5,6 +5,7 @@ from django.db import connection
 
 from knowledge.models import Material
 
+# transaction=True: faults kill connections mid-transaction; a test transaction would die with them.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

@@ -13,6 +13,7 @@ from knowledge.models import Material, MaterialPage
 from tests.conftest import ENGLISH_PAGES
 from tests.pdfgen import make_pdf
 
+# transaction=True: hostile files are read by reader children and a worker that see only committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
 

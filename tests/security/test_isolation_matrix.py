@@ -11,7 +11,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from tests.pdfgen import make_pdf
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 SKIP_PREFIXES = (
     "admin/",

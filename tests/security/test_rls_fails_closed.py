@@ -16,6 +16,7 @@ from knowledge.models import Chunk, Material
 from plans.models import Plan
 from tests.pdfgen import make_pdf
 
+# transaction=True: fresh sessions of other roles must see (or not see) committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

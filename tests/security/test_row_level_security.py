@@ -11,6 +11,7 @@ from config.middleware import RowLevelSecurityMiddleware
 from knowledge.models import Chunk, Material
 from tests.pdfgen import make_pdf
 
+# transaction=True: fresh sessions of other roles must see (or not see) committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

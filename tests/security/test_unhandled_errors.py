@@ -59,6 +59,7 @@ def test_options_on_the_api_docs_does_not_fail(client):
     assert client.options("/api/v1/schema/").status_code in (200, 401, 405)
 
 
+# transaction=True: the errors under test are raised at commit (deferred foreign keys), which a test transaction never reaches.
 @pytest.mark.django_db(transaction=True)
 def test_deleting_a_plan_while_its_generation_writes_sessions(api_client, user, ingest, django_capture_on_commit_callbacks):
     """The generation commits a session after the delete collected the plan's children: still a clean 204."""

@@ -13,6 +13,7 @@ from knowledge.models import Chunk, Material
 from tests.conftest import start_celery_worker, wait_for_worker
 from tests.pdfgen import make_pdf
 
+# transaction=True: a real Celery worker process reads the rows, so they must be committed.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 

@@ -11,6 +11,7 @@ from plans.models import Plan
 from tests.factories import UserFactory
 from tests.pdfgen import make_pdf
 
+# transaction=True: the admin's upload queues its ingestion with transaction.on_commit, which a test transaction never runs.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PAGES = ["Chapter 1 Registers\n" + "A register is a fast storage location inside the CPU. " * 6]
