@@ -131,3 +131,70 @@ def test_the_stage_checker_reads_every_form_of_import(tmp_path):
         "from baeum.answering.evidence import judge_evidence\ndef f():\n    from baeum import runtime, errors\n    import baeum.study.quiz\n"
     )
     assert _baeum_imports(source) == {"answering", "runtime", "errors", "study"}
+
+
+def _module_graph(paths: list[Path]) -> dict[str, set[str]]:
+    """Which module imports which, among ``paths`` (absolute and relative imports, lazy ones included)."""
+    modules = {".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path for path in paths}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(
+                        [*package.split(".")[: len(package.split(".")) - node.level + 1], *([node.module] if node.module else [])]
+                    )
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name and modules[target].name != "__init__.py":
+                    graph[name].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        for other in graph[name]:
+            if other not in index:
+                visit(other)
+                low[name] = min(low[name], low[other])
+            elif other in stack:
+                low[name] = min(low[name], index[other])
+        if low[name] == index[name]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == name:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return found
+
+
+def test_no_circle_of_imports_in_the_machinery_or_the_tutor():
+    paths = sorted((ROOT / "baeum").rglob("*.py")) + sorted((ROOT / "chat" / "services").glob("*.py"))
+    assert _cycles(_module_graph(paths)) == []
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
