@@ -85,7 +85,8 @@ def test_eval_conversations_reports_shares_per_kind_language_and_direction_and_c
     )  # fmt: skip
     report = json.loads(capsys.readouterr().out)
 
-    assert set(report) == {"embedding_model", "books", "conversations", "crosslingual"}
+    assert set(report) == {"embedding_model", "books", "conversations", "crosslingual", "split", "rules_off", "rules_fired"}
+    assert report["split"] == "all" and report["rules_off"] == [] and report["rules_fired"]
     assert report["books"] == ["asm.pdf", "어셈블리.pdf"]
     talk = report["conversations"]
     assert talk["conversations"] == 2
