@@ -116,6 +116,32 @@ def rules_run(without: list[str]):
         yield fired
 
 
+def evaluation_options(parser, *, rules: bool = True) -> None:
+    """The options every eval_* command shares: --quality, --library, --split and (where the tutor answers)
+    --without."""
+    quality_option(parser)
+    library_option(parser)
+    split_option(parser)
+    if rules:
+        rules_option(parser)
+
+
+def in_split_by_title(split: str | None, passages: list[dict], rows: list[dict]) -> list[dict]:
+    """Those of ``rows`` (questions with a ``doc_id``, or a ``title`` of their own) about an article of the
+    lock-box part ``split``; every row without one. The lock box splits paragraph corpora by article title."""
+    if not split:
+        return rows
+    title_of = {str(row["doc_id"]): row.get("title", str(row["doc_id"])) for row in passages}
+
+    def title(row: dict) -> str:
+        return row.get("title") or title_of.get(str(row.get("doc_id")), "")
+
+    if any(not title(row) for row in rows):
+        raise CommandError("--split needs each question's article title: make the split again with scripts/eval_split.py.")
+    kept = in_split(split, [title(row) for row in rows])
+    return [row for row in rows if title(row) in kept]
+
+
 def library_option(parser) -> None:
     parser.add_argument(
         "--library",

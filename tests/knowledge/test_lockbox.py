@@ -47,3 +47,19 @@ def test_a_split_keeps_the_documents_of_its_part_only():
 def test_a_document_with_no_part_is_an_error_that_says_how_to_give_it_one():
     with pytest.raises(CommandError, match="no part in the lock box.*scripts/lockbox.py"):
         in_split("tune", ["a-filing-nobody-dealt.pdf"])
+
+
+def test_paragraph_questions_are_split_by_their_articles_title():
+    from knowledge.evaluation import in_split_by_title
+
+    box = json.loads(LOCKBOX.read_text(encoding="utf-8"))["korquad_public"]
+    passages = [{"doc_id": "p1", "title": box["tune"][0]}, {"doc_id": "p2", "title": box["check"][0]}]
+    questions = [
+        {"question": "a", "doc_id": "p1"},
+        {"question": "b", "doc_id": "p2"},
+        {"question": "c", "doc_id": "gone", "title": box["check"][0]},
+    ]
+    assert [row["question"] for row in in_split_by_title("check", passages, questions)] == ["b", "c"]
+    assert in_split_by_title(None, passages, questions) == questions
+    with pytest.raises(CommandError, match="article title"):
+        in_split_by_title("tune", passages, [{"question": "d", "doc_id": "unknown"}])

@@ -1,7 +1,7 @@
 import time
 from contextlib import nullcontext
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.test import override_settings
 from tqdm import tqdm
 
@@ -12,14 +12,11 @@ from chat.services.conversations import conversation_create
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
 from knowledge.evaluation import (
-    in_split,
-    library_option,
+    evaluation_options,
+    in_split_by_title,
     quality_model,
-    quality_option,
     read_jsonl,
-    rules_option,
     rules_run,
-    split_option,
     throwaway_corpus,
 )
 from knowledge.models import Chunk, Material
@@ -40,10 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=0, help="Use only the first N questions of each file (0: all).")
         parser.add_argument("--mode", default="standard", choices=["standard", "agentic"])
         parser.add_argument("--json", action="store_true")
-        quality_option(parser)
-        library_option(parser)
-        rules_option(parser)
-        split_option(parser)
+        evaluation_options(parser)
         parser.add_argument(
             "--calibrate",
             metavar="FILE",
@@ -73,18 +67,8 @@ class Command(BaseCommand):
         passages = read_jsonl(corpus, ("doc_id", "text"))
         in_scope = read_jsonl(queries, ("question", "doc_id"))
         outside = read_jsonl(out_of_scope, ("question",))
-        if options["split"]:  # the questions of one part; every passage stays in the corpus, as a distractor
-            title_of = {str(row["doc_id"]): row.get("title", str(row["doc_id"])) for row in passages}
-
-            def title(row: dict) -> str:
-                return row.get("title") or title_of.get(str(row.get("doc_id")), "")
-
-            if any(not title(row) for row in outside):
-                raise CommandError(
-                    "--split needs each out-of-scope question's article title: make the split again with scripts/eval_split.py."
-                )
-            kept = in_split(options["split"], [title(row) for row in [*in_scope, *outside]])
-            in_scope, outside = [row for row in in_scope if title(row) in kept], [row for row in outside if title(row) in kept]
+        # The questions of one lock-box part; every passage stays in the corpus, as a distractor.
+        in_scope, outside = in_split_by_title(options["split"], passages, in_scope), in_split_by_title(options["split"], passages, outside)
         if limit:
             in_scope, outside = in_scope[:limit], outside[:limit]
         warm_up(active_embedder())

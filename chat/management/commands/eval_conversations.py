@@ -29,14 +29,11 @@ from chat.services.conversations import conversation_create, conversation_delete
 from chat.services.reply import chat_reply
 from core.providers import active_embedder
 from knowledge.evaluation import (
+    evaluation_options,
     in_split,
-    library_option,
     quality_model,
-    quality_option,
     read_jsonl,
-    rules_option,
     rules_run,
-    split_option,
     throwaway_documents,
 )
 
@@ -282,10 +279,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=0, help="use only the first N lines of each file (0: all)")
         parser.add_argument("--failures", metavar="FILE", help="also write every failed turn to FILE (JSON Lines)")
         parser.add_argument("--json", action="store_true", help="print one JSON object and no progress")
-        quality_option(parser)
-        library_option(parser)
-        rules_option(parser)
-        split_option(parser)
+        evaluation_options(parser)
 
     def handle(self, *args, conversations: str, crosslingual: str | None, books: str, limit: int, failures: str | None, **options):
         quiet = options["json"]

@@ -23,14 +23,11 @@ from tqdm import tqdm
 from baeum.runtime.warmup import warm_up
 from core.providers import embedder_for_model
 from knowledge.evaluation import (
+    evaluation_options,
     in_split,
-    library_option,
     quality_model,
-    quality_option,
     read_jsonl,
-    rules_option,
     rules_run,
-    split_option,
     throwaway_documents,
 )
 from knowledge.models import MaterialPage
@@ -88,10 +85,7 @@ class Command(BaseCommand):
         parser.add_argument("--tutor", action="store_true", help="also ask the tutor each question (offline unless an LLM is configured)")
         parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
         parser.add_argument("--json", action="store_true")
-        quality_option(parser)
-        library_option(parser)
-        rules_option(parser)
-        split_option(parser)
+        evaluation_options(parser)
 
     def handle(self, *args, **options):
         rows = read_jsonl(options["questions"], ("question", "doc_name", "evidence"))

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from baeum.metrics import dedupe, rank_of, retrieval_summary
 from core.providers import active_embedder
-from knowledge.evaluation import in_split, library_option, quality_model, quality_option, read_jsonl, split_option, throwaway_corpus
+from knowledge.evaluation import evaluation_options, in_split_by_title, quality_model, read_jsonl, throwaway_corpus
 from knowledge.models import Chunk
 from knowledge.selectors import Scope, retrieve
 
@@ -20,19 +20,15 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=0, help="Use only the first N queries (0: all).")
         parser.add_argument("--alpha", type=float, action="append", help="Hybrid lexical weight(s) to try (default: settings).")
         parser.add_argument("--json", action="store_true")
-        quality_option(parser)
-        library_option(parser)
-        split_option(parser)
+        evaluation_options(parser, rules=False)
 
     def handle(self, *args, corpus, queries, mode, k, limit, alpha, json: bool, **options):
         import json as json_module
 
         passages = read_jsonl(corpus, ("doc_id", "text"))
         questions = read_jsonl(queries, ("question", "doc_id"))
-        if options["split"]:  # the questions about one part's articles; every passage stays in the corpus
-            title_of = {str(row["doc_id"]): row.get("title", str(row["doc_id"])) for row in passages}
-            kept = in_split(options["split"], [title_of.get(str(row["doc_id"]), "") for row in questions])
-            questions = [row for row in questions if title_of.get(str(row["doc_id"]), "") in kept]
+        # The questions about one lock-box part's articles; every passage stays in the corpus.
+        questions = in_split_by_title(options["split"], passages, questions)
         if limit:
             questions = questions[:limit]
         modes = ["semantic", "lexical", "hybrid"] if mode == "all" else [mode]
