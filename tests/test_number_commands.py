@@ -43,6 +43,7 @@ SMOKE_TESTED = {
     "eval_conversations": "tests/chat/test_eval_conversations.py",
     "eval_study": "test_eval_study_*",
     "load_test": "test_load_test_*",
+    "fit_weights": "test_fit_weights_*",
 }
 
 PASSAGES = [
@@ -71,7 +72,7 @@ def _nothing_left(users_before: int) -> None:
 
 
 def test_every_number_command_has_a_smoke_test():
-    numbered = {name for name in get_commands() if name.startswith(("bench_", "eval_"))} | {"load_test"}
+    numbered = {name for name in get_commands() if name.startswith(("bench_", "eval_"))} | {"load_test", "fit_weights"}
     assert numbered == set(SMOKE_TESTED), "a command that prints a number needs a smoke test (add it here)"
 
 
@@ -216,11 +217,48 @@ def test_eval_documents_prints_ours_beside_the_page_baseline_and_the_tutor_and_c
 def test_eval_study_prints_a_report_per_book_and_cleans_up(tmp_path, capsys):
     users = get_user_model().objects.count()
     path = tmp_path / "asm.pdf"
-    path.write_bytes(make_pdf(BOOK))
-    call_command("eval_study", str(path), "--json")
+    # A page whose key-point candidates include a sentence the rules reject (an address).
+    errata = "Chapter 4 Errata\nWrite to me at author@example.com for the answers to the exercises. The ESP register points to the stack."
+    path.write_bytes(make_pdf([*BOOK, errata]))
+    call_command("eval_study", str(path), "--json", "--without", "sentence:heading")
     report = json.loads(capsys.readouterr().out)
     assert len(report["books"]) == 1
     assert report["books"][0], "an empty report per book"
+    # The key points are chosen by the sentence rules, which the report counts; the one switched off never fires.
+    assert report["rules_off"] == ["sentence:heading"] and "sentence:heading" not in report["rules_fired"]
+    assert any(name.startswith("sentence:") for name in report["rules_fired"]), report["rules_fired"]
+    _nothing_left(users)
+
+
+def test_fit_weights_fits_on_the_tuning_part_judges_both_and_refits_from_saved_rows(tmp_path, capsys, monkeypatch):
+    import knowledge.evaluation
+    from baeum.answering import weights
+
+    users = get_user_model().objects.count()
+    lockbox = tmp_path / "lockbox.json"  # the tiny corpus's articles, one per part
+    lockbox.write_text(json.dumps({"tiny": {"tune": ["The stack", "Registers"], "check": ["Interrupts"]}}), encoding="utf-8")
+    monkeypatch.setattr(knowledge.evaluation, "LOCKBOX", lockbox)
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    _jsonl(folder / "corpus.jsonl", PASSAGES)
+    answers = [
+        {**QUESTIONS[0], "answers": ["ESP register"]},
+        {**QUESTIONS[1], "answers": ["interrupt handler"]},
+        {"qid": "q3", "question": "Which fast storage inside the CPU holds EAX?", "doc_id": "registers", "answers": ["EAX"]},
+    ]
+    _jsonl(folder / "queries.jsonl", answers)
+    rows = tmp_path / "rows.jsonl"
+    shipped = weights.WEIGHTS_FILE.read_bytes() if weights.WEIGHTS_FILE.exists() else None
+    call_command("fit_weights", "--answers", str(folder), "--quality", "none", "--rows", str(rows))
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["weights"]) == set(weights.FEATURES) and report["weights"]["overlap"] == 1.0
+    assert {"tiny/tune", "tiny/check", "all/tune", "all/check"} <= report["judged"].keys()
+    assert report["judged"]["tiny/tune"]["fitted"]["rankings"] >= 1  # "The ESP register …" against "The stack is …"
+    saved = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert saved and all(row["part"] in ("tune", "check") and any(row["answers"]) for row in saved)
+    call_command("fit_weights", "--refit", "--rows", str(rows))
+    assert json.loads(capsys.readouterr().out)["weights"] == report["weights"]  # the same rows fit the same weights
+    assert (weights.WEIGHTS_FILE.read_bytes() if weights.WEIGHTS_FILE.exists() else None) == shipped  # only --write writes
     _nothing_left(users)
 
 

@@ -31,6 +31,7 @@ from baeum.answering.sentences import (
     is_readable_sentence,
     section_headings,
 )
+from baeum.answering.weights import load_weights, observe
 from baeum.extraction.tables import superscript_references
 from baeum.language.analysis import (
     content_terms,
@@ -154,10 +155,10 @@ LONG_SENTENCE_PENALTY = 0.0005  # per character beyond LONG_SENTENCE_CHARS
 NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for one
 
 
-# The named features a candidate sentence is scored on and their weights, for both candidate paths (in one
-# language and across languages). The weights are set by hand (each constant's comment says why); fitting
-# them on the tuning part of the evaluation sets is the next step (issue #28).
-FEATURE_WEIGHTS = {
+# The named features a candidate sentence is scored on and their hand-set weights, for both candidate paths
+# (in one language and across languages), each constant's comment saying why. They stand when no fitted
+# weights ship (``baeum/answering/sentence_weights.json``, rebuilt by ``manage.py fit_weights``).
+HAND_WEIGHTS = {
     "overlap": 1.0,  # the share of the question's terms in the sentence (across languages: shared-script terms, glosses, heading)
     "passage_rank": PASSAGE_RANK_WEIGHT,  # the passage's retrieval rank, counted as 1 / (1 + rank)
     "position": POSITION_WEIGHT,  # the sentence's index in its passage, counted as 1 / (1 + index)
@@ -168,6 +169,9 @@ FEATURE_WEIGHTS = {
     "aside": -ASIDE_PENALTY,  # a footnote's sentence, or front or back matter
     "meaning": MEANING_WEIGHT,  # the multilingual embedder's cosine to the question (across languages)
 }
+
+# The weights the score uses: fitted on the lock box's tuning part when the weights file ships.
+FEATURE_WEIGHTS = load_weights() or HAND_WEIGHTS
 
 
 def sentence_features(
@@ -362,7 +366,9 @@ def extractive_answer(
         return Answer(text="", refused=True)
     across = crosses_languages(question, passages)
     if across:
-        chosen = _choose(_unsaid(_crosslingual_candidates(question, passages, similarity, names), said), max_sentences)
+        candidates = _crosslingual_candidates(question, passages, similarity, names)
+        observe(question, candidates)
+        chosen = _choose(_unsaid(candidates, said), max_sentences)
     else:
         defined, naming_asked = defined_terms(question), asks_for_a_name(question)
         candidates = [
@@ -370,7 +376,9 @@ def extractive_answer(
             for rank, passage in enumerate(passages)
             for candidate in _passage_candidates(query, defined, rank, passage, naming_asked)
         ]
-        chosen = _choose(_unsaid(_naming(_about_a_side(candidates, compared_terms(question)), naming), said), max_sentences)
+        candidates = _naming(_about_a_side(candidates, compared_terms(question)), naming)
+        observe(question, candidates)
+        chosen = _choose(_unsaid(candidates, said), max_sentences)
     if not chosen:
         return Answer(text="", refused=True)
     citations: dict[int, Citation] = {}

@@ -51,8 +51,17 @@ CROSSLINGUAL = [
         "in_scope": False,
     },
 ]
-CONVERSATION_SCORES = {"answered", "cited_expected_page", "follow_up_accuracy", "refusal_out_of_scope", "correct"}
-CROSSLINGUAL_SCORES = {"answered_with_expected_page", "false_refusal", "refusal"}
+CONVERSATION_SCORES = {"answered", "cited_expected_page", "follow_up_accuracy", "refusal_out_of_scope", "correct", "quotes_evidence"}
+CROSSLINGUAL_SCORES = {"answered_with_expected_page", "false_refusal", "refusal", "quotes_evidence"}
+# A phrase on the expected page of each first turn; the second conversation's is not in the book, so no
+# answer can hold it (the measure counts the sentence that answers, not any answer).
+EVIDENCE = {
+    "conversations": {
+        "en-stack-1": [{"pages": {"3": "The stack is a last-in first-out structure"}}],
+        "en-interrupts-1": [{"pages": {"2": "An interrupt is a kind of coffee"}}],
+    },
+    "crosslingual": {},
+}
 
 
 def _write_jsonl(path, rows):
@@ -73,6 +82,7 @@ def test_eval_conversations_reports_shares_per_kind_language_and_direction_and_c
     conversations = _write_jsonl(tmp_path / "conversations.jsonl", CONVERSATIONS)
     crosslingual = _write_jsonl(tmp_path / "crosslingual.jsonl", CROSSLINGUAL)
     failures = tmp_path / "failures.jsonl"
+    (tmp_path / "evidence.json").write_text(json.dumps(EVIDENCE), encoding="utf-8")  # read from beside the conversations
 
     call_command(
         "eval_conversations",
@@ -95,6 +105,10 @@ def test_eval_conversations_reports_shares_per_kind_language_and_direction_and_c
     assert set(talk["by_kind"]) == {"first", "anaphora", "ellipsis", "out_of_scope"}
     assert set(talk["by_language"]) == {"en"}
     assert talk["by_kind"]["first"]["follow_up_accuracy"] is None  # an opening turn is no follow-up
+    # Two first turns carry evidence: "What is the stack?" is answered with the sentence that holds it, the
+    # interrupt's phrase is in no answer; the follow-ups carry none, so they are not counted.
+    assert talk["by_kind"]["first"]["quotes_evidence"] == 0.5
+    assert talk["by_kind"]["anaphora"]["quotes_evidence"] is None
     groups = [talk["overall"], *talk["by_kind"].values(), *talk["by_language"].values()]
     values = [value for scores in groups for value in _shares(scores, CONVERSATION_SCORES)]
     assert set(talk["latency_ms"]) == {"p50", "p95"}

@@ -9,20 +9,26 @@ conversation is a real conversation over its book, its turns sent in order, so f
 one", "그 방식의 단점은?") lean on the tutor's memory exactly as a learner's would; each cross-lingual
 question gets a fresh conversation. An in-scope turn is correct when it is answered and one of its
 citations covers an expected page (a citation covers ``pageNumber``..``pageEnd``); an out-of-scope turn
-is correct when it is refused. Everything made is removed afterwards.
+is correct when it is refused. With an evidence file (``--evidence``; ``evidence.json`` beside the
+conversations is read when there is one), each answered turn is also checked for quoting what answers:
+``quotes_evidence`` is the share of in-scope turns whose answer holds the phrase of one of their expected
+pages (spacing and case aside) — the sentence that answers, not only its page. Everything made is removed
+afterwards.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from baeum.answering.weights import holds
 from baeum.metrics import percentile
 from baeum.runtime.warmup import warm_up
 from chat.services.conversations import conversation_create, conversation_delete
@@ -44,6 +50,8 @@ KINDS = (OPENING_KIND, "ordinal", "anaphora", "ellipsis", "example", "comparison
 OTHER_LANGUAGE = {"ko": "en", "en": "ko"}  # a cross-lingual question is always over the book in the other language
 ANSWER_HEAD_CHARS = 200  # enough of a failed answer to see what it was about, short enough to read a list of them
 
+CITATION_MARK = re.compile(r"\s*\[\d+\]")  # the tutor's "[2]" after a quoted line, not part of the book's words
+
 CONVERSATION_FIELDS = ("id", "book", "language", "turns")
 CROSSLINGUAL_FIELDS = ("id", "question", "question_language", "book", "expected_pages", "in_scope")
 
@@ -62,6 +70,7 @@ class TurnResult:
     cited_pages: list[list[int]]
     answer: str
     milliseconds: float
+    evidence: list[str] = field(default_factory=list)  # a phrase on each expected page (evidence.json), when known
 
     @property
     def in_scope(self) -> bool:
@@ -72,6 +81,11 @@ class TurnResult:
         """Answered, with a citation whose page range touches an expected page."""
         expected = set(self.expected_pages)
         return not self.refused and any(expected.intersection(range(start, end + 1)) for start, end in self.cited_pages)
+
+    @property
+    def quotes_evidence(self) -> bool:
+        """Answered with the words that answer: the answer holds the evidence phrase of an expected page."""
+        return not self.refused and holds(CITATION_MARK.sub("", self.answer), self.evidence)
 
     @property
     def correct(self) -> bool:
@@ -105,8 +119,14 @@ def ask(conversation, *, question: str) -> tuple[object, float]:
     return message, (time.perf_counter() - started) * 1000
 
 
-def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None]) -> list[TurnResult]:
-    """Play one scripted conversation turn by turn in a real conversation over its book, then delete it."""
+def phrases(evidence: dict | None) -> list[str]:
+    """The evidence phrases of one item of evidence.json (``{"pages": {page: phrase}}``)."""
+    return list((evidence or {}).get("pages", {}).values())
+
+
+def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None], evidence: list[dict] | None = None) -> list[TurnResult]:
+    """Play one scripted conversation turn by turn in a real conversation over its book, then delete it.
+    ``evidence``: the conversation's evidence per turn (evidence.json), when there is some."""
     conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
     results = []
     try:
@@ -124,6 +144,7 @@ def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None]) 
                     cited_pages=citation_pages(message.citations),
                     answer=message.content,
                     milliseconds=milliseconds,
+                    evidence=phrases(evidence[number - 1] if evidence and number <= len(evidence) else None),
                 )
             )
             on_turn()
@@ -132,7 +153,7 @@ def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None]) 
     return results
 
 
-def run_crosslingual(*, user, material, row: dict) -> TurnResult:
+def run_crosslingual(*, user, material, row: dict, evidence: dict | None = None) -> TurnResult:
     """Ask one question in the other language in a fresh conversation over its book, then delete it."""
     conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
     try:
@@ -150,6 +171,7 @@ def run_crosslingual(*, user, material, row: dict) -> TurnResult:
         cited_pages=citation_pages(message.citations),
         answer=message.content,
         milliseconds=milliseconds,
+        evidence=phrases(evidence),
     )
 
 
@@ -186,7 +208,14 @@ def conversation_scores(results: list[TurnResult]) -> dict:
         "follow_up_accuracy": share(sum(result.on_expected_page for result in follow_ups), len(follow_ups)),
         "refusal_out_of_scope": share(sum(result.refused for result in outside), len(outside)),
         "correct": share(sum(result.correct for result in results), len(results)),
+        "quotes_evidence": quoted_share(in_scope),
     }
+
+
+def quoted_share(in_scope: list[TurnResult]) -> float | None:
+    """The share of in-scope turns with known evidence whose answer holds it (None when no turn has any)."""
+    known = [result for result in in_scope if result.evidence]
+    return share(sum(result.quotes_evidence for result in known), len(known))
 
 
 def grouped(results: list[TurnResult], key: Callable[[TurnResult], str], order: Iterable[str] = ()) -> dict[str, list[TurnResult]]:
@@ -217,6 +246,7 @@ def crosslingual_scores(results: list[TurnResult]) -> dict:
         "answered_with_expected_page": share(sum(result.on_expected_page for result in in_scope), len(in_scope)),
         "false_refusal": share(sum(result.refused for result in in_scope), len(in_scope)),
         "refusal": share(sum(result.refused for result in outside), len(outside)),
+        "quotes_evidence": quoted_share(in_scope),
     }
 
 
@@ -245,14 +275,23 @@ def _table(title: str, rows: dict[str, dict], columns: tuple[str, ...]) -> list[
 def readable(report: dict) -> str:
     lines = [f"Embedding model: {report['embedding_model']}; books: {', '.join(report['books'])}", ""]
     conversations = report["conversations"]
-    columns = ("turns", "in_scope", "answered", "cited_expected_page", "follow_up_accuracy", "refusal_out_of_scope", "correct")
+    columns = (
+        "turns",
+        "in_scope",
+        "answered",
+        "cited_expected_page",
+        "follow_up_accuracy",
+        "refusal_out_of_scope",
+        "correct",
+        "quotes_evidence",
+    )
     lines += _table(f"Conversations ({conversations['conversations']}), by kind", conversations["by_kind"], columns)
     rows = {**conversations["by_language"], "overall": conversations["overall"]}
     lines += ["", *_table("by language", rows, columns)]
     lines.append(f"latency per turn: p50 {conversations['latency_ms']['p50']} ms, p95 {conversations['latency_ms']['p95']} ms")
     crosslingual = report.get("crosslingual")
     if crosslingual:
-        columns = ("questions", "in_scope", "answered_with_expected_page", "false_refusal", "out_of_scope", "refusal")
+        columns = ("questions", "in_scope", "answered_with_expected_page", "false_refusal", "out_of_scope", "refusal", "quotes_evidence")
         lines += ["", *_table("Cross-lingual", crosslingual["by_direction"], columns)]
         lines.append(f"latency per question: p50 {crosslingual['latency_ms']['p50']} ms, p95 {crosslingual['latency_ms']['p95']} ms")
     if report.get("rules_fired"):
@@ -278,11 +317,18 @@ class Command(BaseCommand):
         parser.add_argument("--books", default=DEFAULT_BOOKS, help=f"folder holding the books the sets name (default: {DEFAULT_BOOKS})")
         parser.add_argument("--limit", type=int, default=0, help="use only the first N lines of each file (0: all)")
         parser.add_argument("--failures", metavar="FILE", help="also write every failed turn to FILE (JSON Lines)")
+        parser.add_argument(
+            "--evidence",
+            metavar="FILE",
+            help="evidence.json (a phrase on each expected page of every turn): adds quotes_evidence, the share of in-scope "
+            "turns whose answer holds it (default: evidence.json beside --conversations, when there is one)",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object and no progress")
         evaluation_options(parser)
 
     def handle(self, *args, conversations: str, crosslingual: str | None, books: str, limit: int, failures: str | None, **options):
         quiet = options["json"]
+        evidence = self._evidence(options["evidence"] or Path(conversations).with_name("evidence.json"), required=bool(options["evidence"]))
         scripted = self._rows(conversations, CONVERSATION_FIELDS, limit)
         questions = self._rows(crosslingual, CROSSLINGUAL_FIELDS, limit) if crosslingual else []
         kept = in_split(options["split"], [row["book"] for row in [*scripted, *questions]])
@@ -298,8 +344,8 @@ class Command(BaseCommand):
             ),
             rules_run(options["without"]) as fired,
         ):
-            turn_results = self._play_conversations(user, materials, scripted, stream=progress_stream, quiet=quiet)
-            crosslingual_results = self._ask_crosslingual(user, materials, questions, stream=progress_stream, quiet=quiet)
+            turn_results = self._play_conversations(user, materials, scripted, evidence, stream=progress_stream, quiet=quiet)
+            crosslingual_results = self._ask_crosslingual(user, materials, questions, evidence, stream=progress_stream, quiet=quiet)
         report = {
             "embedding_model": quality or active_embedder().model,
             "split": options["split"] or "all",
@@ -328,19 +374,37 @@ class Command(BaseCommand):
         return paths
 
     @staticmethod
-    def _play_conversations(user, materials: dict, rows: list[dict], *, stream, quiet: bool) -> list[TurnResult]:
+    def _evidence(path: str | Path, *, required: bool) -> dict:
+        """evidence.json's items ({"conversations": {id: [per turn]}, "crosslingual": {id: item}}), or none."""
+        path = Path(path)
+        if not path.is_file():
+            if required:
+                raise CommandError(f"No evidence file at {path}.")
+            return {"conversations": {}, "crosslingual": {}}
+        try:
+            evidence = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise CommandError(f"{path} is not JSON ({error}): evidence.json maps each item to the phrase on its pages.") from error
+        return {"conversations": evidence.get("conversations", {}), "crosslingual": evidence.get("crosslingual", {})}
+
+    @staticmethod
+    def _play_conversations(user, materials: dict, rows: list[dict], evidence: dict, *, stream, quiet: bool) -> list[TurnResult]:
         results: list[TurnResult] = []
         total = sum(len(row["turns"]) for row in rows)
         with tqdm(total=total, desc="Conversation turns", file=stream, disable=quiet, unit="turn") as bar:
             for row in rows:
                 material = materials[Path(row["book"]).stem]
-                results += run_conversation(user=user, material=material, row=row, on_turn=lambda: bar.update(1))
+                results += run_conversation(
+                    user=user, material=material, row=row, on_turn=lambda: bar.update(1), evidence=evidence["conversations"].get(row["id"])
+                )
         return results
 
     @staticmethod
-    def _ask_crosslingual(user, materials: dict, rows: list[dict], *, stream, quiet: bool) -> list[TurnResult]:
+    def _ask_crosslingual(user, materials: dict, rows: list[dict], evidence: dict, *, stream, quiet: bool) -> list[TurnResult]:
         return [
-            run_crosslingual(user=user, material=materials[Path(row["book"]).stem], row=row)
+            run_crosslingual(
+                user=user, material=materials[Path(row["book"]).stem], row=row, evidence=evidence["crosslingual"].get(row["id"])
+            )
             for row in tqdm(rows, desc="Cross-lingual questions", file=stream, disable=quiet, unit="q")
         ]
 

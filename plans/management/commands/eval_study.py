@@ -27,7 +27,7 @@ from baeum.language.text import is_hangul_heavy
 from baeum.study.definitions import find_definitions
 from baeum.study.grading import normalise
 from baeum.study.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
-from knowledge.evaluation import throwaway_documents
+from knowledge.evaluation import rules_option, rules_run, throwaway_documents
 from knowledge.models import Chunk, MaterialPage
 from plans.models import Plan
 from plans.services.plans import plan_create, plan_generate
@@ -69,17 +69,19 @@ class Command(BaseCommand):
         parser.add_argument("--minutes", type=int, default=25)
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--show", type=int, default=0, help="print this many questions of each kind per book")
+        rules_option(parser)
 
     def handle(self, *args, **options):
         missing = [str(path) for path in options["paths"] if not path.exists()]
         if missing:
             raise CommandError(f"No such file: {', '.join(missing)}")
         results = []
-        with throwaway_documents(options["paths"], stream=self.stderr) as (user, materials):
+        with throwaway_documents(options["paths"], stream=self.stderr) as (user, materials), rules_run(options["without"]) as fired:
             for name, material in materials.items():
                 results.append(self._measure(user, name, material, options))
+        rules_report = {"rules_off": sorted(options["without"]), "rules_fired": dict(sorted(fired.items()))}
         if options["json"]:
-            self.stdout.write(json.dumps({"books": results}, ensure_ascii=False, indent=2))
+            self.stdout.write(json.dumps({"books": results, **rules_report}, ensure_ascii=False, indent=2))
             return
         for result in results:
             self.stdout.write(
@@ -89,6 +91,8 @@ class Command(BaseCommand):
                 f"quotes_on_page={result['quotes_on_page']} minutes_within_30pct={result['minutes_within_30pct']} "
                 f"minutes={result['minutes_range']}"
             )
+        fired = ", ".join(f"{name} {count}" for name, count in rules_report["rules_fired"].items()) or "none"
+        self.stdout.write(f"rules fired: {fired}; switched off: {', '.join(rules_report['rules_off']) or 'none'}")
 
     def _measure(self, user, name: str, material, options) -> dict:
         minutes = options["minutes"]

@@ -1,0 +1,205 @@
+"""The weights of the candidate-sentence score, fitted on data, and what fitting them needs.
+
+A candidate sentence is scored by one weighted sum of named features (``extractive.sentence_score``). The
+weights live in ``sentence_weights.json`` beside this module, written by ``manage.py fit_weights``: it
+plays the tuning part of the lock box (``evaluation/lockbox.json``) through the real tutor, records every
+ranking of candidate sentences the offline answer made (``observing``), labels a candidate by whether it
+holds the gold answer (KorQuAD and SQuAD answer spans, the conversation set's evidence phrases), and fits
+a pairwise logistic regression: for each ranking, every answering sentence against every other. The
+result is one weight per feature, scaled so that ``overlap`` weighs 1 (the units the hand-set penalties
+and bonuses were written in), and it is checked on the check part before it ships.
+
+Why scikit-learn's logistic regression and not LightGBM: the score must stay a readable sum that the
+answer path computes without a model runtime (a weight per feature in a JSON file), the features are
+nine, and the rankings a few thousand; a pairwise linear model is the standard learning-to-rank baseline
+for that (RankSVM's logistic twin). scikit-learn is needed to fit, never to answer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WEIGHTS_FILE = Path(__file__).with_name("sentence_weights.json")
+
+# The score's terms, in the order ``sentence_score`` adds them; rank and position count as 1 / (1 + n).
+FEATURES = (
+    "overlap",
+    "passage_rank",
+    "position",
+    "long_characters",
+    "defines",
+    "gives_name",
+    "anaphoric_opening",
+    "aside",
+    "meaning",
+)
+
+# Negatives drawn per answering sentence of one ranking (a ranking of 200 sentences would otherwise weigh
+# as much as 200 short ones); drawn with a fixed seed, so a refit of the same rows gives the same weights.
+NEGATIVES_PER_POSITIVE = 20
+
+# scikit-learn's inverse regularisation strength; the weights barely move between 0.1 and 10.
+REGULARISATION_C = 1.0
+
+
+def term_values(features: dict[str, float]) -> list[float]:
+    """A candidate's features as the values its weights multiply, in ``FEATURES`` order."""
+    return [
+        features["overlap"],
+        1 / (1 + features["passage_rank"]),
+        1 / (1 + features["position"]),
+        features["long_characters"],
+        features["defines"],
+        features["gives_name"],
+        features["anaphoric_opening"],
+        features["aside"],
+        features.get("meaning", 0.0),
+    ]
+
+
+def load_weights(path: Path = WEIGHTS_FILE) -> dict[str, float] | None:
+    """The fitted weights, or None when no weights file ships (the hand-set weights then stand)."""
+    if not path.is_file():
+        return None
+    weights = json.loads(path.read_text(encoding="utf-8"))["weights"]
+    missing = sorted(set(FEATURES) - set(weights))
+    if missing:
+        raise ValueError(f"{path} has no weight for {', '.join(missing)}: rebuild it with `manage.py fit_weights`.")
+    return {name: float(weights[name]) for name in FEATURES}
+
+
+# --- Observing the rankings the offline answer makes --------------------------------------------------
+
+
+@dataclass
+class Ranking:
+    """One choice among candidate sentences: their features, and (once labelled) which of them answer."""
+
+    question: str
+    sentences: list[str]
+    values: list[list[float]]  # ``term_values`` of each candidate
+    answers: list[bool] = field(default_factory=list)
+    source: str = ""  # "korquad", "squad", "conversations"…
+    part: str = ""  # the lock-box part: "tune" or "check"
+
+    def as_json(self) -> dict:
+        return {
+            "question": self.question,
+            "sentences": self.sentences,
+            "values": self.values,
+            "answers": self.answers,
+            "source": self.source,
+            "part": self.part,
+        }
+
+
+_OBSERVED: ContextVar[list[Ranking] | None] = ContextVar("baeum_observed_rankings", default=None)
+
+
+@contextmanager
+def observing() -> Iterator[list[Ranking]]:
+    """Record every ranking of candidate sentences made inside the block (``extractive_answer`` reports them)."""
+    seen: list[Ranking] = []
+    token = _OBSERVED.set(seen)
+    try:
+        yield seen
+    finally:
+        _OBSERVED.reset(token)
+
+
+def observe(question: str, candidates: list) -> None:
+    """Report a ranking (candidates with ``sentence``, ``items`` and ``features``) to an ``observing`` block, if any."""
+    seen = _OBSERVED.get()
+    if seen is None or not candidates:
+        return
+    seen.append(
+        Ranking(
+            question=question,
+            sentences=[" ".join([candidate.sentence, *candidate.items]) for candidate in candidates],
+            values=[term_values(candidate.features) for candidate in candidates],
+        )
+    )
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split()).casefold()
+
+
+def holds(sentence: str, answers: list[str]) -> bool:
+    """Whether ``sentence`` holds one of ``answers`` (an answer span or an evidence phrase), ignoring spacing
+    and case; a sentence that is part of a longer evidence phrase holds it too."""
+    squeezed = _squeezed(sentence)
+    for answer in answers:
+        wanted = _squeezed(answer)
+        if wanted and (wanted in squeezed or (len(squeezed) >= 40 and squeezed in wanted)):
+            return True
+    return False
+
+
+def labelled(rankings: list[Ranking], answers: list[str], *, source: str, part: str) -> list[Ranking]:
+    """``rankings`` with each candidate marked by whether it holds an answer; only rankings that can teach
+    something (an answering sentence and another) are kept."""
+    kept = []
+    for ranking in rankings:
+        ranking.answers = [holds(sentence, answers) for sentence in ranking.sentences]
+        ranking.source, ranking.part = source, part
+        if any(ranking.answers) and not all(ranking.answers):
+            kept.append(ranking)
+    return kept
+
+
+# --- Fitting and judging --------------------------------------------------------------------------
+
+
+def _pairs(rankings: list[Ranking]) -> tuple[list[list[float]], list[int]]:
+    """For each ranking, (answering − other) labelled 1 and its mirror labelled 0."""
+    chooser = random.Random(0)
+    rows, labels = [], []
+    for ranking in rankings:
+        good = [values for values, answer in zip(ranking.values, ranking.answers, strict=True) if answer]
+        bad = [values for values, answer in zip(ranking.values, ranking.answers, strict=True) if not answer]
+        for positive in good:
+            for negative in chooser.sample(bad, min(len(bad), NEGATIVES_PER_POSITIVE)):
+                difference = [p - n for p, n in zip(positive, negative, strict=True)]
+                rows += [difference, [-value for value in difference]]
+                labels += [1, 0]
+    return rows, labels
+
+
+def fit(rankings: list[Ranking], *, regularisation: float = REGULARISATION_C) -> dict[str, float]:
+    """Weights per feature from a pairwise logistic regression over ``rankings``, scaled so ``overlap`` weighs 1.
+    A feature that never varies within a ranking cannot be learned and keeps weight 0."""
+    from sklearn.linear_model import LogisticRegression
+
+    rows, labels = _pairs(rankings)
+    if not rows:
+        raise ValueError("No ranking holds both an answering sentence and another: nothing to fit.")
+    model = LogisticRegression(fit_intercept=False, C=regularisation, max_iter=5000)
+    model.fit(rows, labels)
+    coefficients = [float(value) for value in model.coef_[0]]
+    scale = coefficients[FEATURES.index("overlap")]
+    if scale <= 0:
+        raise ValueError("The fitted weight of overlap is not positive: the rankings do not favour sentences sharing the question's terms.")
+    return {name: round(value / scale, 6) for name, value in zip(FEATURES, coefficients, strict=True)}
+
+
+def score(values: list[float], weights: dict[str, float]) -> float:
+    return sum(weights[name] * value for name, value in zip(FEATURES, values, strict=True))
+
+
+def judged(rankings: list[Ranking], weights: dict[str, float]) -> dict:
+    """How often the best-scored sentence answers (top-1), and the mean reciprocal rank of the first that does."""
+    if not rankings:
+        return {"rankings": 0, "top1": None, "mrr": None}
+    top, reciprocal = 0, 0.0
+    for ranking in rankings:
+        order = sorted(range(len(ranking.values)), key=lambda index: -score(ranking.values[index], weights))
+        top += ranking.answers[order[0]]
+        reciprocal += 1 / (1 + next(rank for rank, index in enumerate(order) if ranking.answers[index]))
+    return {"rankings": len(rankings), "top1": round(top / len(rankings), 4), "mrr": round(reciprocal / len(rankings), 4)}

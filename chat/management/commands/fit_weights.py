@@ -1,0 +1,157 @@
+"""`manage.py fit_weights`: fit the weights of the candidate-sentence score on the lock box's tuning part.
+
+    python manage.py fit_weights --answers /tmp/korsplit --answers /tmp/squadsplit \\
+        --conversations ../shared/eval/conversations_dev/conversations.jsonl \\
+        --crosslingual ../shared/eval/conversations_dev/crosslingual.jsonl \\
+        --evidence ../shared/eval/conversations_dev/evidence.json --books ../shared/eval/conversations_dev/pdfs \\
+        --quality none --rows /tmp/rankings.jsonl --write
+
+Every question of both parts is put to the real tutor (offline answers); each ranking of candidate sentences
+its answer made is recorded and labelled by whether a sentence holds the gold answer (a KorQuAD or SQuAD
+answer span; the conversation set's evidence phrase for an expected page). The weights are fitted on the
+tuning part only and judged on both, beside the hand-set weights: how often the best-scored sentence
+answers (top-1) and the mean reciprocal rank of the first that does. ``--write`` ships them
+(``baeum/answering/sentence_weights.json``), with that report; ``--refit`` fits again from saved rows.
+See docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from baeum.answering import weights as sentence_weights
+from baeum.answering.extractive import HAND_WEIGHTS
+from baeum.runtime.warmup import warm_up
+from chat.models import Conversation
+from chat.services.conversations import conversation_create
+from chat.services.reply import chat_reply
+from core.providers import active_embedder
+from knowledge.evaluation import (
+    evaluation_options,
+    in_split,
+    in_split_by_title,
+    quality_model,
+    read_jsonl,
+    throwaway_corpus,
+    throwaway_documents,
+)
+
+PARTS = ("tune", "check")
+
+
+class Command(BaseCommand):
+    help = "Fit the candidate-sentence weights on the lock box's tuning part; judge them on both parts beside the hand-set ones."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--answers",
+            action="append",
+            default=[],
+            metavar="DIR",
+            help="a paragraph set made by scripts/eval_split.py (corpus.jsonl, queries.jsonl with answers); repeatable",
+        )
+        parser.add_argument("--conversations", help="scripted conversations (conversations_dev format)")
+        parser.add_argument("--crosslingual", help="cross-lingual questions over the same books")
+        parser.add_argument("--evidence", help="evidence.json: the phrase on each expected page of every turn")
+        parser.add_argument("--books", help="the folder of the books the conversations are about")
+        parser.add_argument("--limit", type=int, default=0, help="only the first N questions of each set and part (0: all)")
+        parser.add_argument("--rows", metavar="FILE", help="save the labelled rankings to FILE (JSON lines); with --refit, read them")
+        parser.add_argument("--refit", action="store_true", help="fit from the rankings saved in --rows, asking nothing")
+        parser.add_argument("--write", action="store_true", help=f"write the fitted weights to {sentence_weights.WEIGHTS_FILE.name}")
+        evaluation_options(parser, rules=False)
+
+    def handle(self, *args, answers: list[str], limit: int, rows: str | None, refit: bool, write: bool, **options):
+        if refit:
+            if not rows or not Path(rows).is_file():
+                raise CommandError("--refit reads the rankings a run saved: give that file with --rows.")
+            rankings = [sentence_weights.Ranking(**json.loads(line)) for line in Path(rows).read_text(encoding="utf-8").splitlines()]
+        else:
+            warm_up(active_embedder())
+            quality = quality_model(options["quality"])
+            rankings = []
+            for folder in answers:
+                rankings += self._paragraph_rankings(Path(folder), limit=limit, quality=quality)
+            if options["conversations"]:
+                rankings += self._conversation_rankings(options, limit=limit, quality=quality)
+            if rows:
+                Path(rows).write_text("".join(json.dumps(r.as_json(), ensure_ascii=False) + "\n" for r in rankings), encoding="utf-8")
+        tune = [ranking for ranking in rankings if ranking.part == "tune"]
+        fitted = sentence_weights.fit(tune)
+        report = {"weights": fitted, "hand_weights": HAND_WEIGHTS, "judged": self._judged(rankings, fitted)}
+        if write:
+            shipped = {
+                "weights": fitted,
+                "about": "Candidate-sentence weights fitted by `manage.py fit_weights` on the lock box's tuning part "
+                "(baeum/answering/weights.py); `judged` compares them with the hand-set weights on both parts.",
+                "judged": report["judged"],
+            }
+            sentence_weights.WEIGHTS_FILE.write_text(json.dumps(shipped, indent=1) + "\n", encoding="utf-8")
+            self.stderr.write(f"Wrote {sentence_weights.WEIGHTS_FILE}")
+        self.stdout.write(json.dumps(report, ensure_ascii=False, indent=1))
+
+    @staticmethod
+    def _judged(rankings: list[sentence_weights.Ranking], fitted: dict[str, float]) -> dict:
+        """Top-1 and MRR of both weight sets, by source and part, and over all sources by part."""
+        judged = {}
+        sources = sorted({ranking.source for ranking in rankings})
+        for source in [*sources, "all"]:
+            for part in PARTS:
+                group = [r for r in rankings if r.part == part and source in ("all", r.source)]
+                judged[f"{source}/{part}"] = {
+                    "hand": sentence_weights.judged(group, HAND_WEIGHTS),
+                    "fitted": sentence_weights.judged(group, fitted),
+                }
+        return judged
+
+    def _paragraph_rankings(self, folder: Path, *, limit: int, quality: str) -> list[sentence_weights.Ranking]:
+        """Each question of the set, in a fresh conversation over the whole corpus; labelled by its answer spans."""
+        passages = read_jsonl(str(folder / "corpus.jsonl"), ("doc_id", "text"))
+        questions = read_jsonl(str(folder / "queries.jsonl"), ("question", "doc_id", "answers"))
+        rankings = []
+        with throwaway_corpus(passages, stream=self.stderr._out, quality=quality) as (user, _):
+            for part in PARTS:
+                asked = in_split_by_title(part, passages, questions)
+                for question in tqdm(asked[:limit] if limit else asked, desc=f"{folder.name} {part}", file=self.stderr._out):
+                    conversation = conversation_create(owner=user, ref_ids=[])
+                    with sentence_weights.observing() as seen:
+                        chat_reply(conversation=conversation, content=question["question"])
+                    Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
+                    rankings += sentence_weights.labelled(seen, list(question["answers"]), source=folder.name, part=part)
+        return rankings
+
+    def _conversation_rankings(self, options: dict, *, limit: int, quality: str) -> list[sentence_weights.Ranking]:
+        """Each scripted conversation played turn by turn, and each cross-lingual question; labelled by the
+        evidence phrases of the turn's expected pages."""
+        if not (options["evidence"] and options["books"]):
+            raise CommandError("--conversations needs --evidence (the phrases that label a turn) and --books.")
+        evidence = json.loads(Path(options["evidence"]).read_text(encoding="utf-8"))
+        scripted = read_jsonl(options["conversations"], ("id", "book", "turns"))
+        single = read_jsonl(options["crosslingual"], ("id", "question", "book")) if options["crosslingual"] else []
+        books = sorted({row["book"] for row in [*scripted, *single]})
+        paths = [Path(options["books"]) / book for book in books]
+        rankings = []
+        with throwaway_documents(paths, stream=self.stderr._out, quality=quality) as (user, materials):
+            for part in PARTS:
+                kept = in_split(part, books)
+                played = [row for row in scripted if row["book"] in kept]
+                for row in tqdm(played[:limit] if limit else played, desc=f"conversations {part}", file=self.stderr._out):
+                    conversation = conversation_create(owner=user, ref_ids=[materials[Path(row["book"]).stem].ref_id])
+                    for number, turn in enumerate(row["turns"]):
+                        phrases = list(evidence["conversations"].get(row["id"], [{}] * (number + 1))[number].get("pages", {}).values())
+                        with sentence_weights.observing() as seen:
+                            chat_reply(conversation=conversation, content=turn["question"])
+                        rankings += sentence_weights.labelled(seen, phrases, source="conversations", part=part)
+                    Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
+                asked = [row for row in single if row["book"] in kept]
+                for row in tqdm(asked[:limit] if limit else asked, desc=f"cross-lingual {part}", file=self.stderr._out):
+                    conversation = conversation_create(owner=user, ref_ids=[materials[Path(row["book"]).stem].ref_id])
+                    phrases = list(evidence.get("crosslingual", {}).get(row["id"], {}).get("pages", {}).values())
+                    with sentence_weights.observing() as seen:
+                        chat_reply(conversation=conversation, content=row["question"])
+                    Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
+                    rankings += sentence_weights.labelled(seen, phrases, source="crosslingual", part=part)
+        return rankings
