@@ -36,8 +36,29 @@ _ENGLISH_GOAL = re.compile(
 )
 # "내 시험은 금요일이야", "제 목표는 합격입니다": 내/제/나의/우리 as a word of its own, not the end of "문제는".
 _KOREAN_FACT = re.compile(
-    r"(?<![가-힣A-Za-z])(?:제|내|나의|우리)\s*([가-힣A-Za-z][가-힣A-Za-z ]{0,19}?)(?:은|는|이|가)\s+([^.?!,;]{1,40}?)"
+    r"(?<![가-힣A-Za-z])(?:제|내|나의|우리)\s+([가-힣A-Za-z][가-힣A-Za-z ]{0,19}?)(?:은|는|이|가)\s+([^.?!,;]{1,40}?)"
     r"\s*(?:이에요|예요|입니다|이다|이야|야|요|에요)?\s*(?:[.?!]|$)"
+)
+# When something is, as a learner says it in Korean: "내일", "다음 주 월요일", "12월 3일 오후 2시".
+_KOREAN_TIME = (
+    r"(?:오늘|내일|모레|글피|(?:다다음|다음|이번)\s*주\s*(?:[월화수목금토일]요일|주말)?|(?:다음|이번)\s*달|주말|[월화수목금토일]요일"
+    r"|\d{1,2}\s*월\s*\d{1,2}\s*일|\d{1,2}\s*일\s*(?:뒤|후))(?:\s*(?:오전|오후|아침|저녁|밤))?(?:\s*\d{1,2}\s*시(?:\s*반)?)?"
+)
+_KOREAN_IS = r"(?:이야|야|이에요|예요|입니다|이다|이래|래|있어|있어요|있습니다|있음|임)"
+# "내일 시험이야", "다음 주에 발표 있어": the time first, then the event and a copula (without one, "내일 비가 와" would be a fact).
+_KOREAN_EVENT_TIME_FIRST = re.compile(
+    rf"^\s*(?P<value>{_KOREAN_TIME})(?:에|은|는)?\s+(?P<key>[가-힣A-Za-z]{{1,10}}?(?:\s[가-힣A-Za-z]{{1,10}}?)?)(?:이|가)?\s*{_KOREAN_IS}\s*[.!~]*\s*$"
+)
+# "시험이 다음 주 월요일이야", "발표는 금요일": the event, then when it is.
+_KOREAN_EVENT_NAME_FIRST = re.compile(
+    rf"^\s*(?:(?:제|내|나의|우리)\s+)?(?P<key>[가-힣A-Za-z]{{1,10}}?(?:\s[가-힣A-Za-z]{{1,10}}?)?)(?:은|는|이|가)\s+(?P<value>{_KOREAN_TIME})(?:에)?\s*{_KOREAN_IS}?\s*[.!~]*\s*$"
+)
+# "The exam is tomorrow", "the quiz's on Monday": an event without "my" ("my exam is …" is _ENGLISH_FACT's).
+_ENGLISH_DUE = re.compile(
+    r"^\s*(?!my\b)(?:the |our )?(?P<key>[a-z][a-z \-]{1,30}?)(?:'s| is| will be)\s+(?P<value>(?:on |this |next )?"
+    r"(?:tomorrow|today|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}(?:st|nd|rd|th)?|in \d+ (?:days?|weeks?))\b[^.?!,;]{0,30}?)\s*[.!]*\s*$",
+    re.IGNORECASE,
 )
 # "중간고사 공부 중이야", "나는 기말고사를 준비하고 있어"
 _KOREAN_GOAL = re.compile(
@@ -72,6 +93,10 @@ def _facts(sentence: str, *, turn: int) -> Iterator[dict]:
     for pattern in (_ENGLISH_FACT, _ENGLISH_EVENT, _KOREAN_FACT):
         for match in pattern.finditer(sentence):
             yield {"key": match.group(1).strip().lower(), "value": match.group(2).strip(), "turn": turn}
+    for pattern in (_ENGLISH_DUE, _KOREAN_EVENT_TIME_FIRST, _KOREAN_EVENT_NAME_FIRST):
+        match = pattern.match(sentence)
+        if match and not _KOREAN_FACT.search(sentence):  # "내 시험은 금요일이야" is _KOREAN_FACT's, once
+            yield {"key": match.group("key").strip().lower(), "value": " ".join(match.group("value").split()), "turn": turn}
     for pattern, key in ((_ENGLISH_GOAL, STUDY_GOAL_EN), (_KOREAN_GOAL, STUDY_GOAL_KO)):
         for match in pattern.finditer(sentence):
             yield {"key": key, "value": match.group(1).strip(), "turn": turn}

@@ -13,6 +13,8 @@ from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, korean_particle
 
 _MY_QUESTION = re.compile(r"\bmy\b|(?:^|\s)(?:내|제|나의)\s", re.IGNORECASE)
+# "시험 언제야?", "When is the exam?": asking when something the learner stated is, without "my".
+_WHEN_QUESTION = re.compile(r"\bwhen\b|\bwhat (?:day|date|time)\b|언제|며칠|몇\s*일|무슨\s*요일|몇\s*시", re.IGNORECASE)
 CONVERSATION = "conversation"  # the generator of these replies
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?: there| tutor| baeum)?$|^(?:안녕|안녕하세요|안녕하십니까|반가워|반가워요|반갑습니다)$"
@@ -20,6 +22,12 @@ _GREETING = re.compile(
 _THANKS = re.compile(
     r"^(?:thanks|thank you|thanks a lot|thank you (?:so|very) much|many thanks|thx|ty)(?: tutor| baeum)?$"
     r"|^(?:고마워|고마워요|고맙습니다|감사합니다|감사해요|땡큐)$"
+)
+# "ok", "ㅇㅋ", "알겠어": the learner has read the answer and asks nothing yet.
+_ACKNOWLEDGEMENT = re.compile(
+    r"^(?:ok|okay|k|kk|okey|got it|i see|cool|great|nice|alright|all right|sure|yes|yep|yeah|understood|makes sense|sounds good)$"
+    r"|^(?:ㅇㅋ|ㅇㅇ|ㅇㅋㅇㅋ|오케이|오키|알겠어|알겠어요|알겠습니다|알았어|알았어요|네|넵|넹|응|웅|그래|그래요|좋아|좋아요|아하|그렇구나|아 그렇구나"
+    r"|이해했어|이해했어요|이해했습니다)$"
 )
 # Punctuation, emoticons and symbols around a greeting ("Hi!", "고마워요~ ^^").
 _NOT_A_WORD = re.compile(r"[^\w\s']+|_")
@@ -33,6 +41,8 @@ _GREETING_REPLY_KO = (
 )
 _THANKS_REPLY_EN = "You're welcome! Ask me anything else about your materials; I answer only from them, citing the page."
 _THANKS_REPLY_KO = "천만에요! 자료에 대해 더 궁금한 것이 있으면 물어보세요. 자료에 있는 내용으로만, 쪽수를 밝혀 답해 드려요."
+_ACKNOWLEDGED_EN = "Okay! Ask me about your materials whenever you're ready."
+_ACKNOWLEDGED_KO = "좋아요! 자료에 대해 궁금한 것이 있으면 언제든 물어보세요."
 _NOTED_EN = "Got it, I'll remember that {facts}. Ask me about your materials whenever you're ready."
 _NOTED_KO = "알겠어요. {facts} — 기억해 둘게요. 자료에 대해 궁금한 것을 물어보세요."
 
@@ -42,16 +52,19 @@ def _small_talk_words(text: str) -> str:
 
 
 def conversation_kind(text: str) -> str | None:
-    """Return "greeting", "thanks" or "statement" for a message that asks nothing of the materials, else None.
+    """Return "greeting", "thanks", "acknowledgement" or "statement" for a message that asks nothing of the
+    materials, else None.
 
-    A greeting or thanks is the whole message ("Hi!", "감사합니다"); a statement tells a fact about the
-    learner ("My exam is on Friday.", "내 시험은 금요일이야") and asks nothing. "What is my exam date?" asks.
+    A greeting, thanks or acknowledgement is the whole message ("Hi!", "감사합니다", "ㅇㅋ"); a statement tells
+    a fact about the learner ("My exam is on Friday.", "내일 시험이야") and asks nothing. "What is my exam date?" asks.
     """
     words = _small_talk_words(text)
     if _GREETING.match(words):
         return "greeting"
     if _THANKS.match(words):
         return "thanks"
+    if _ACKNOWLEDGEMENT.match(words):
+        return "acknowledgement"
     if not is_question(text) and extract_entities(text, turn=0):
         return "statement"
     return None
@@ -75,6 +88,8 @@ def conversation_answer(question: str) -> Answer | None:
         text = _GREETING_REPLY_KO if korean else _GREETING_REPLY_EN
     elif kind == "thanks":
         text = _THANKS_REPLY_KO if korean else _THANKS_REPLY_EN
+    elif kind == "acknowledgement":
+        text = _ACKNOWLEDGED_KO if korean else _ACKNOWLEDGED_EN
     else:
         facts = [_restated(fact, korean=korean) for fact in extract_entities(question, turn=0)]
         text = _NOTED_KO.format(facts=", ".join(facts)) if korean else _NOTED_EN.format(facts=" and ".join(facts))
@@ -82,8 +97,8 @@ def conversation_answer(question: str) -> Answer | None:
 
 
 def memory_answer(question: str, memory: Memory) -> Answer | None:
-    """Answer "what is my X?" from facts the learner stated earlier in this conversation."""
-    if not _MY_QUESTION.search(question) or not memory.entities:
+    """Answer "what is my X?" (or "when is X?") from facts the learner stated earlier in this conversation."""
+    if not (_MY_QUESTION.search(question) or _WHEN_QUESTION.search(question)) or not memory.entities:
         return None
     terms = set(content_terms(question))
     for entity in reversed(memory.entities):

@@ -177,7 +177,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 def is_hangul_heavy(text: str) -> bool:
     """Tell whether most letters of ``text`` are Hangul (used to pick the Korean analyser/messages)."""
-    hangul = sum(1 for char in text if 0xAC00 <= ord(char) <= 0xD7A3)
+    hangul = sum(1 for char in text if 0xAC00 <= ord(char) <= 0xD7A3 or 0x3131 <= ord(char) <= 0x318E)  # syllables, and jamo ("ㅇㅋ")
     letters = sum(1 for char in text if char.isalpha())
     return letters > 0 and hangul / letters >= 0.3
 
