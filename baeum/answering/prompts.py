@@ -70,3 +70,21 @@ def grade_prompt(*, quote: str, question: str, expected: str, response: str, lan
         f"Quoted sentence: {quote}\nQuestion: {question}\nExpected answer: {expected}\nLearner's answer: {response}\n"
         f"({'The learner writes Korean.' if language == 'ko' else 'The learner writes English.'})"
     )
+
+
+# --- Follow-ups (baeum/answering/condense.py) -------------------------------------------------------
+
+CONDENSE_SYSTEM = (
+    "You rewrite a learner's latest message to a study tutor as one standalone search question. Resolve what it "
+    'points back to ("it", "the second one", "그건 왜?") from the conversation so far, keep every term it names, add '
+    "nothing the conversation does not say, and never answer it. Write the question in {language}, the language of "
+    "the learner's materials (translate the learner's words when they wrote in another). Reply with the question only."
+)
+
+
+def condense_system(materials_language: str) -> str:
+    return CONDENSE_SYSTEM.format(language=_language(materials_language))
+
+
+def condense_prompt(conversation: str, question: str) -> str:
+    return f"Conversation so far:\n{conversation or '(none)'}\n\nLatest message: {question}\n\nStandalone question:"

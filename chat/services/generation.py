@@ -198,7 +198,9 @@ def written_answer(turn: Turn, llm) -> Answer:
         completion = llm.complete(system=system, prompt=prompt)
     except LLMError:
         return fallback(turn, "LLM unavailable")
-    turn.usage.update(llmCalls=1, inputTokens=completion.input_tokens, outputTokens=completion.output_tokens, estimated=False)
+    turn.usage.update(  # a condensed follow-up's call is counted already (chat/services/turn.py)
+        llmCalls=turn.usage["llmCalls"] + 1, inputTokens=completion.input_tokens, outputTokens=completion.output_tokens, estimated=False
+    )
     text = completion.text.strip()
     if text.startswith((REFUSAL_KO, REFUSAL_EN)):
         return Answer(text=refusal_text(turn.question), refused=True, generator=completion.model, kind=Generator.MODEL)
@@ -260,7 +262,7 @@ def stream_written(turn: Turn, llm) -> Iterator[tuple[str, object]]:
                 sent = ready
     except LLMError:
         return fallback(turn, "LLM unavailable")
-    turn.usage.update(llmCalls=1, estimated=True)
+    turn.usage.update(llmCalls=turn.usage["llmCalls"] + 1, estimated=True)
     if text.strip().startswith((REFUSAL_KO, REFUSAL_EN)):
         return Answer(text=refusal_text(turn.question), refused=True, generator=getattr(llm, "model", "llm"), kind=Generator.MODEL)
     rest = text[sent:]

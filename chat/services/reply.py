@@ -61,11 +61,11 @@ def _removal_prefix(conversation: Conversation, question: str, removals: list[st
 def answer_question(*, conversation: Conversation, question: str, mode: str = "standard", llm=None) -> Outcome:
     """Run the pipeline for one question without saving anything; see ``chat_reply``. The rules that fired
     on the way are kept with the turn's usage (``usage["rules"]``, staff see them in the admin)."""
+    llm = llm if llm is not None else configured_llm()
     with rules.counting() as fired:
-        turn = turn_prepare(conversation, question, mode)
+        turn = turn_prepare(conversation, question, mode, llm)
         answer = turn.answer
         if answer is None:
-            llm = llm if llm is not None else configured_llm()
             answer = written_answer(turn, llm) if llm is not None else offline_answer(question, turn)
         outcome = _finish(conversation, turn, answer)
     if fired:
@@ -161,11 +161,11 @@ def chat_reply_stream(*, conversation: Conversation, content: str, mode: str = "
     what it showed, and the extract follows. What streams after the last reset is what is saved; the
     turn is saved in ``finally`` even when the client goes away mid-stream.
     """
-    turn = turn_prepare(conversation, content, mode)
+    llm = llm if llm is not None else configured_llm()
+    turn = turn_prepare(conversation, content, mode, llm)
     saved: Message | None = None
     outcome: Outcome | None = None
     try:
-        llm = llm if llm is not None or turn.answer is not None else configured_llm()
         if turn.answer is None and llm is not None:
             removals = _unannounced_removals(conversation, turn.removed)
             prefix = _removal_prefix(conversation, content, removals) if removals else ""

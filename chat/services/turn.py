@@ -10,9 +10,17 @@ from dataclasses import dataclass, field, replace
 
 from baeum import rules
 from baeum.answering.answers import Answer, Passage, refusal_text, weak_results_text
+from baeum.answering.condense import condense
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
 from baeum.answering.evidence import Evidence, names_missing, unknown_topics
-from baeum.answering.followups import anchored_query, enumerated_items, item_name_terms, nth, ordinal_of, resolve_references
+from baeum.answering.followups import (
+    anchored_query,
+    enumerated_items,
+    item_name_terms,
+    nth,
+    ordinal_of,
+    resolve_references,
+)
 from baeum.answering.forms import without_place
 from baeum.answering.history import Memory
 from baeum.answering.smalltalk import conversation_answer, memory_answer
@@ -25,6 +33,7 @@ from knowledge.selectors import (
     chunk_range,
     materials_in_scope,
     names_in_other_language,
+    written_in_korean,
 )
 
 from ..models import Conversation
@@ -70,9 +79,11 @@ class Turn:
     nothing_left: bool = False  # every material of the conversation was removed
 
 
-def turn_prepare(conversation: Conversation, question: str, mode: str) -> Turn:
+def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None) -> Turn:
     """Everything before an answer is written: what to answer without the materials, where to search,
-    the retrieval, the evidence judged, and the refusal when the evidence is not enough."""
+    the retrieval, the evidence judged, and the refusal when the evidence is not enough. With ``llm``, a
+    follow-up (or a question in another language than the materials) is searched as the model rewrites it
+    (``baeum.answering.condense``); without one, or when it fails, as the offline rules resolve it."""
     started = time.perf_counter()
     memory = memory_load(conversation=conversation)
     usage = {"llmCalls": 0, "inputTokens": 0, "outputTokens": 0, "estimated": True}
@@ -83,6 +94,8 @@ def turn_prepare(conversation: Conversation, question: str, mode: str) -> Turn:
     items, listed = enumerated_items(memory, question) if ordinal_of(question) is not None else ([], False)
     named = None if listed else named_item(conversation, question, memory)
     search_query = resolve_references(question, memory, item=named[1] if named else "")  # retrieval drops answering instructions itself
+    condensed = _condensed(llm, conversation, question, memory, sources, usage)
+    search_query = condensed or search_query
     follow_up = search_query != normalize_query(question)
     scope = conversation_scope(conversation, sources)
     if mode == "agentic":
@@ -96,9 +109,13 @@ def turn_prepare(conversation: Conversation, question: str, mode: str) -> Turn:
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.language.questions).
     asked = analyse_question(question).judged
     known = vocabulary(conversation, sources)
-    evidence = judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, known)
+    if condensed:  # judged against the question the model made to stand alone, as it was searched
+        evidence = judge(analyse_question(condensed).judged, retrieval.passages, known)
+    else:
+        evidence = judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, known)
     if (
         follow_up
+        and not condensed
         and evidence.sufficient
         and not (listed or named)
         and (
@@ -139,6 +156,22 @@ def turn_prepare(conversation: Conversation, question: str, mode: str) -> Turn:
         nothing_left=nothing_left,
         answer=refusal(question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=nothing_left),
     )
+
+
+def _condensed(llm, conversation: Conversation, question: str, memory: Memory, sources: list[str], usage: dict) -> str:
+    """The model's standalone question for a follow-up or another language ("" when there is none); its
+    call is counted in ``usage`` and what it did is kept there (``condense``: rewritten, translated, failed…)."""
+    if llm is None or not sources:
+        return ""
+    result = condense(llm, question, memory, materials_korean=written_in_korean(user=conversation.owner, ref_ids=sources))
+    if result.why == "no-history":
+        return ""  # a first question in the materials' language is searched as asked: no call
+    usage["condense"] = result.why
+    usage["llmCalls"] += 1
+    usage["condenseTokens"] = {"input": result.input_tokens, "output": result.output_tokens}  # the answer's are counted apart
+    if result.question:
+        usage["condensed"] = result.question
+    return normalize_query(result.question) if result.question else ""
 
 
 def _answered_without_search(conversation: Conversation, question: str, memory: Memory, usage: dict, started: float) -> Turn | None:

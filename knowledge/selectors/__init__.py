@@ -12,6 +12,7 @@ from .materials import (
     material_stats,
     materials_in_scope,
     term_document_frequencies,
+    written_in_korean,
 )
 from .retrieval import SESSION_TOP_K, ChunkRange, Scope, retrieve, retrieve_chunks, retrieve_stats
 from .search import (
@@ -47,6 +48,7 @@ __all__ = [
     "material_pages",
     "material_stats",
     "materials_in_scope",
+    "written_in_korean",
     "retrieve",
     "retrieve_chunks",
     "retrieve_stats",

@@ -61,6 +61,12 @@ def materials_in_scope(*, user, ref_ids: Iterable[str] | None = None, type: str 
     return materials
 
 
+def written_in_korean(*, user, ref_ids: Iterable[str]) -> bool | None:
+    """Whether most of these materials of ``user`` are written in Korean; None when none is known."""
+    flags = list(Material.objects.for_user(user).filter(ref_id__in=list(ref_ids), korean__isnull=False).values_list("korean", flat=True))
+    return sum(flags) * 2 > len(flags) if flags else None
+
+
 def material_file_open(*, material: Material):
     """Open the stored original of a material (already accessed in the owner's scope) for reading in binary."""
     try:

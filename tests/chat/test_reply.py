@@ -286,3 +286,51 @@ def test_an_answer_no_sentence_can_make_is_refused_naming_what_was_searched():
     answer = offline_answer(turn.question, turn)
     assert answer.refused
     assert answer.text.startswith(REFUSAL_KO) and "“PC 어셈블리어”" in answer.text
+
+
+def _condensing_llm(rewrite: str | None):
+    """A model (faked transport) that rewrites follow-ups as ``rewrite`` (fails when None) and is unavailable
+    for writing answers, so the extract answers from what was searched."""
+    asked = []
+
+    def handler(request):
+        body = json.loads(request.content)
+        system, prompt = body["messages"][0]["content"], body["messages"][1]["content"]
+        if "standalone search question" in system and rewrite is not None:
+            asked.append(prompt)
+            return httpx2.Response(200, json={"choices": [{"message": {"content": rewrite}}], "usage": {"prompt_tokens": 50}})
+        return httpx2.Response(503, json={"error": "unavailable"})
+
+    llm = OpenAICompatibleLLM(
+        base_url="http://llm.invalid/v1", model="fake-llm", http_client=httpx2.Client(transport=httpx2.MockTransport(handler))
+    )
+    return llm, asked
+
+
+def test_with_a_model_a_follow_up_is_searched_as_it_rewrites_it(user, book):
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    llm, asked = _condensing_llm("Where is the return address pushed when a function is called?")
+    first = chat_reply(conversation=conversation, content="What is an interrupt?", llm=llm)
+    assert not asked and "condense" not in first.usage  # a first question in the materials' language is searched as asked
+    follow_up = chat_reply(conversation=conversation, content="And where does it keep the address to go back to?", llm=llm)
+    assert "What is an interrupt?" in asked[0]  # the model read the conversation
+    assert follow_up.usage["condense"] == "rewritten" and follow_up.usage["condensed"] == "Where is the return address pushed when a function is called?"
+    assert not follow_up.refused and {citation["pageNumber"] for citation in follow_up.citations} == {3}  # the stack's page
+    _valid_citations(follow_up, book)
+
+
+def test_with_a_model_a_question_in_another_language_is_searched_in_the_materials_language(user, book):
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    llm, asked = _condensing_llm("Which register points to the top of the stack?")
+    message = chat_reply(conversation=conversation, content="스택의 맨 위를 가리키는 레지스터는 뭐야?", llm=llm)
+    assert asked and message.usage["condense"] == "translated"
+    assert not message.refused and any(citation["pageNumber"] == 3 for citation in message.citations)
+
+
+def test_when_the_model_cannot_rewrite_the_offline_resolution_answers(user, book):
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    llm, _ = _condensing_llm(None)
+    chat_reply(conversation=conversation, content="What is an interrupt?", llm=llm)
+    follow_up = chat_reply(conversation=conversation, content="And which register points to the top of the stack?", llm=llm)
+    assert follow_up.usage["condense"] == "failed: LLMError" and "condensed" not in follow_up.usage
+    assert not follow_up.refused and any(citation["pageNumber"] == 3 for citation in follow_up.citations), (follow_up.content, follow_up.citations)
