@@ -247,10 +247,21 @@ def test_fit_weights_fits_on_the_tuning_part_judges_both_and_refits_from_saved_r
         {"qid": "q3", "question": "Which fast storage inside the CPU holds EAX?", "doc_id": "registers", "answers": ["EAX"]},
     ]
     _jsonl(folder / "queries.jsonl", answers)
-    rows = tmp_path / "rows.jsonl"
+    outside = [
+        {"qid": "o1", "question": "What is the capital of Australia?", "doc_id": "stack", "title": "The stack"},
+        {"qid": "o2", "question": "How does photosynthesis work?", "doc_id": "interrupts", "title": "Interrupts"},
+    ]
+    _jsonl(folder / "out_of_scope.jsonl", outside)
+    rows, decisions = tmp_path / "rows.jsonl", tmp_path / "decisions.jsonl"
     shipped = weights.WEIGHTS_FILE.read_bytes() if weights.WEIGHTS_FILE.exists() else None
-    call_command("fit_weights", "--answers", str(folder), "--quality", "none", "--rows", str(rows))
+    call_command("fit_weights", "--answers", str(folder), "--quality", "none", "--rows", str(rows), "--refusals", str(decisions))
     report = json.loads(capsys.readouterr().out)
+    # Every question's answer-or-refuse decision is kept with its signals and whether the corpus answers it.
+    kept = [json.loads(line) for line in decisions.read_text().splitlines()]
+    assert sorted(row["answerable"] for row in kept) == [False, False, True, True, True]
+    assert {"coverage", "vector_margin", "names_found", "rules_answer"} <= kept[0]["signals"].keys()
+    assert {"model", "tiny/tune", "all/check"} <= report["refusals"].keys()
+    assert report["refusals"]["tiny/tune"]["rules"]["in_scope"] == 2 and report["refusals"]["tiny/tune"]["rules"]["out_of_scope"] == 1
     assert set(report["weights"]) == set(weights.FEATURES) and report["weights"]["overlap"] == 1.0
     assert {"tiny/tune", "tiny/check", "all/tune", "all/check"} <= report["judged"].keys()
     assert report["judged"]["tiny/tune"]["fitted"]["rankings"] >= 1  # "The ESP register …" against "The stack is …"

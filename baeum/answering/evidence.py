@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from baeum.answering.answers import Passage
@@ -204,3 +206,53 @@ def _judge_across_languages(question: str, passages: list[Passage], *, min_vecto
     else:
         reason = "crosslingual:covered" if plausible else "crosslingual:weak-meaning"
     return Evidence(round(share, 4), round(vector, 4), plausible and share >= SHARED_TERMS_MIN_SHARE, reason)
+
+
+# --- The decision's signals, for fitting a refusal model (``manage.py fit_weights --refusals``) -------------
+
+_OBSERVED: ContextVar[list[dict] | None] = ContextVar("baeum_observed_evidence", default=None)
+
+
+@contextmanager
+def observing_evidence() -> Iterator[list[dict]]:
+    """Record the signals of every answer-or-refuse decision made inside the block (``observe_evidence``)."""
+    seen: list[dict] = []
+    token = _OBSERVED.set(seen)
+    try:
+        yield seen
+    finally:
+        _OBSERVED.reset(token)
+
+
+def observe_evidence(signals: Callable[[], dict]) -> None:
+    """Report a decision's signals to an ``observing_evidence`` block, if any (computed only then)."""
+    seen = _OBSERVED.get()
+    if seen is not None:
+        seen.append(signals())
+
+
+def evidence_signals(
+    question: str, passages: list[Passage], evidence: Evidence, known: Callable[[list[str]], set[str]] | None, *, follow_up: bool
+) -> dict:
+    """The named signals behind an answer-or-refuse decision: what the rules decide on, as numbers."""
+    across = bool(passages) and crosses_languages(question, passages)
+
+    def margin(passage: Passage) -> float:
+        bar = (passage.crosslingual_threshold if across else None) or passage.vector_threshold or 0.0
+        return passage.vector_score - bar
+
+    names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]
+    in_passages = {name for name in names if any(found_terms([name], passage.text) for passage in passages)}
+    in_materials = known([name for name in names if name not in in_passages]) if known and len(in_passages) < len(names) else set()
+    return {
+        "coverage": evidence.coverage,
+        "vector": evidence.vector,
+        "vector_margin": max((margin(passage) for passage in passages if passage.vector_score is not None), default=-1.0),
+        "crosslingual": float(across),
+        "follow_up": float(follow_up),
+        "names": float(len(names)),
+        "names_found": (len(in_passages) + len(in_materials)) / len(names) if names else 1.0,
+        "unknown_topics": float(len(unknown_topics(question, passages, known))) if known and passages else 0.0,
+        "rules_answer": float(evidence.sufficient),
+        "reason": evidence.reason,
+    }

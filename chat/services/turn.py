@@ -12,7 +12,7 @@ from baeum import rules
 from baeum.answering.answers import Answer, Passage, refusal_text, weak_results_text
 from baeum.answering.condense import condense
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
-from baeum.answering.evidence import Evidence, names_missing, unknown_topics
+from baeum.answering.evidence import Evidence, evidence_signals, names_missing, observe_evidence, unknown_topics
 from baeum.answering.followups import (
     anchored_query,
     enumerated_items,
@@ -130,6 +130,8 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False, reason="follow-up:unknown-words")
     rules.fired(f"evidence:{evidence.reason}")  # why this turn is answered or refused, counted with the rules
+    judged_question = analyse_question(condensed).judged if condensed else resolve_references(asked, memory) if follow_up else asked
+    observe_evidence(lambda: evidence_signals(judged_question, retrieval.passages, evidence, known, follow_up=follow_up))
     nothing_left = bool(removed) and not sources
     return Turn(
         question=question,

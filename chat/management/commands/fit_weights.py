@@ -23,7 +23,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from baeum.answering import refusals
 from baeum.answering import weights as sentence_weights
+from baeum.answering.evidence import observing_evidence
 from baeum.answering.extractive import HAND_WEIGHTS
 from baeum.runtime.warmup import warm_up
 from chat.models import Conversation
@@ -62,9 +64,19 @@ class Command(BaseCommand):
         parser.add_argument("--rows", metavar="FILE", help="save the labelled rankings to FILE (JSON lines); with --refit, read them")
         parser.add_argument("--refit", action="store_true", help="fit from the rankings saved in --rows, asking nothing")
         parser.add_argument("--write", action="store_true", help=f"write the fitted weights to {sentence_weights.WEIGHTS_FILE.name}")
+        parser.add_argument(
+            "--refusals",
+            metavar="FILE",
+            help="also ask each set's out-of-scope questions, save every answer-or-refuse decision's signals to FILE "
+            "(JSON lines), and fit and judge a refusal model beside the rules (baeum/answering/refusals.py)",
+        )
         evaluation_options(parser, rules=False)
 
     def handle(self, *args, answers: list[str], limit: int, rows: str | None, refit: bool, write: bool, **options):
+        self.decisions: list[dict] = []
+        self.refusals = options["refusals"]
+        if refit and self.refusals and Path(self.refusals).is_file():
+            self.decisions = [json.loads(line) for line in Path(self.refusals).read_text(encoding="utf-8").splitlines()]
         if refit:
             if not rows or not Path(rows).is_file():
                 raise CommandError("--refit reads the rankings a run saved: give that file with --rows.")
@@ -82,6 +94,10 @@ class Command(BaseCommand):
         tune = [ranking for ranking in rankings if ranking.part == "tune"]
         fitted = sentence_weights.fit(tune)
         report = {"weights": fitted, "hand_weights": HAND_WEIGHTS, "judged": self._judged(rankings, fitted)}
+        if self.refusals:
+            if not refit:
+                Path(self.refusals).write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in self.decisions), encoding="utf-8")
+            report["refusals"] = self._refusal_report(self.decisions)
         if write:
             shipped = {
                 "weights": fitted,
@@ -107,20 +123,57 @@ class Command(BaseCommand):
                 }
         return judged
 
+    @staticmethod
+    def _refusal_report(decisions: list[dict]) -> dict:
+        """The refusal model fitted on the tuning decisions, and both decisions (rules, model) on each part."""
+        tune = [decision for decision in decisions if decision["part"] == "tune"]
+        model = refusals.fit(tune)
+        report = {"model": model}
+        sources = sorted({decision["source"] for decision in decisions})
+        for source in [*sources, "all"]:
+            for part in PARTS:
+                group = [d for d in decisions if d["part"] == part and source in ("all", d["source"])]
+                report[f"{source}/{part}"] = {
+                    "rules": refusals.judged(group, lambda d: bool(d["signals"]["rules_answer"])),
+                    "model": refusals.judged(group, lambda d: refusals.probability(d, model) >= model["bar"]),
+                }
+        return report
+
+    def _ask(self, user, question: str, *, ref_ids: list[str], conversation=None) -> tuple[list, list[dict]]:
+        """Put ``question`` to the tutor (in ``conversation``, else a fresh one that is then deleted); return the
+        candidate rankings and the answer-or-refuse decisions it made."""
+        fresh = conversation is None
+        conversation = conversation or conversation_create(owner=user, ref_ids=ref_ids)
+        with sentence_weights.observing() as seen, observing_evidence() as decided:
+            chat_reply(conversation=conversation, content=question)
+        if fresh:
+            Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
+        return seen, decided
+
+    def _decided(self, decided: list[dict], *, answerable: bool, source: str, part: str) -> None:
+        if self.refusals:
+            for signals in decided:
+                self.decisions.append({"signals": signals, "answerable": answerable, "source": source, "part": part})
+
     def _paragraph_rankings(self, folder: Path, *, limit: int, quality: str) -> list[sentence_weights.Ranking]:
-        """Each question of the set, in a fresh conversation over the whole corpus; labelled by its answer spans."""
+        """Each question of the set, in a fresh conversation over the whole corpus; labelled by its answer spans
+        (with ``--refusals``, the set's out-of-scope questions too)."""
         passages = read_jsonl(str(folder / "corpus.jsonl"), ("doc_id", "text"))
         questions = read_jsonl(str(folder / "queries.jsonl"), ("question", "doc_id", "answers"))
+        outside_path = folder / "out_of_scope.jsonl"
+        outside = read_jsonl(str(outside_path), ("question",)) if self.refusals and outside_path.is_file() else []
         rankings = []
         with throwaway_corpus(passages, stream=self.stderr._out, quality=quality) as (user, _):
             for part in PARTS:
                 asked = in_split_by_title(part, passages, questions)
                 for question in tqdm(asked[:limit] if limit else asked, desc=f"{folder.name} {part}", file=self.stderr._out):
-                    conversation = conversation_create(owner=user, ref_ids=[])
-                    with sentence_weights.observing() as seen:
-                        chat_reply(conversation=conversation, content=question["question"])
-                    Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
+                    seen, decided = self._ask(user, question["question"], ref_ids=[])
                     rankings += sentence_weights.labelled(seen, list(question["answers"]), source=folder.name, part=part)
+                    self._decided(decided, answerable=True, source=folder.name, part=part)
+                others = in_split_by_title(part, passages, outside)
+                for question in tqdm(others[:limit] if limit else others, desc=f"{folder.name} {part} out of scope", file=self.stderr._out):
+                    _, decided = self._ask(user, question["question"], ref_ids=[])
+                    self._decided(decided, answerable=False, source=folder.name, part=part)
         return rankings
 
     def _conversation_rankings(self, options: dict, *, limit: int, quality: str) -> list[sentence_weights.Ranking]:
@@ -142,16 +195,14 @@ class Command(BaseCommand):
                     conversation = conversation_create(owner=user, ref_ids=[materials[Path(row["book"]).stem].ref_id])
                     for number, turn in enumerate(row["turns"]):
                         phrases = list(evidence["conversations"].get(row["id"], [{}] * (number + 1))[number].get("pages", {}).values())
-                        with sentence_weights.observing() as seen:
-                            chat_reply(conversation=conversation, content=turn["question"])
+                        seen, decided = self._ask(user, turn["question"], ref_ids=[], conversation=conversation)
                         rankings += sentence_weights.labelled(seen, phrases, source="conversations", part=part)
+                        self._decided(decided, answerable=bool(turn["expected_pages"]), source="conversations", part=part)
                     Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
                 asked = [row for row in single if row["book"] in kept]
                 for row in tqdm(asked[:limit] if limit else asked, desc=f"cross-lingual {part}", file=self.stderr._out):
-                    conversation = conversation_create(owner=user, ref_ids=[materials[Path(row["book"]).stem].ref_id])
                     phrases = list(evidence.get("crosslingual", {}).get(row["id"], {}).get("pages", {}).values())
-                    with sentence_weights.observing() as seen:
-                        chat_reply(conversation=conversation, content=row["question"])
-                    Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
+                    seen, decided = self._ask(user, row["question"], ref_ids=[materials[Path(row["book"]).stem].ref_id])
                     rankings += sentence_weights.labelled(seen, phrases, source="crosslingual", part=part)
+                    self._decided(decided, answerable=bool(row.get("in_scope", True)), source="crosslingual", part=part)
         return rankings
