@@ -1,0 +1,55 @@
+"""The answer-or-refuse decision's signals and the refusal model over them, without the database."""
+
+import pytest
+
+from baeum.answering import refusals
+from baeum.answering.answers import Passage
+from baeum.answering.evidence import evidence_signals, judge_evidence, observe_evidence, observing_evidence
+
+PASSAGE = Passage(
+    n=1, chunk_id=1, ref_id="r", title="Book", chunk_index=0, page_number=3, text="The ESP register points to the top of the stack.",
+    vector_score=0.5, vector_threshold=0.3,
+)  # fmt: skip
+
+
+def test_the_signals_say_what_the_rules_decided_on_as_numbers():
+    question = "Which register points to the top of the stack in Java?"
+    evidence = judge_evidence(question, [PASSAGE], min_coverage=0.5, min_vector=None, strong_coverage=0.9, known=lambda terms: set())
+    signals = evidence_signals(question, [PASSAGE], evidence, lambda terms: set(), follow_up=False)
+    assert signals["vector_margin"] == pytest.approx(0.2)  # the cosine over its model's bar
+    assert signals["names"] == 1 and signals["names_found"] == 0.0  # "Java" is nowhere in the materials
+    assert signals["rules_answer"] == 0.0 and signals["reason"] == "names-missing"
+
+
+def test_signals_are_computed_only_for_an_observer():
+    computed = []
+    observe_evidence(lambda: computed.append(1) or {})
+    assert computed == []
+    with observing_evidence() as seen:
+        observe_evidence(lambda: {"coverage": 1.0})
+    assert seen == [{"coverage": 1.0}]
+
+
+def _row(coverage: float, names_found: float, answerable: bool) -> dict:
+    signals = dict.fromkeys(refusals.SIGNALS, 0.0) | {
+        "coverage": coverage,
+        "names_found": names_found,
+        "rules_answer": float(coverage > 0.5),
+    }
+    return {"signals": signals, "answerable": answerable}
+
+
+def test_the_model_refuses_no_more_in_scope_questions_than_the_rules_and_more_out_of_scope_ones():
+    # The rules answer on coverage alone; out-of-scope questions here also name what the materials lack.
+    rows = [_row(0.6 + i / 100, 1.0, True) for i in range(20)] + [_row(0.6 + i / 100, 0.0, False) for i in range(20)]
+    model = refusals.fit(rows)
+    rules = refusals.judged(rows, lambda row: bool(row["signals"]["rules_answer"]))
+    fitted = refusals.judged(rows, lambda row: refusals.probability(row, model) >= model["bar"])
+    assert rules == {"in_scope": 20, "out_of_scope": 20, "false_refusal": 0.0, "refused_out_of_scope": 0.0}
+    assert fitted["false_refusal"] == 0.0 and fitted["refused_out_of_scope"] == 1.0
+    assert model["weights"]["names_found"] > 0
+
+
+def test_a_model_needs_both_kinds_of_question():
+    with pytest.raises(ValueError, match="both in and out of scope"):
+        refusals.fit([_row(0.9, 1.0, True)])
