@@ -3,5 +3,6 @@
     language ← extraction ← retrieval ← answering ← study        runtime (entry points only)
 
 ``errors`` (the one error base every stage raises), ``rules`` (named heuristics that count their firings and
-can be switched off) and ``metrics`` (evaluation arithmetic) are shared by all.
+can be switched off), ``observers`` (what the answer path decides, reported to whoever watches: fitting and
+measuring) and ``metrics`` (evaluation arithmetic) are shared by all.
 """

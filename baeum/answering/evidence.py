@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from baeum.answering.answers import Passage
@@ -24,6 +22,7 @@ from baeum.language.analysis import (
     without_particle_forms,
 )
 from baeum.language.text import is_hangul_heavy
+from baeum.observers import Observed
 
 
 def _squeezed(text: str) -> str:
@@ -210,25 +209,10 @@ def _judge_across_languages(question: str, passages: list[Passage], *, min_vecto
 
 # --- The decision's signals, for fitting a refusal model (``manage.py fit_weights --refusals``) -------------
 
-_OBSERVED: ContextVar[list[dict] | None] = ContextVar("baeum_observed_evidence", default=None)
-
-
-@contextmanager
-def observing_evidence() -> Iterator[list[dict]]:
-    """Record the signals of every answer-or-refuse decision made inside the block (``observe_evidence``)."""
-    seen: list[dict] = []
-    token = _OBSERVED.set(seen)
-    try:
-        yield seen
-    finally:
-        _OBSERVED.reset(token)
-
-
-def observe_evidence(signals: Callable[[], dict]) -> None:
-    """Report a decision's signals to an ``observing_evidence`` block, if any (computed only then)."""
-    seen = _OBSERVED.get()
-    if seen is not None:
-        seen.append(signals())
+# Every answer-or-refuse decision's signals, for an observer (``fit_weights --refusals``): ``DECISIONS.watching()``.
+DECISIONS: Observed[dict] = Observed("baeum_observed_decisions")
+observing_evidence = DECISIONS.watching
+observe_evidence = DECISIONS.report
 
 
 def evidence_signals(

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from baeum.observers import Observed
 
 WEIGHTS_FILE = Path(__file__).with_name("sentence_weights.json")
 
@@ -99,32 +98,21 @@ class Ranking:
         }
 
 
-_OBSERVED: ContextVar[list[Ranking] | None] = ContextVar("baeum_observed_rankings", default=None)
-
-
-@contextmanager
-def observing() -> Iterator[list[Ranking]]:
-    """Record every ranking of candidate sentences made inside the block (``extractive_answer`` reports them)."""
-    seen: list[Ranking] = []
-    token = _OBSERVED.set(seen)
-    try:
-        yield seen
-    finally:
-        _OBSERVED.reset(token)
+# Every choice among candidate sentences, for an observer (``fit_weights``): ``observing()``.
+RANKINGS: Observed[Ranking] = Observed("baeum_observed_rankings")
+observing = RANKINGS.watching
 
 
 def observe(question: str, candidates: list) -> None:
     """Report a ranking (candidates with ``sentence``, ``items`` and ``features``) to an ``observing`` block, if any."""
-    seen = _OBSERVED.get()
-    if seen is None or not candidates:
-        return
-    seen.append(
-        Ranking(
-            question=question,
-            sentences=[" ".join([candidate.sentence, *candidate.items]) for candidate in candidates],
-            values=[term_values(candidate.features) for candidate in candidates],
+    if candidates:
+        RANKINGS.report(
+            lambda: Ranking(
+                question=question,
+                sentences=[" ".join([candidate.sentence, *candidate.items]) for candidate in candidates],
+                values=[term_values(candidate.features) for candidate in candidates],
+            )
         )
-    )
 
 
 def _squeezed(text: str) -> str:

@@ -314,7 +314,10 @@ def test_with_a_model_a_follow_up_is_searched_as_it_rewrites_it(user, book):
     assert not asked and "condense" not in first.usage  # a first question in the materials' language is searched as asked
     follow_up = chat_reply(conversation=conversation, content="And where does it keep the address to go back to?", llm=llm)
     assert "What is an interrupt?" in asked[0]  # the model read the conversation
-    assert follow_up.usage["condense"] == "rewritten" and follow_up.usage["condensed"] == "Where is the return address pushed when a function is called?"
+    assert (
+        follow_up.usage["condense"] == "rewritten"
+        and follow_up.usage["condensed"] == "Where is the return address pushed when a function is called?"
+    )
     assert not follow_up.refused and {citation["pageNumber"] for citation in follow_up.citations} == {3}  # the stack's page
     _valid_citations(follow_up, book)
 
@@ -333,4 +336,7 @@ def test_when_the_model_cannot_rewrite_the_offline_resolution_answers(user, book
     chat_reply(conversation=conversation, content="What is an interrupt?", llm=llm)
     follow_up = chat_reply(conversation=conversation, content="And which register points to the top of the stack?", llm=llm)
     assert follow_up.usage["condense"] == "failed: LLMError" and "condensed" not in follow_up.usage
-    assert not follow_up.refused and any(citation["pageNumber"] == 3 for citation in follow_up.citations), (follow_up.content, follow_up.citations)
+    assert not follow_up.refused and any(citation["pageNumber"] == 3 for citation in follow_up.citations), (
+        follow_up.content,
+        follow_up.citations,
+    )
