@@ -65,9 +65,8 @@ def _page_parts(chunk, offset: int) -> list[dict]:
     return parts
 
 
-# Text that reads as a sentence but is not one a learner should be quizzed on: a table or figure caption
-# inside it ("… Table 3.5: Uses of boolean operations"), a footnote glued on ("… remove the parame2 It is
-# legal …"), or an opening in lower case (the tail of a code line: "lea eax, [ebp - 8] Now EAX holds …").
+# A list item's own marker ("• insert a character"): the key points are a list already.
+_BULLET = re.compile(r"^[•·◦▪‣●○■□]\s+")
 # A sentence that goes on from the one before it: a connective or a pointing word first.
 _GOES_ON = re.compile(
     # Drift: "its" and "their" here, not in lexicon.POINTING_SUBJECT_EN.
@@ -75,6 +74,9 @@ _GOES_ON = re.compile(
     rf"|^(?:{lexicon.alternation(lexicon.CONNECTIVES_KO)}|이것|이는|이를|이러한|이런|그것|그는|그러한|그런|위의?|이|그)(?:\s|,)",
     re.IGNORECASE,
 )
+# Text that reads as a sentence but is not one a learner should be quizzed on: a table or figure caption
+# inside it ("… Table 3.5: Uses of boolean operations"), a footnote glued on ("… remove the parame2 It is
+# legal …"), or an opening in lower case (the tail of a code line: "lea eax, [ebp - 8] Now EAX holds …").
 _NOT_A_SENTENCE = re.compile(
     r"\b(?:Table|Figure|Fig\.|Listing)\s+\d+(?:\.\d+)*\.?\s*:|(?:^|\s)(?:표|그림)\s*\d+(?:\.\d+)*\s*[:.]"
     r"|[a-z]{2,}\d{1,2}\s+[A-Z][a-z]|^[a-z]|__\w+__|\b\w+\([\w\s,'\"]*\)|(?:아래와|다음과)\s*같다\s+\S"
@@ -162,6 +164,7 @@ def _session_content(
         for start, end in sentence_spans(text):
             sentence = text[start:end]
             body = without_leading_heading(sentence)  # "Signed magnitude\nThe first method is …"
+            body = body[len(_BULLET.match(body).group(0)) if _BULLET.match(body) else 0 :]  # the page shows its own list marker
             start += sentence.find(body)
             if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and not _NOT_A_SENTENCE.search(body):
                 sentences.append((body, chunk, offset + start))

@@ -29,3 +29,23 @@ def test_a_key_point_stands_on_its_own(user, ingest):
     content = session_content(user=user, plan=plan, session=plan.sessions.first())
     assert len(content.key_points) >= 3
     assert not [point["text"] for point in content.key_points if point["text"].startswith(("Therefore", "Thus"))]
+
+
+def test_a_key_point_from_a_list_item_is_shown_without_the_items_own_bullet(user, ingest):
+    """A walkthrough: a session's key points read "• • insert a character" (the list's bullet and the book's)."""
+    pages = [
+        "Chapter 7 Edit distance\n"
+        + "The edit distance between two strings is the minimum number of editing operations needed.\n"
+        + "• Insert a character into the string at any position you choose.\n"
+        + "• Remove a character from the string at any position you choose.\n"
+        + "• Modify a character in the string so that it becomes another one.\n"
+        + "The edit distance can be calculated using dynamic programming over the prefixes of both strings. "
+    ]
+    book = ingest(user, make_pdf(pages), "edit.pdf")
+    plan = plan_create(owner=user, title="Edit", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    content = session_content(user=user, plan=plan, session=plan.sessions.first())
+    texts = [point["text"] for point in content.key_points]
+    assert any("a character" in text for text in texts), texts  # a list item is a key point here…
+    assert not [text for text in texts if text.lstrip().startswith("•")]  # …without its bullet
