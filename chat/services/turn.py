@@ -156,7 +156,15 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         if crosses_languages(question, retrieval.passages)
         else (),
         nothing_left=nothing_left,
-        answer=refusal(question, retrieval.passages, evidence, searched=searched, in_session=bool(scope.ranges), nothing_left=nothing_left),
+        answer=refusal(
+            question,
+            retrieval.passages,
+            evidence,
+            searched=searched,
+            in_session=bool(scope.ranges),
+            nothing_left=nothing_left,
+            nothing_ready=not sources and not scope.ranges,
+        ),
     )
 
 
@@ -224,16 +232,28 @@ def _where_to_search(conversation: Conversation, question: str) -> tuple[str, li
 # Every material of the conversation was removed: say what to do, not "not found".
 _NOTHING_LEFT_EN = "This conversation has no materials left to search. Choose others with “Change sources”, or start a new conversation."
 _NOTHING_LEFT_KO = "이 대화에는 검색할 자료가 남아 있지 않습니다. “자료 바꾸기”로 다른 자료를 고르거나 새 대화를 시작하세요."
+# A conversation over all materials in a library with none ready (all deleted, or none processed yet).
+_NOTHING_READY_EN = "Your library has no ready material to search yet. Upload one (or wait until an upload is ready) and ask again."
+_NOTHING_READY_KO = "아직 검색할 준비된 자료가 없습니다. 자료를 올리거나 처리가 끝나기를 기다린 뒤 다시 물어보세요."
 
 
 def refusal(
-    question: str, passages: list[Passage], evidence: Evidence, *, searched: list[str], in_session: bool, nothing_left: bool = False
+    question: str,
+    passages: list[Passage],
+    evidence: Evidence,
+    *,
+    searched: list[str],
+    in_session: bool,
+    nothing_left: bool = False,
+    nothing_ready: bool = False,
 ) -> Answer | None:
     """The refusal when nothing was found or the evidence is too weak to answer from; else None. It names
     what was searched: every material of the conversation (not only those whose passages came back), or a
     study session's pages, which are not the whole book."""
     if nothing_left:
         return Answer(text=_NOTHING_LEFT_KO if is_hangul_heavy(question) else _NOTHING_LEFT_EN, refused=True)
+    if nothing_ready:
+        return Answer(text=_NOTHING_READY_KO if is_hangul_heavy(question) else _NOTHING_READY_EN, refused=True)
     if not passages:
         return Answer(text=refusal_text(question), refused=True)
     if not evidence.sufficient:

@@ -49,6 +49,17 @@ def test_every_material_removed_is_refused_with_the_note_not_an_error(user, api_
     assert again["refused"] and "자료 바꾸기" in again["answer"]
 
 
+def test_a_conversation_over_an_empty_library_says_there_is_nothing_ready_to_search(user, ingest):
+    """A walkthrough: after deleting the only material, "What is dynamic programming?" got "I couldn't find this"."""
+    stack = ingest(user, make_pdf(STACK), "stack.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[])
+    material_delete(material=stack)
+    english = chat_reply(conversation=conversation, content="What is the stack?")
+    assert english.refused and "no ready material" in english.content and "Upload" in english.content
+    korean = chat_reply(conversation=conversation, content="스택이 뭐야?")
+    assert korean.refused and "준비된 자료가 없습니다" in korean.content
+
+
 def test_a_conversation_over_all_materials_searches_what_is_uploaded_later(user, other_user, ingest):
     ingest(user, make_pdf(STACK), "stack.pdf")
     conversation = conversation_create(owner=user, ref_ids=[])
