@@ -10,6 +10,15 @@ from tests.pdfgen import make_pdf
 pytestmark = pytest.mark.django_db
 
 
+def _first_session_key_points(user, ingest, pages: list[str]) -> list[str]:
+    """The key points of the first session of a 5-minute plan over a book of ``pages``."""
+    book = ingest(user, make_pdf(pages), "book.pdf")
+    plan = plan_create(owner=user, title="Book", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    return [point["text"] for point in session_content(user=user, plan=plan, session=plan.sessions.first()).key_points]
+
+
 def test_a_key_point_stands_on_its_own(user, ingest):
     """A walkthrough: a Korean session's key point opened with a dangling "따라서" (therefore)."""
     pages = [
@@ -22,13 +31,9 @@ def test_a_key_point_stands_on_its_own(user, ingest):
         + "Thus each byte can be written as exactly two hexadecimal digits in a listing. "
         + "A bit is the smallest unit of data that a computer stores in its memory. "
     ]
-    book = ingest(user, make_pdf(pages), "hex.pdf")
-    plan = plan_create(owner=user, title="Hex", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
-    plan_generate(plan_id=plan.pk)
-    plan = Plan.objects.for_user(user).get(pk=plan.pk)
-    content = session_content(user=user, plan=plan, session=plan.sessions.first())
-    assert len(content.key_points) >= 3
-    assert not [point["text"] for point in content.key_points if point["text"].startswith(("Therefore", "Thus"))]
+    points = _first_session_key_points(user, ingest, pages)
+    assert len(points) >= 3
+    assert not [text for text in points if text.startswith(("Therefore", "Thus"))]
 
 
 def test_a_key_point_from_a_list_item_is_shown_without_the_items_own_bullet(user, ingest):
@@ -41,11 +46,6 @@ def test_a_key_point_from_a_list_item_is_shown_without_the_items_own_bullet(user
         + "• Modify a character in the string so that it becomes another one.\n"
         + "The edit distance can be calculated using dynamic programming over the prefixes of both strings. "
     ]
-    book = ingest(user, make_pdf(pages), "edit.pdf")
-    plan = plan_create(owner=user, title="Edit", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
-    plan_generate(plan_id=plan.pk)
-    plan = Plan.objects.for_user(user).get(pk=plan.pk)
-    content = session_content(user=user, plan=plan, session=plan.sessions.first())
-    texts = [point["text"] for point in content.key_points]
+    texts = _first_session_key_points(user, ingest, pages)
     assert any("a character" in text for text in texts), texts  # a list item is a key point here…
     assert not [text for text in texts if text.lstrip().startswith("•")]  # …without its bullet
