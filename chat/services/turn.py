@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from baeum import rules
-from baeum.answering.answers import Answer, Passage, refusal_text, weak_results_text
+from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Passage, refusal_text, weak_results_text
 from baeum.answering.condense import condense
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
 from baeum.answering.evidence import Evidence, evidence_signals, names_missing, observe_evidence, unknown_topics
@@ -233,8 +233,10 @@ def _where_to_search(conversation: Conversation, question: str) -> tuple[str, li
 _NOTHING_LEFT_EN = "This conversation has no materials left to search. Choose others with “Change sources”, or start a new conversation."
 _NOTHING_LEFT_KO = "이 대화에는 검색할 자료가 남아 있지 않습니다. “자료 바꾸기”로 다른 자료를 고르거나 새 대화를 시작하세요."
 # A conversation over all materials in a library with none ready (all deleted, or none processed yet).
-_NOTHING_READY_EN = "Your library has no ready material to search yet. Upload one (or wait until an upload is ready) and ask again."
-_NOTHING_READY_KO = "아직 검색할 준비된 자료가 없습니다. 자료를 올리거나 처리가 끝나기를 기다린 뒤 다시 물어보세요."
+_NOTHING_READY_EN = (
+    f"{REFUSAL_EN} Your library has no ready material to search yet: upload one (or wait until an upload is ready) and ask again."
+)
+_NOTHING_READY_KO = f"{REFUSAL_KO} 아직 검색할 준비된 자료가 없습니다. 자료를 올리거나 처리가 끝나기를 기다린 뒤 다시 물어보세요."
 
 
 def refusal(

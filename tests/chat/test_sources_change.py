@@ -55,7 +55,7 @@ def test_a_conversation_over_an_empty_library_says_there_is_nothing_ready_to_sea
     conversation = conversation_create(owner=user, ref_ids=[])
     material_delete(material=stack)
     english = chat_reply(conversation=conversation, content="What is the stack?")
-    assert english.refused and "no ready material" in english.content and "Upload" in english.content
+    assert english.refused and "no ready material" in english.content and "upload one" in english.content
     korean = chat_reply(conversation=conversation, content="스택이 뭐야?")
     assert korean.refused and "준비된 자료가 없습니다" in korean.content
 
