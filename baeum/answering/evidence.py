@@ -25,7 +25,8 @@ from baeum.language.text import is_hangul_heavy
 from baeum.observers import Observed
 
 
-def _squeezed(text: str) -> str:
+def squeezed(text: str) -> str:
+    """``text`` without whitespace, case-folded: what stays the same however a PDF spaced it."""
     return re.sub(r"\s+", "", text).casefold()
 
 
@@ -34,8 +35,8 @@ def found_terms(terms: list[str], text: str) -> set[str]:
     without spaces, "인터럽트핸들러") as a substring of the text, both with spaces removed: a name Kiwi reads
     as one ("구리야마 히데키") is found however it is spaced."""
     analysed = set(content_terms(text))
-    squeezed = _squeezed(text)
-    return {term for term in terms if term in analysed or (len(term) >= 2 and _squeezed(term) in squeezed) or _period_found(term, analysed)}
+    flat = squeezed(text)
+    return {term for term in terms if term in analysed or (len(term) >= 2 and squeezed(term) in flat) or _period_found(term, analysed)}
 
 
 # "fy2018", "q3": fiscal periods a question names the way filings' tables do not ("2018", "Three Months Ended").

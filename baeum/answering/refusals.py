@@ -11,6 +11,8 @@ check part.
 
 from __future__ import annotations
 
+import math
+
 SIGNALS = ("coverage", "vector_margin", "crosslingual", "follow_up", "names", "names_found", "unknown_topics")
 
 
@@ -29,20 +31,18 @@ def fit(rows: list[dict]) -> dict:
     model = LogisticRegression(C=1.0, max_iter=5000).fit([_values(row) for row in rows], [int(row["answerable"]) for row in rows])
     weights = {name: round(float(value), 6) for name, value in zip(SIGNALS, model.coef_[0], strict=True)}
     fitted = {"weights": weights, "intercept": round(float(model.intercept_[0]), 6), "bar": 0.5}
-    rules = judged(rows, lambda row: bool(row["signals"]["rules_answer"]))
+    allowed = judged(rows, lambda row: bool(row["signals"]["rules_answer"]))["false_refusal"] or 0.0
+    chance = {id(row): probability(row, fitted) for row in rows}
     best = None
-    for bar in sorted({round(probability(row, fitted), 4) for row in rows}):
-        scores = judged(rows, lambda row, bar=bar: probability(row, fitted) >= bar)
-        if scores["false_refusal"] is not None and scores["false_refusal"] <= (rules["false_refusal"] or 0.0):
-            if best is None or scores["refused_out_of_scope"] > best[1]:
-                best = (bar, scores["refused_out_of_scope"])
+    for bar in sorted({round(value, 4) for value in chance.values()}):
+        scores = judged(rows, lambda row, bar=bar: chance[id(row)] >= bar)
+        if scores["false_refusal"] <= allowed and (best is None or scores["refused_out_of_scope"] > best[1]):
+            best = (bar, scores["refused_out_of_scope"])
     fitted["bar"] = best[0] if best else 0.5
     return fitted
 
 
 def probability(row: dict, fitted: dict) -> float:
-    import math
-
     z = fitted["intercept"] + sum(fitted["weights"][name] * value for name, value in zip(SIGNALS, _values(row), strict=True))
     return 1 / (1 + math.exp(-z))
 

@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from baeum.answering.evidence import squeezed
 from baeum.observers import Observed
 
 WEIGHTS_FILE = Path(__file__).with_name("sentence_weights.json")
@@ -87,16 +88,6 @@ class Ranking:
     source: str = ""  # "korquad", "squad", "conversations"…
     part: str = ""  # the lock-box part: "tune" or "check"
 
-    def as_json(self) -> dict:
-        return {
-            "question": self.question,
-            "sentences": self.sentences,
-            "values": self.values,
-            "answers": self.answers,
-            "source": self.source,
-            "part": self.part,
-        }
-
 
 # Every choice among candidate sentences, for an observer (``fit_weights``): ``observing()``.
 RANKINGS: Observed[Ranking] = Observed("baeum_observed_rankings")
@@ -115,17 +106,13 @@ def observe(question: str, candidates: list) -> None:
         )
 
 
-def _squeezed(text: str) -> str:
-    return "".join(text.split()).casefold()
-
-
 def holds(sentence: str, answers: list[str]) -> bool:
     """Whether ``sentence`` holds one of ``answers`` (an answer span or an evidence phrase), ignoring spacing
     and case; a sentence that is part of a longer evidence phrase holds it too."""
-    squeezed = _squeezed(sentence)
+    flat = squeezed(sentence)
     for answer in answers:
-        wanted = _squeezed(answer)
-        if wanted and (wanted in squeezed or (len(squeezed) >= 40 and squeezed in wanted)):
+        wanted = squeezed(answer)
+        if wanted and (wanted in flat or (len(flat) >= 40 and flat in wanted)):
             return True
     return False
 

@@ -109,10 +109,10 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.language.questions).
     asked = analyse_question(question).judged
     known = vocabulary(conversation, sources)
-    if condensed:  # judged against the question the model made to stand alone, as it was searched
-        evidence = judge(analyse_question(condensed).judged, retrieval.passages, known)
-    else:
-        evidence = judge(resolve_references(asked, memory) if follow_up else asked, retrieval.passages, known)
+    # A condensed question is judged as the model made it stand alone (as it was searched); a follow-up as
+    # the rules resolve it.
+    judged = analyse_question(condensed).judged if condensed else resolve_references(asked, memory) if follow_up else asked
+    evidence = judge(judged, retrieval.passages, known)
     if (
         follow_up
         and not condensed
@@ -130,8 +130,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False, reason="follow-up:unknown-words")
     rules.fired(f"evidence:{evidence.reason}")  # why this turn is answered or refused, counted with the rules
-    judged_question = analyse_question(condensed).judged if condensed else resolve_references(asked, memory) if follow_up else asked
-    observe_evidence(lambda: evidence_signals(judged_question, retrieval.passages, evidence, known, follow_up=follow_up))
+    observe_evidence(lambda: evidence_signals(judged, retrieval.passages, evidence, known, follow_up=follow_up))
     nothing_left = bool(removed) and not sources
     return Turn(
         question=question,

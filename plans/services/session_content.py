@@ -164,7 +164,7 @@ def _session_content(
         for start, end in sentence_spans(text):
             sentence = text[start:end]
             body = without_leading_heading(sentence)  # "Signed magnitude\nThe first method is …"
-            body = body[len(_BULLET.match(body).group(0)) if _BULLET.match(body) else 0 :]  # the page shows its own list marker
+            body = _BULLET.sub("", body)  # the list item's own marker
             start += sentence.find(body)
             if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and not _NOT_A_SENTENCE.search(body):
                 sentences.append((body, chunk, offset + start))

@@ -19,7 +19,6 @@ afterwards.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from baeum.answering.answers import CITATION
 from baeum.answering.weights import holds
 from baeum.metrics import percentile
 from baeum.runtime.warmup import warm_up
@@ -49,8 +49,6 @@ OUT_OF_SCOPE_KIND = "out_of_scope"
 KINDS = (OPENING_KIND, "ordinal", "anaphora", "ellipsis", "example", "comparison", OUT_OF_SCOPE_KIND)  # the README's order
 OTHER_LANGUAGE = {"ko": "en", "en": "ko"}  # a cross-lingual question is always over the book in the other language
 ANSWER_HEAD_CHARS = 200  # enough of a failed answer to see what it was about, short enough to read a list of them
-
-CITATION_MARK = re.compile(r"\s*\[\d+\]")  # the tutor's "[2]" after a quoted line, not part of the book's words
 
 CONVERSATION_FIELDS = ("id", "book", "language", "turns")
 CROSSLINGUAL_FIELDS = ("id", "question", "question_language", "book", "expected_pages", "in_scope")
@@ -85,7 +83,7 @@ class TurnResult:
     @property
     def quotes_evidence(self) -> bool:
         """Answered with the words that answer: the answer holds the evidence phrase of an expected page."""
-        return not self.refused and holds(CITATION_MARK.sub("", self.answer), self.evidence)
+        return not self.refused and holds(CITATION.sub("", self.answer), self.evidence)  # "[2]" is the tutor's, not the book's
 
     @property
     def correct(self) -> bool:

@@ -18,6 +18,7 @@ See docs/evaluation.md.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -90,7 +91,7 @@ class Command(BaseCommand):
             if options["conversations"]:
                 rankings += self._conversation_rankings(options, limit=limit, quality=quality)
             if rows:
-                Path(rows).write_text("".join(json.dumps(r.as_json(), ensure_ascii=False) + "\n" for r in rankings), encoding="utf-8")
+                Path(rows).write_text("".join(json.dumps(asdict(r), ensure_ascii=False) + "\n" for r in rankings), encoding="utf-8")
         tune = [ranking for ranking in rankings if ranking.part == "tune"]
         fitted = sentence_weights.fit(tune)
         report = {"weights": fitted, "hand_weights": HAND_WEIGHTS, "judged": self._judged(rankings, fitted)}
