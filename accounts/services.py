@@ -90,10 +90,10 @@ def user_register(*, email: str, password: str) -> User:
     validate_email(email)  # the browser form and the API accept exactly the same addresses
     if len(email) > EMAIL_MAX_LENGTH:  # the username column holds 150 characters
         raise RegistrationRefused(reason="email_too_long")
+    # The password first: a weak one is refused alike for a taken and a free address (the order told them apart).
+    _validate_password(password, user=User(email=email, username=email))
     if User.objects.filter(email__iexact=email).exists():
         raise RegistrationRefused(reason="email_taken")
-    candidate = User(email=email, username=email)
-    _validate_password(password, user=candidate)
     return User.objects.create_user(email=email, password=password)
 
 

@@ -36,6 +36,10 @@ class RowLevelSecurityMiddleware:
 
         if request.path == "/healthz":
             return self.get_response(request)  # touches no user data, and must answer when the database is down
+        if self._mixed_credentials(request):
+            return bad_request(
+                request, "This request carries a signed-in session and a token of another account (or an invalid token): send one of them."
+            )
         try:
             context = self._context(request)
             context.__enter__()
@@ -48,6 +52,18 @@ class RowLevelSecurityMiddleware:
             return response
         finally:
             context.__exit__(None, None, None)
+
+    @staticmethod
+    def _mixed_credentials(request) -> bool:
+        """A session of one account and a token header naming another (or nothing): DRF would take the token's
+        user and the database the session's, so the request is refused instead of answered for neither."""
+        from accounts.tokens import header_key, request_token
+
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or header_key(request) is None:
+            return False
+        resolved = request_token(request)
+        return resolved is None or resolved.user.pk != user.pk
 
     @staticmethod
     def _limited(content, user_id):
@@ -141,11 +157,27 @@ _ACCOUNT_FORMS = {
 _MAILING_FORMS = {"/api/v1/auth/password/reset", "/password-reset", "/verify/resend", "/api/v1/auth/verify/resend"}
 
 
+# A lock for one account from one address grows with each lock in a day: 15 minutes, 30, 60, … up to a day.
+SIGNIN_LOCK_MAX_SECONDS = 24 * 3600
+# Wrong passwords for one account from every address together, as a multiple of the per-address limit: a
+# guesser spread over many addresses is stopped too, while one address guessing cannot lock the learner out.
+SIGNIN_ACCOUNT_SPREAD = 5
+
+
 class SignInThrottleMiddleware:
-    """Throttle sign-in on the browser, the admin and the API: per address (generous: a class shares one
-    address), and per account (strict: failed attempts only, so a guessed password never gets through
-    after a burst). Sign-up, password-reset and confirmation-resend forms count per address, and those that
-    send mail per account too (no mail bombing). Limits: ``BAEUM_SIGNIN_LIMITS``; the address honours ``NUM_PROXIES``.
+    """Throttle sign-in on the browser, the admin and the API.
+
+    - Per address (generous: a class shares one address): every attempt on every account form counts.
+    - Per account and address (strict, failed attempts only): ``BAEUM_SIGNIN_LIMITS["account"]`` wrong
+      passwords lock that account *from that address* — the right password too — for the window, doubled
+      with each further lock that day. A guesser elsewhere does not lock the learner out.
+    - Per account from everywhere: ``SIGNIN_ACCOUNT_SPREAD`` times as many wrong passwords lock it for the window.
+    - Forms that send mail (password reset, confirmation resend) count per account on their own keys, every
+      attempt: a sign-in lock never blocks a password reset, and resets never lock sign-in.
+
+    The account is read from the body as the view reads it (``_account_of``); an API sign-in whose account
+    cannot be read is refused before it reaches the view. Limits: ``BAEUM_SIGNIN_LIMITS``; the address
+    honours ``NUM_PROXIES``.
     """
 
     def __init__(self, get_response):
@@ -156,23 +188,35 @@ class SignInThrottleMiddleware:
         if request.method != "POST" or (path not in _SIGN_IN_FAILURE and path not in _ACCOUNT_FORMS):
             return self.get_response(request)
         from django.conf import settings
+        from django.core.cache import cache
 
         limits = settings.BAEUM_SIGNIN_LIMITS
-        address_key = f"signin:address:{client_address(request)}"
-        if _count(address_key, limits["address"][1]) > limits["address"][0]:
+        address = client_address(request)
+        if _count(f"signin:address:{address}", limits["address"][1]) > limits["address"][0]:
             return _too_many(request, limits["address"][1])
         account = _account_of(request)
-        account_key = f"signin:account:{account}" if account else None
-        counts_every_attempt = path in _MAILING_FORMS
-        if account_key and (path in _SIGN_IN_FAILURE or counts_every_attempt):
-            from django.core.cache import cache
-
-            seen = _count(account_key, limits["account"][1]) if counts_every_attempt else (cache.get(account_key) or 0)
-            if seen >= limits["account"][0] + (1 if counts_every_attempt else 0):
+        if path in _MAILING_FORMS:
+            if account and _count(f"mail:account:{account}", limits["account"][1]) > limits["account"][0]:
                 return _too_many(request, limits["account"][1])
+            return self.get_response(request)
+        if path not in _SIGN_IN_FAILURE:
+            return self.get_response(request)
+        if not account:
+            if path.startswith("/api/"):
+                return bad_request(request, "Send the email and password as JSON (Content-Type: application/json) or as a form.")
+            return self.get_response(request)  # the browser's form names the missing field itself
+        here = f"{account}:{address}"
+        locked = cache.ttl(f"signin:locked:{here}") if cache.get(f"signin:locked:{here}") else 0
+        if locked or (cache.get(f"signin:fail:{account}") or 0) >= limits["account"][0] * SIGNIN_ACCOUNT_SPREAD:
+            return _too_many(request, locked or limits["account"][1])
         response = self.get_response(request)
-        if account_key and path in _SIGN_IN_FAILURE and response.status_code == _SIGN_IN_FAILURE[path]:
-            _count(account_key, limits["account"][1])
+        if response.status_code == _SIGN_IN_FAILURE[path]:
+            _count(f"signin:fail:{account}", limits["account"][1])
+            if _count(f"signin:fail:{here}", limits["account"][1]) >= limits["account"][0]:
+                locks = _count(f"signin:locks:{here}", SIGNIN_LOCK_MAX_SECONDS)
+                seconds = min(limits["account"][1] * 2 ** (locks - 1), SIGNIN_LOCK_MAX_SECONDS)
+                cache.set(f"signin:locked:{here}", 1, timeout=seconds)
+                cache.delete(f"signin:fail:{here}")
         return response
 
 
@@ -188,22 +232,33 @@ def _count(key: str, seconds: int) -> int:
 
 
 def _account_of(request) -> str:
-    """The email an attempt names (form field ``username`` or ``email``, or a JSON body's ``email``)."""
+    """The email an attempt names, read from the body the way the view will read it: a form's ``username``
+    or ``email``; under /api/, whatever DRF's parsers make of the body (``*/*``, ``application/*`` and
+    ``*/json`` are parsed as JSON there, not only ``application/json``). "" when no email can be read."""
     import hashlib
+
+    email = _email_in_api_body(request) if request.path.startswith("/api/") else request.POST.get("username") or request.POST.get("email") or ""
+    email = str(email).strip().lower()[:254]
+    return hashlib.sha256(email.encode()).hexdigest()[:32] if email else ""
+
+
+def _email_in_api_body(request) -> str:
     import json
 
-    email = ""
-    if request.content_type == "application/json":
+    from rest_framework.negotiation import DefaultContentNegotiation
+    from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+    from rest_framework.settings import api_settings
+
+    parser = DefaultContentNegotiation().select_parser(request, [parser() for parser in api_settings.DEFAULT_PARSER_CLASSES])
+    if isinstance(parser, JSONParser):
         try:
             body = json.loads(request.body or b"{}")
         except (ValueError, RecursionError):
-            body = {}
-        if isinstance(body, dict):
-            email = body.get("email") or body.get("username") or ""
-    else:
-        email = request.POST.get("username") or request.POST.get("email") or ""
-    email = str(email).strip().lower()[:254]
-    return hashlib.sha256(email.encode()).hexdigest()[:32] if email else ""
+            return ""
+        return str(body.get("email") or body.get("username") or "") if isinstance(body, dict) else ""
+    if isinstance(parser, FormParser | MultiPartParser):
+        return request.POST.get("email") or request.POST.get("username") or ""
+    return ""
 
 
 def _too_many(request, seconds: int):

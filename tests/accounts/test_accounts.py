@@ -221,6 +221,59 @@ def test_wrong_passwords_lock_the_account_not_other_learners(user, other_user, s
     assert _sign_in(other_user.email)[0] == 200  # same address, another account: generous
 
 
+@pytest.mark.parametrize("content_type", ["*/*", "application/*", "*/json", "application/json; charset=utf-8"])
+def test_every_body_drf_reads_as_json_counts_against_the_account(user, strict_limits, content_type):
+    """DRF parses these Content-Types as JSON: wrong passwords sent with them count, and the lock holds for them."""
+
+    def attempt(password: str) -> int:
+        body = json.dumps({"email": user.email, "password": password})
+        return APIClient().post("/api/v1/auth/token", body, content_type=content_type).status_code
+
+    assert [attempt("wrong password") for _ in range(5)] == [400] * 5
+    assert attempt(PASSWORD) == 429
+    assert _sign_in(user.email)[0] == 429  # and the plain JSON sign-in is locked too
+
+
+def test_an_api_sign_in_whose_account_cannot_be_read_is_refused(user, strict_limits):
+    response = APIClient().post("/api/v1/auth/token", f"email={user.email}&password={PASSWORD}", content_type="text/plain")
+    assert response.status_code == 400
+    assert "application/json" in response.json()["error"]["message"]
+
+
+def test_a_lock_holds_for_the_address_that_guessed_not_for_the_learner_elsewhere(user, strict_limits):
+    for _ in range(5):
+        assert _sign_in(user.email, "wrong password", REMOTE_ADDR=PEER)[0] == 400
+    assert _sign_in(user.email, REMOTE_ADDR=PEER)[0] == 429
+    assert _sign_in(user.email, REMOTE_ADDR="198.51.100.4")[0] == 200  # the learner at home signs in
+
+
+def test_each_new_lock_lasts_twice_as_long(user, strict_limits):
+    for lock in (1, 2, 3):
+        for _ in range(5):
+            assert _sign_in(user.email, "wrong password", REMOTE_ADDR=PEER)[0] == 400
+        [key] = cache.keys("signin:locked:*")
+        assert 900 * 2 ** (lock - 1) - 5 <= cache.ttl(key) <= 900 * 2 ** (lock - 1)
+        response = APIClient().post("/api/v1/auth/token", {"email": user.email, "password": PASSWORD}, format="json", REMOTE_ADDR=PEER)
+        assert response.status_code == 429 and int(response["Retry-After"]) > 900 * 2 ** (lock - 1) - 5
+        cache.delete(key)  # the lock runs out
+
+
+def test_guesses_spread_over_many_addresses_lock_the_account_everywhere(user, strict_limits):
+    for number in range(5 * 5):  # SIGNIN_ACCOUNT_SPREAD × the per-address limit, four guesses an address
+        assert _sign_in(user.email, "wrong password", REMOTE_ADDR=f"203.0.113.{number // 4}")[0] == 400
+    assert _sign_in(user.email, REMOTE_ADDR="198.51.100.9")[0] == 429
+
+
+def test_a_sign_in_lock_never_blocks_a_password_reset(user, strict_limits):
+    for _ in range(5):
+        _sign_in(user.email, "wrong password")
+    assert _sign_in(user.email)[0] == 429
+    mail.outbox.clear()
+    response = APIClient().post("/api/v1/auth/password/reset", {"email": user.email}, format="json")
+    assert response.status_code in (200, 202) and len(mail.outbox) == 1
+    assert Client().post("/password-reset/", {"email": user.email}).status_code in (200, 302)
+
+
 def test_rotating_x_forwarded_for_does_not_escape_the_address_limit(strict_limits):
     statuses = [
         _sign_in(f"guess{number}@example.com", "wrong password", HTTP_X_FORWARDED_FOR=f"10.0.{number}.1", REMOTE_ADDR=PEER)[0]
@@ -247,8 +300,43 @@ def test_browser_and_admin_logins_are_throttled_per_account(user, strict_limits)
     assert Client().post("/admin/login/", {"username": staff.email, "password": PASSWORD}).status_code == 429
 
 
+def test_sign_up_with_a_weak_password_answers_a_taken_address_like_a_free_one(user):
+    taken = APIClient().post("/api/v1/auth/register", {"email": user.email, "password": "1234"}, format="json")
+    free = APIClient().post("/api/v1/auth/register", {"email": "free-address@example.com", "password": "1234"}, format="json")
+    assert taken.status_code == free.status_code == 400
+    assert taken.json()["error"]["code"] == free.json()["error"]["code"] == "weak_password"
+    assert taken.json()["error"]["message"] == free.json()["error"]["message"]
+
+
 def test_an_email_too_long_for_the_account_is_refused_not_a_500(client, api_client):
     long_email = "a" * 145 + "@example.com"  # 157 characters: a valid address the username column cannot hold
     assert client.post("/signup/", {"email": long_email, "password": "a-long-pass-phrase-2026"}).status_code == 400
     response = api_client.post("/api/v1/auth/register", {"email": long_email, "password": "a-long-pass-phrase-2026"}, format="json")
     assert response.status_code == 400 and response.json()["error"]["code"] == "registration_refused"
+
+
+# --- Credentials in the Authorization header and the session -------------------------------------------
+
+
+def test_a_device_token_works_after_bearer_as_after_token(user):
+    key = _sign_in(user.email)[1]["token"]
+    for scheme in ("Token", "Bearer", "bearer"):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"{scheme} {key}")
+        response = client.get("/api/v1/me")
+        assert response.status_code == 200 and response.json()["email"] == user.email
+
+
+def test_a_session_of_one_account_and_a_token_of_another_is_refused(user, other_user):
+    other_key = _sign_in(other_user.email)[1]["token"]
+    own_key = _sign_in(user.email)[1]["token"]
+    browser = Client()
+    browser.force_login(user)
+    mixed = browser.get("/api/v1/me", HTTP_AUTHORIZATION=f"Token {other_key}")
+    assert mixed.status_code == 400 and "session" in mixed.json()["error"]["message"]
+    write = browser.post("/api/v1/conversations", {}, content_type="application/json", HTTP_AUTHORIZATION=f"Token {other_key}")
+    assert write.status_code == 400  # not a 500 from a database scoped to the other account
+    assert browser.get("/api/v1/me", HTTP_AUTHORIZATION="Token not-a-key").status_code == 400
+    same = browser.get("/api/v1/me", HTTP_AUTHORIZATION=f"Token {own_key}")
+    assert same.status_code == 200 and same.json()["email"] == user.email
+    assert browser.get("/api/v1/me").json()["email"] == user.email  # the session alone

@@ -33,6 +33,8 @@ from knowledge.evaluation import (
 from knowledge.models import MaterialPage
 from knowledge.selectors import TOP_K, Scope, retrieve  # TOP_K: pages a learner looks at, the search API's default k
 
+CANDIDATE_WIDTH = 30  # --candidates: chunks and pages written per question (the hybrid search's first-stage width)
+
 
 def evidence_pages(row: dict) -> set[int]:
     return {int(item["evidence_page"]) for item in row.get("evidence", []) if item.get("evidence_page") is not None}
@@ -52,6 +54,22 @@ def summarise(ranks: list[int | None], k: int) -> dict:
     }
 
 
+def by_kind(rows: list[dict], ours: list[int | None], baseline: list[int | None], k: int) -> dict[str, dict]:
+    """page-hit@k of both systems for each kind of question (``question_type``: figures in a statement,
+    free questions about one filing, analyst questions): the issue's targets hold for every kind."""
+    kinds: dict[str, list[int]] = {}
+    for number, row in enumerate(rows):
+        kinds.setdefault(str(row.get("question_type") or "unknown"), []).append(number)
+    return {
+        kind: {
+            "questions": len(numbers),
+            f"baeum_page_hit@{k}": summarise([ours[n] for n in numbers], k)[f"page_hit@{k}"],
+            f"bm25_pages_page_hit@{k}": summarise([baseline[n] for n in numbers], k)[f"page_hit@{k}"],
+        }
+        for kind, numbers in sorted(kinds.items())
+    }
+
+
 class PageBaseline:
     """BM25 over whole pages of one document (bm25s, English stemmer): what a naive system does."""
 
@@ -67,11 +85,15 @@ class PageBaseline:
         )
 
     def search(self, question: str, k: int) -> list[set[int]]:
+        return [{number} for number, _ in self.scored(question, k)]
+
+    def scored(self, question: str, k: int) -> list[tuple[int, float]]:
+        """The best ``k`` pages as (page number, BM25 score), best first."""
         import bm25s
 
         tokens = bm25s.tokenize([question], stopwords="en", stemmer=self.stemmer, show_progress=False)
-        results, _scores = self.retriever.retrieve(tokens, k=min(k, len(self.numbers)), show_progress=False)
-        return [{self.numbers[int(index)]} for index in results[0]]
+        results, scores = self.retriever.retrieve(tokens, k=min(k, len(self.numbers)), show_progress=False)
+        return [(self.numbers[int(index)], float(score)) for index, score in zip(results[0], scores[0], strict=True)]
 
 
 class Command(BaseCommand):
@@ -85,6 +107,12 @@ class Command(BaseCommand):
         parser.add_argument("--tutor", action="store_true", help="also ask the tutor each question (offline unless an LLM is configured)")
         parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
         parser.add_argument("--json", action="store_true")
+        parser.add_argument(
+            "--candidates",
+            default=None,
+            help="write each question's candidates (Baeum's top chunks with their scores, the baseline's top pages) "
+            "as JSON Lines to this file: the data a page-ranking model is fitted on",
+        )
         evaluation_options(parser)
 
     def handle(self, *args, **options):
@@ -98,6 +126,7 @@ class Command(BaseCommand):
             raise CommandError(f"Missing PDFs in {folder}: {', '.join(missing[:5])}")
         k = options["k"]
         quiet = options["json"]
+        candidates = open(options["candidates"], "w", encoding="utf-8") if options["candidates"] else None  # noqa: SIM115 (closed below)
         with (
             throwaway_documents(
                 [folder / f"{name}.pdf" for name in documents],
@@ -127,10 +156,14 @@ class Command(BaseCommand):
                     pages = MaterialPage.objects.for_user(user).filter(material=material).values_list("number", "text")
                     baselines[row["doc_name"]] = PageBaseline(list(pages))
                 baseline.append(first_hit_rank(baselines[row["doc_name"]].search(row["question"], k), evidence))
+                if candidates is not None:
+                    candidates.write(self._candidates(user, material, row, baselines[row["doc_name"]], evidence) + "\n")
                 if options["tutor"]:
                     answered, cited = self._ask(user, material, row["question"], evidence)
                     tutor["answered"] += answered
                     tutor["cited_evidence"] += cited
+        if candidates is not None:
+            candidates.close()
         report = {
             "questions": len(rows),
             "documents": len(documents),
@@ -138,6 +171,7 @@ class Command(BaseCommand):
             "split": options["split"] or "all",
             "baeum": summarise(ours, k),
             "baseline_bm25_pages": summarise(baseline, k),
+            "by_kind": by_kind(rows, ours, baseline, k),
             "search_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
             "search_p95_ms": round(statistics.quantiles(latencies, n=20)[18], 1) if len(latencies) >= 20 else None,
             "rules_off": sorted(options["without"]),
@@ -153,6 +187,32 @@ class Command(BaseCommand):
                 "citation_on_evidence_page": round(tutor["cited_evidence"] / max(1, tutor["answered"]), 4),
             }
         self.stdout.write(json.dumps(report, indent=None if quiet else 2, ensure_ascii=False))
+
+    @staticmethod
+    def _candidates(user, material, row: dict, baseline: PageBaseline, evidence: set[int]) -> str:
+        hits = retrieve(user=user, scope=Scope.materials([material.ref_id]), query=row["question"], k=CANDIDATE_WIDTH)
+        return json.dumps(
+            {
+                "question": row["question"],
+                "doc_name": row["doc_name"],
+                "kind": row.get("question_type"),
+                "evidence": sorted(evidence),
+                "pages": material.page_count,
+                "chunks": [
+                    {
+                        "first": hit.chunk.own_pages[0],
+                        "last": hit.chunk.own_pages[1],
+                        "index": hit.chunk.chunk_index,
+                        "score": hit.score,
+                        "vector": hit.vector_score,
+                        "lexical": hit.lexical_score,
+                    }
+                    for hit in hits
+                ],
+                "bm25_pages": baseline.scored(row["question"], CANDIDATE_WIDTH),
+            },
+            ensure_ascii=False,
+        )
 
     @staticmethod
     def _ask(user, material, question: str, evidence: set[int]) -> tuple[int, int]:
