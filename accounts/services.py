@@ -23,7 +23,6 @@ from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import PasswordResetForm
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models, transaction
@@ -33,6 +32,7 @@ from knox.settings import knox_settings
 from rest_framework.authtoken.models import Token
 
 from baeum.errors import BaeumError
+from core.learner_cache import learner_cache_forget
 
 from .models import DeviceToken, User
 from .scoping import OwnedManager
@@ -256,8 +256,6 @@ def user_email_verify(*, uid: str, token: str) -> User:
 
 # Derived rows, rebuilt from chunks on ingestion: not part of an export (vectors and search postings).
 DERIVED_MODELS = {"knowledge.ChunkEmbedding", "knowledge.ChunkTerm"}
-# Chat working memory in Redis, keyed by conversation (chat/services/memory.py); rebuilt from rows.
-CHAT_MEMORY_KEY = "chat:memory:{}"
 
 
 def owned_models() -> list[type[models.Model]]:
@@ -275,13 +273,10 @@ def user_delete(*, user: User, password: str) -> None:
         raise AccountError("The password is wrong.", code="wrong_password")
     user_id = user.pk
     files: list[tuple[object, str]] = []
-    conversations: list[int] = []
     for model in owned_models():
         for field in _file_fields(model):
             for name in model.objects.for_user(user).exclude(**{field.name: ""}).values_list(field.name, flat=True):
                 files.append((field.storage, name))
-        if model._meta.label == "chat.Conversation":
-            conversations = list(model.objects.for_user(user).values_list("pk", flat=True))
     user.delete()  # every owned row cascades from its owner; sessions and tokens too
     for storage, name in files:
         try:
@@ -290,7 +285,7 @@ def user_delete(*, user: User, password: str) -> None:
             logger.warning("could not delete %s of a deleted account", name)
     # Files kept beside an original (page pictures, OCR text) live in the material's directory.
     shutil.rmtree(Path(settings.MEDIA_ROOT) / "materials" / str(user_id), ignore_errors=True)
-    cache.delete_many([CHAT_MEMORY_KEY.format(pk) for pk in conversations])
+    learner_cache_forget(user_id)  # conversation memory, session content, reading guides (core/learner_cache.py)
 
 
 def _json_value(value):

@@ -9,6 +9,7 @@ from datetime import date
 from baeum.errors import NotFound
 from baeum.extraction.lines import heading_level
 from baeum.study.definitions import find_definitions
+from core.learner_cache import learner_key
 from knowledge import selectors as knowledge
 
 from .models import Card, Note, Plan, StudySession
@@ -156,7 +157,7 @@ def material_reading(*, user, material) -> dict:
     each with the page of its defining sentence. Cached per ingestion."""
     from django.core.cache import cache
 
-    key = f"plans:reading:{READING_VERSION}:{material.pk}:{material.ready_at.timestamp() if material.ready_at else 0}"
+    key = learner_key(material.owner_id, "plans", "reading", READING_VERSION, material.pk, material.ready_at.timestamp() if material.ready_at else 0)
     try:
         cached = cache.get(key)
     except Exception:  # noqa: BLE001 - Redis unavailable: compute it

@@ -13,6 +13,7 @@ from dataclasses import asdict
 from django.core.cache import cache
 
 from baeum.answering.history import Memory, extract_entities, merge_entities, summarise
+from core.learner_cache import learner_key
 
 from ..models import Conversation, Message
 
@@ -26,7 +27,7 @@ def _key(conversation: Conversation) -> str:
     """The conversation's key: its owner, id and creation time, so a database rebuilt under a Redis that
     kept its keys (a reset development database, a test run after another) never reads another
     conversation's turns under a reused id."""
-    return f"chat:memory:{conversation.owner_id}:{conversation.pk}:{conversation.created_at.timestamp():.6f}"
+    return learner_key(conversation.owner_id, "chat", "memory", conversation.pk, f"{conversation.created_at.timestamp():.6f}")
 
 
 def _rebuild(conversation: Conversation) -> Memory:

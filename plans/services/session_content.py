@@ -21,6 +21,7 @@ from baeum.language.text import is_hangul_heavy, sentence_spans
 from baeum.study import phrasing as study
 from baeum.study import quiz
 from baeum.study.definitions import find_definitions
+from core.learner_cache import learner_key
 from knowledge import selectors as knowledge
 
 from ..models import Plan, StudySession
@@ -128,7 +129,7 @@ def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> Ses
     if session_is_removed(session, removed):  # never served from the cache either
         return SessionContent(removed_materials=[removed[item["refId"]] for item in session.ranges if item["refId"] in removed])
     ranges = hashlib.sha256(json.dumps(session.ranges, sort_keys=True).encode()).hexdigest()[:16]  # jsonb reorders keys
-    key = f"plans:session:{SESSION_CONTENT_VERSION}:{session.pk}:{ranges}:{getattr(llm, 'model', 'offline')}"
+    key = learner_key(plan.owner_id, "plans", "session", SESSION_CONTENT_VERSION, session.pk, ranges, getattr(llm, "model", "offline"))
     try:
         cached = cache.get(key)
     except Exception:  # noqa: BLE001 - Redis unavailable: compute it

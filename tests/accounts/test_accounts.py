@@ -138,6 +138,12 @@ def test_deleting_the_account_removes_every_row_and_file_and_nothing_of_the_othe
     mine, theirs = two_learners_with_data
     conversation = api_client.post("/api/v1/conversations/", {"refIds": [mine.ref_id]}, format="json")
     assert conversation.status_code == 201
+    turn = api_client.post(f"/api/v1/conversations/{conversation.json()['id']}/messages", {"content": "What is this about?"}, format="json")
+    assert turn.status_code in (200, 201)
+    other_conversation = _client(_sign_in(other_user.email)[1]["token"])
+    theirs_conversation = other_conversation.post("/api/v1/conversations/", {"refIds": [theirs.ref_id]}, format="json").json()["id"]
+    other_conversation.post(f"/api/v1/conversations/{theirs_conversation}/messages", {"content": "What is this about?"}, format="json")
+    assert cache.keys(f"learner:{user.pk}:chat:memory:*") and cache.keys(f"learner:{other_user.pk}:chat:memory:*")
     my_directory = Path(mine.file.path).parent
     assert my_directory.exists()
     assert api_client.delete("/api/v1/me", {"password": "wrong"}, format="json").status_code == 400
@@ -152,6 +158,8 @@ def test_deleting_the_account_removes_every_row_and_file_and_nothing_of_the_othe
     for model in owned_models():
         assert not model.objects.unscoped().filter(owner_id=user.pk).exists(), model
     assert not DeviceToken.objects.filter(user_id=user.pk).exists() and not Token.objects.filter(user_id=user.pk).exists()
+    assert cache.keys(f"learner:{user.pk}:*") == []  # conversation memory and every other cached value of the learner
+    assert cache.keys(f"learner:{other_user.pk}:chat:memory:*")
     # The other learner keeps everything.
     assert Material.objects.for_user(other_user).count() == 1 and Path(theirs.file.path).exists()
     assert Chunk.objects.for_user(other_user).exists() and Plan.objects.for_user(other_user).count() == 1

@@ -243,10 +243,10 @@ def test_session_content_is_prepared_at_generation_and_never_served_for_a_delete
     from plans.services.session_content import SESSION_CONTENT_VERSION, session_content
 
     session = plan.sessions.get(number=1)  # read back from the database, as a page view does
-    before = set(cache.keys("plans:session:*"))
+    before = set(cache.keys(f"learner:{user.pk}:plans:session:*"))
     assert any(f"plans:session:{SESSION_CONTENT_VERSION}:{session.pk}:" in key for key in before)
     first = session_content(user=user, plan=plan, session=session)
-    assert set(cache.keys("plans:session:*")) == before  # served from what generation prepared
+    assert set(cache.keys(f"learner:{user.pk}:plans:session:*")) == before  # served from what generation prepared
     assert session_content(user=user, plan=plan, session=session) == first
     material_delete(material=book)
     removed = session_content(user=user, plan=plan, session=session)
