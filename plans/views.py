@@ -164,7 +164,10 @@ def plan_exam_date_view(request, plan_id: int):
     except ValueError:
         messages.error(request, _("Give the exam date as a date."))
         return redirect("plan-page", plan_id=plan.pk)
-    plan_exam_date_set(plan=plan, exam_date=exam_date)
+    try:
+        plan_exam_date_set(plan=plan, exam_date=exam_date)
+    except PlanInputError as error:
+        messages.error(request, str(error))
     return redirect("plan-page", plan_id=plan.pk)
 
 

@@ -189,6 +189,17 @@ def _source(card: Card, titles: dict[str, str]) -> str:
     return citation_reference(card.citation or {}, titles)
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula ("=HYPERLINK(…)" in a quote).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value) -> str:
+    """``value`` as a CSV cell no spreadsheet runs: text starting like a formula gets a leading apostrophe
+    (shown by none of them, the OWASP advice), so "=1+1" stays those characters."""
+    text = str(value)
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
 def deck_csv(*, user, plan: Plan) -> Export:
     """The plan's cards as CSV (front, back, source, quote, kind, session, due), UTF-8 with a BOM so
     spreadsheet programs read Korean right; Anki imports it too."""
@@ -197,7 +208,8 @@ def deck_csv(*, user, plan: Plan) -> Export:
     writer.writerow(["front", "back", "source", "quote", "kind", "session", "due"])
     for card in _cards(user=user, plan=plan):
         writer.writerow(
-            [
+            spreadsheet_cell(cell)
+            for cell in [
                 _front(card),
                 card.answer,
                 _source(card, titles),

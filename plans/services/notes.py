@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from baeum.errors import BaeumError
 from knowledge import selectors as knowledge
 
 from ..models import Note
@@ -10,6 +13,8 @@ from ..selectors import access_plan
 MAX_CITATIONS = 20  # a tutor answer cites at most a handful of passages; more is a malformed request
 MAX_QUOTE_CHARS = 2000  # a quote is a sentence or two, never a page
 CITATION_FIELDS = ("refId", "title", "pageNumber", "pageEnd", "quote")
+# What a material's refId looks like (mat_ and letters, digits): a citation's refId becomes a link to the viewer.
+REF_ID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
 def _clean_citations(*, owner, citations: list[dict] | None) -> list[dict]:
@@ -22,6 +27,12 @@ def _clean_citations(*, owner, citations: list[dict] | None) -> list[dict]:
             item["title"] = citation["materialTitle"]  # the tutor's citations name their material this way
         if not item.get("refId"):
             continue
+        if not REF_ID_SHAPE.fullmatch(str(item["refId"])):
+            raise BaeumError(
+                f"A citation's refId is a material's id (like mat_abc123): {str(item['refId'])[:40]!r} is not one.",
+                code="invalid",
+                details={"citations": "refId"},
+            )
         page = int(item.get("pageNumber") or 1)
         item["pageNumber"] = page
         item["pageEnd"] = max(page, int(item.get("pageEnd") or page))

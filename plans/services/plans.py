@@ -58,6 +58,7 @@ def plan_create(
     ``exam_date`` spreads the sessions over the days before it."""
     if not ref_ids:
         raise PlanInputError(gettext("Choose at least one material (refIds)."))
+    _check_exam_date(exam_date)
     ref_ids = list(dict.fromkeys(ref_ids))
     materials = _ready_materials(owner=owner, ref_ids=ref_ids)
     with transaction.atomic():
@@ -432,10 +433,29 @@ def plan_delete(*, plan: Plan) -> None:
 
 def plan_exam_date_set(*, plan: Plan, exam_date: date | None, today: date | None = None) -> Plan:
     """Set (or clear) the plan's exam date and spread its sessions over the days left before it."""
+    _check_exam_date(exam_date, today=today)
     plan.exam_date = exam_date
     plan.save(update_fields=["exam_date", "updated_at"])
     plan_schedule(plan=plan, today=today)
     return plan
+
+
+# An exam date is a day of this study: at most a year ago (a plan kept for review), at most ten years ahead.
+EXAM_DATE_PAST_DAYS = 366
+EXAM_DATE_FUTURE_DAYS = 3653
+
+
+def _check_exam_date(exam_date: date | None, *, today: date | None = None) -> None:
+    """Refuse an exam date no study has (0001-01-01, 9999-12-31): the schedule and review count days to it."""
+    if exam_date is None:
+        return
+    today = today or timezone.localdate()
+    earliest, latest = today - timedelta(days=EXAM_DATE_PAST_DAYS), today + timedelta(days=EXAM_DATE_FUTURE_DAYS)
+    if not earliest <= exam_date <= latest:
+        raise PlanInputError(
+            gettext("The exam date must be between %(earliest)s and %(latest)s (it was %(date)s).")
+            % {"earliest": earliest.isoformat(), "latest": latest.isoformat(), "date": exam_date.isoformat()}
+        )
 
 
 def plan_schedule(*, plan: Plan, today: date | None = None) -> None:

@@ -122,7 +122,10 @@ def _before_exam(plan: Plan, due: datetime, now: datetime) -> datetime:
     day before the exam instead (the days left are what there is to spread reviews over)."""
     if not plan.exam_date:
         return due
-    last_day = timezone.make_aware(datetime.combine(plan.exam_date - timedelta(days=1), time(hour=9))).astimezone(UTC)
+    try:
+        last_day = timezone.make_aware(datetime.combine(plan.exam_date - timedelta(days=1), time(hour=9))).astimezone(UTC)
+    except OverflowError:  # a date stored before exam dates were checked (0001-01-01): no day before it
+        return due
     return min(due, last_day) if now < last_day else due
 
 

@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from knowledge.models import MaterialPage
-from plans.models import Card, Note
+from plans.models import Card, Note, Plan
 from plans.services.export import page_reference, stable_id
 from tests.pdfgen import make_pdf
 
@@ -89,6 +89,9 @@ def test_note_input_is_validated(api_client, plan):
     bad_citation = {"text": "x", "citations": [{"refId": "mat_x", "pageNumber": 0}]}
     assert api_client.post("/api/v1/notes", bad_citation, format="json").status_code == 400
     assert api_client.get("/api/v1/notes?planId=abc").status_code == 400
+    for ref_id in ("a/b", "../x", "mat x"):  # a refId becomes a link to the viewer: only a material's id shape
+        refused = api_client.post("/api/v1/notes", {"text": "x", "citations": [{"refId": ref_id, "pageNumber": 1}]}, format="json")
+        assert refused.status_code == 400 and "refId" in refused.json()["error"]["message"]
     assert Note.objects.for_user(plan.owner).count() == 0
 
 
@@ -279,6 +282,28 @@ def test_the_deck_downloads_as_csv(api_client, book, plan):
         "1",
     ]
     assert rows[2][0].startswith("Which function calls itself?\n- a recursive function")
+
+
+def test_csv_cells_that_start_like_a_formula_are_never_run_by_a_spreadsheet(api_client, book, plan):
+    card = _cards(plan, book)[0]
+    card.prompt, card.answer = "=HYPERLINK(\"http://evil.example\",\"click\")", "+1"
+    card.citation = {**card.citation, "quote": "@SUM(A1:A9)"}
+    card.save()
+    text = api_client.get(f"/api/v1/plans/{plan.pk}/deck.csv").content.decode("utf-8").lstrip("\ufeff")
+    row = next(row for row in csv.reader(io.StringIO(text)) if "HYPERLINK" in row[0])
+    assert row[0] == "'=HYPERLINK(\"http://evil.example\",\"click\")" and row[1] == "'+1" and row[3] == "'@SUM(A1:A9)"
+
+
+def test_an_exam_date_no_study_has_is_refused_and_an_old_one_breaks_nothing(api_client, user, book, plan):
+    for value in ("0001-01-01", "9999-12-31"):
+        refused = api_client.patch(f"/api/v1/plans/{plan.pk}/settings", {"examDate": value}, format="json")
+        assert refused.status_code == 400 and value in refused.json()["error"]["message"]
+    Plan.objects.for_user(user).filter(pk=plan.pk).update(exam_date="0001-01-01")  # stored before dates were checked
+    card = _cards(plan, book)[0]
+    assert api_client.get("/api/v1/review/").status_code == 200
+    answered = api_client.post(f"/api/v1/review/cards/{card.pk}/answer", {"response": "a name"}, format="json")
+    assert answered.status_code == 200, answered.content[:300]
+    assert api_client.get(f"/api/v1/plans/{plan.pk}/settings").status_code == 200
 
 
 def test_korean_titles_give_korean_file_names(api_client, book, plan):
