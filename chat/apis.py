@@ -4,6 +4,7 @@ import json
 
 from django.http import StreamingHttpResponse
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import renderers, serializers, status
@@ -120,6 +121,11 @@ class ConversationListCreateApi(APIView):
         planId = serializers.IntegerField(required=False, min_value=1)
         session = serializers.IntegerField(required=False, min_value=1, help_text="with planId: ask about this study session")
         title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+        def validate(self, attrs):
+            if "session" in attrs and "planId" not in attrs:
+                raise serializers.ValidationError({"session": _("A session is one of a plan's: send planId with it.")})
+            return attrs
 
     @extend_schema(operation_id="conversations_list", responses=paginated_schema(ConversationOutputSerializer, "PaginatedConversations"))
     def get(self, request):

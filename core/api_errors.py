@@ -4,6 +4,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -20,11 +21,47 @@ class ApiError(BaeumError):
         super().__init__(message, code=code, status=status_code, details=details)
 
 
+# The API's input fields as a message names them: the key itself in English, a Korean word in Korean
+# ("이메일: 올바른 이메일 주소를 입력하세요." rather than "email: …"). ``details`` keep the keys.
+FIELD_LABELS = {
+    "email": pgettext_lazy("API field", "email"),
+    "password": pgettext_lazy("API field", "password"),
+    "newPassword": pgettext_lazy("API field", "newPassword"),
+    "oldPassword": pgettext_lazy("API field", "oldPassword"),
+    "device": pgettext_lazy("API field", "device"),
+    "content": pgettext_lazy("API field", "content"),
+    "mode": pgettext_lazy("API field", "mode"),
+    "title": pgettext_lazy("API field", "title"),
+    "refIds": pgettext_lazy("API field", "refIds"),
+    "refId": pgettext_lazy("API field", "refId"),
+    "planId": pgettext_lazy("API field", "planId"),
+    "session": pgettext_lazy("API field", "session"),
+    "query": pgettext_lazy("API field", "query"),
+    "type": pgettext_lazy("API field", "type"),
+    "examDate": pgettext_lazy("API field", "examDate"),
+    "minutesPerSession": pgettext_lazy("API field", "minutesPerSession"),
+    "ranges": pgettext_lazy("API field", "ranges"),
+    "goal": pgettext_lazy("API field", "goal"),
+    "language": pgettext_lazy("API field", "language"),
+    "text": pgettext_lazy("API field", "text"),
+    "comment": pgettext_lazy("API field", "comment"),
+    "kind": pgettext_lazy("API field", "kind"),
+    "citations": pgettext_lazy("API field", "citations"),
+    "pageNumber": pgettext_lazy("API field", "pageNumber"),
+    "pageEnd": pgettext_lazy("API field", "pageEnd"),
+    "quote": pgettext_lazy("API field", "quote"),
+    "response": pgettext_lazy("API field", "response"),
+    "rating": pgettext_lazy("API field", "rating"),
+    "file": pgettext_lazy("API field", "file"),
+    "name": pgettext_lazy("API field", "name"),
+}
+
+
 def _message_from(detail) -> str:
     if isinstance(detail, dict):
         for key, value in detail.items():
             text = _message_from(value)
-            return text if key in ("detail", "non_field_errors") else f"{key}: {text}"
+            return text if key in ("detail", "non_field_errors") else f"{FIELD_LABELS.get(key, key)}: {text}"
         return _("Invalid request.")
     if isinstance(detail, list):
         return _message_from(detail[0]) if detail else "Invalid request."

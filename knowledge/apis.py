@@ -311,14 +311,47 @@ class MaterialPagesApi(APIView):
         responses=PageSerializer(many=True),
     )
     def get(self, request, ref_id: str):
-        """Read a material's pages between `first` and `last` (at most 50), for a page viewer."""
-        try:
-            first = max(1, int(request.query_params.get("first", 1)))
-            last = int(request.query_params.get("last", first + 9))
-        except ValueError as error:
-            raise ApiError(_("first and last must be page numbers."), code="invalid") from error
-        pages = selectors.material_pages(user=request.user, ref_id=ref_id, first=first, last=min(last, first + 49))
+        """Read a material's pages between `first` and `last` (at most 50; default: ten from `first`), for a page
+        viewer. A range outside the material, backwards or wider than 50 pages is a 400 that says which."""
+        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        first, last = _page_range(request.query_params, material)
+        pages = selectors.material_pages(user=request.user, ref_id=ref_id, first=first, last=last)
         return Response(self.PageSerializer(pages, many=True).data)
+
+
+MAX_PAGES_READ = 50  # pages one request of the page viewer reads
+
+
+def _page_range(params, material: Material) -> tuple[int, int]:
+    """``first`` and ``last`` of a pages request, checked against the material (400s that say what to send)."""
+    if material.status != Material.Status.READY:
+        raise ApiError(
+            _("This material has no pages to read: it is %(status)s.") % {"status": material.get_status_display().lower()},
+            code="material_not_ready",
+            status_code=409,
+            details={"status": material.status},
+        )
+    try:
+        first = int(params.get("first", 1))
+        last = int(params.get("last", min(first + 9, material.page_count)))
+    except ValueError as error:
+        raise ApiError(_("first and last must be page numbers."), code="invalid") from error
+    if first < 1 or first > material.page_count:
+        raise ApiError(
+            _("first must be a page of this material: 1 to %(count)d.") % {"count": material.page_count},
+            code="invalid",
+            details={"first": first, "pageCount": material.page_count},
+        )
+    if last < first:
+        raise ApiError(_("last must not come before first."), code="invalid", details={"first": first, "last": last})
+    if last - first + 1 > MAX_PAGES_READ:
+        raise ApiError(
+            _("Read at most %(count)d pages at a time (first %(first)d to last %(last)d is %(asked)d).")
+            % {"count": MAX_PAGES_READ, "first": first, "last": last, "asked": last - first + 1},
+            code="invalid",
+            details={"first": first, "last": last},
+        )
+    return first, min(last, material.page_count)
 
 
 class MaterialStatsApi(APIView):

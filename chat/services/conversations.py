@@ -1,9 +1,8 @@
 from django.db import transaction
-from django.utils.translation import gettext as _
 
 from baeum.errors import MaterialNotReady
 from knowledge.models import Material
-from knowledge.selectors import SESSION_TOP_K, TOP_K, materials_in_scope
+from knowledge.selectors import SESSION_TOP_K, TOP_K, materials_in_scope, not_ready_message
 
 from ..models import Conversation, ConversationSource
 from .memory import memory_forget
@@ -37,12 +36,11 @@ def conversation_create(
             title=title[:200],  # a plan-wide conversation is titled by its first question: many start from one plan
         )
     if ref_ids:
-        materials = materials_in_scope(user=owner, ref_ids=ref_ids)  # raises MaterialNotFound if any is not theirs
-        ready = set(materials.values_list("ref_id", flat=True))
-        not_ready = [ref_id for ref_id in ref_ids if ref_id not in ready]
-        if not_ready:
-            message = _("Material %(refId)s is not READY yet; wait for it or leave it out.") % {"refId": not_ready[0]}
-            raise MaterialNotReady(message, ref_id=not_ready[0])
+        # MaterialNotFound if any is not theirs; the first one not READY is named, with what to do about it
+        materials = materials_in_scope(user=owner, ref_ids=ref_ids, ready_only=False)
+        not_ready = next((material for material in materials if material.status != Material.Status.READY), None)
+        if not_ready is not None:
+            raise MaterialNotReady(not_ready_message(not_ready), ref_id=not_ready.ref_id)
     every = not ref_ids
     if every:
         ref_ids = list(materials_in_scope(user=owner).values_list("ref_id", flat=True))

@@ -11,6 +11,7 @@ from .materials import (
     material_pages,
     material_stats,
     materials_in_scope,
+    not_ready_message,
     term_document_frequencies,
     written_in_korean,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "material_pages",
     "material_stats",
     "materials_in_scope",
+    "not_ready_message",
     "written_in_korean",
     "retrieve",
     "retrieve_chunks",

@@ -44,6 +44,20 @@ def access_material(*, user, ref_id: str) -> Material:
     return material
 
 
+def not_ready_message(material: Material) -> str:
+    """Why ``material`` cannot be read yet, and what to do: a FAILED one will not become ready by waiting."""
+    if material.status == Material.Status.FAILED:
+        return _("Material %(title)s (%(refId)s) could not be read, so it cannot be used: leave it out, or upload a readable copy.") % {
+            "title": material.title,
+            "refId": material.ref_id,
+        }
+    return _("Material %(title)s (%(refId)s) is still being read (%(status)s); wait for it or leave it out.") % {
+        "title": material.title,
+        "refId": material.ref_id,
+        "status": material.status,
+    }
+
+
 def materials_in_scope(*, user, ref_ids: Iterable[str] | None = None, type: str | None = None, ready_only: bool = True):
     """Return the user's materials limited to ``ref_ids`` (each must be theirs) and ``type``."""
     materials = Material.objects.for_user(user)

@@ -143,11 +143,7 @@ def _ready_materials(*, owner, ref_ids: list[str]) -> dict[str, Material]:
     materials = {material.ref_id: material for material in knowledge.materials_in_scope(user=owner, ref_ids=ref_ids, ready_only=False)}
     for ref_id in ref_ids:
         if materials[ref_id].status != Material.Status.READY:
-            raise MaterialNotReady(
-                gettext("Material %(refId)s is %(status)s, not READY; wait for it or leave it out.")
-                % {"refId": ref_id, "status": materials[ref_id].status},
-                ref_id=ref_id,
-            )
+            raise MaterialNotReady(knowledge.not_ready_message(materials[ref_id]), ref_id=ref_id)
     return {ref_id: materials[ref_id] for ref_id in ref_ids}
 
 

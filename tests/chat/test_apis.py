@@ -40,6 +40,15 @@ def test_answers_stream_as_server_sent_events(api_client, book):
     assert Message.objects.filter(conversation_id=conversation_id).count() == 2
 
 
+def test_a_session_without_its_plan_is_refused_not_an_all_materials_conversation(api_client, book):
+    response = api_client.post("/api/v1/conversations/", {"session": 1}, format="json")
+    assert response.status_code == 400 and "planId" in response.json()["error"]["message"]
+    assert response.json()["error"]["details"] == {"session": [response.json()["error"]["message"].split(": ", 1)[1]]}
+    korean = api_client.post("/api/v1/conversations/", {"session": 1}, format="json", HTTP_ACCEPT_LANGUAGE="ko").json()["error"]
+    assert korean["message"] == "학습 세션: 학습 세션은 계획에 속합니다: planId를 함께 보내세요." and "session" in korean["details"]  # the field named in Korean, the key kept
+    assert Conversation.objects.count() == 0
+
+
 def test_conversation_refuses_refids_that_are_not_yours(api_client, other_user, ingest):
     from tests.pdfgen import make_pdf
 

@@ -40,6 +40,19 @@ def test_failed_material_reports_its_reason(api_client, django_capture_on_commit
     assert "slides.pdf" in detail["error"]
 
 
+def test_a_failed_material_says_it_cannot_be_used_not_wait_for_it(api_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        ref_id = _upload(api_client, b"plain words", "slides.pdf").json()["refId"]
+    conversation = api_client.post("/api/v1/conversations/", {"refIds": [ref_id]}, format="json")
+    plan = api_client.post("/api/v1/plans/", {"refIds": [ref_id]}, format="json")
+    for refused in (conversation, plan):
+        error = refused.json()["error"]
+        assert refused.status_code == 400 and error["code"] == "material_not_ready", refused.content[:300]
+        assert "could not be read" in error["message"] and "wait" not in error["message"]
+    pages = api_client.get(f"/api/v1/materials/{ref_id}/pages")
+    assert pages.status_code == 409 and pages.json()["error"]["code"] == "material_not_ready"
+
+
 def test_oversized_and_unsupported_uploads_are_rejected_before_any_work(api_client, settings):
     settings.BAEUM = {**settings.BAEUM, "MAX_UPLOAD_BYTES": 1000}
     too_big = _upload(api_client, b"%PDF-" + b"x" * 2000)
@@ -78,6 +91,17 @@ def test_chunks_stats_and_search_endpoints(api_client, user, ingest, english_pdf
     assert len({hit["pageNumber"] for hit in per_page}) == len(per_page) >= 2  # each hit on its own page
     pages = api_client.get(f"/api/v1/materials/{material.ref_id}/pages?first=2&last=3").json()
     assert [page["number"] for page in pages] == [2, 3]
+    assert [page["number"] for page in api_client.get(f"/api/v1/materials/{material.ref_id}/pages?first=2").json()] == [2, 3]
+    for query, says in [
+        ("first=99999", "1 to 3"),
+        ("first=0", "1 to 3"),
+        ("first=-2", "1 to 3"),
+        ("first=3&last=2", "before first"),
+        ("first=1&last=60", "at most 50"),
+        ("first=x", "page numbers"),
+    ]:
+        refused = api_client.get(f"/api/v1/materials/{material.ref_id}/pages?{query}")
+        assert refused.status_code == 400 and says in refused.json()["error"]["message"], (query, refused.content[:200])
 
 
 def test_delete_removes_the_material_its_chunks_and_file(api_client, user, ingest, english_pdf):
