@@ -237,7 +237,9 @@ def _account_of(request) -> str:
     ``*/json`` are parsed as JSON there, not only ``application/json``). "" when no email can be read."""
     import hashlib
 
-    email = _email_in_api_body(request) if request.path.startswith("/api/") else request.POST.get("username") or request.POST.get("email") or ""
+    email = (
+        _email_in_api_body(request) if request.path.startswith("/api/") else request.POST.get("username") or request.POST.get("email") or ""
+    )
     email = str(email).strip().lower()[:254]
     return hashlib.sha256(email.encode()).hexdigest()[:32] if email else ""
 

@@ -6,7 +6,7 @@ from core.providers import active_embedder
 
 from .failure_reasons import reason_translate
 from .models import Chunk, Material
-from .services.materials import UploadRejected, material_create, material_reingest
+from .services.materials import RetryWillNotHelp, UploadRejected, material_create, material_reingest
 from .services.reembed import material_reembed_start
 
 FAILURE_COLUMN_CHARS = 70  # the failure reason in the list, cut so the list fits a 1366 px screen (full text on hover)
@@ -46,7 +46,8 @@ class MaterialAdmin(admin.ModelAdmin):
     search_fields = ("ref_id", "title", "original_filename", "owner__email")
     list_select_related = ("owner",)
     readonly_fields = ["failure_reason", *[field.name for field in Material._meta.fields if field.name not in ("title", "type")]]
-    raw_id_fields = ("owner",)
+    # The owner is searched by email as one types (accounts' UserAdmin searches emails), not typed as a numeric id.
+    autocomplete_fields = ("owner",)
     actions = ["rerun_ingestion", "reembed_with_current_model"]
     show_full_result_count = False
 
@@ -105,9 +106,20 @@ class MaterialAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-run ingestion")
     def rerun_ingestion(self, request, queryset):
+        queued, hopeless = 0, []
         for material in queryset:
-            material_reingest(material=material)
-        self.message_user(request, f"Queued ingestion of {queryset.count()} material(s).", messages.SUCCESS)
+            try:
+                material_reingest(material=material)
+                queued += 1
+            except RetryWillNotHelp:
+                hopeless.append(f"{material.title} ({material.error_code})")
+        self.message_user(request, f"Queued ingestion of {queued} material(s).", messages.SUCCESS)
+        if hopeless:
+            self.message_user(
+                request,
+                f"Not queued — the same file would fail the same way, its owner needs to upload a fixed copy: {', '.join(hopeless)}.",
+                messages.WARNING,
+            )
 
     @admin.action(description="Re-embed with the current model")
     def reembed_with_current_model(self, request, queryset):

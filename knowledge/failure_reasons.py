@@ -33,6 +33,7 @@ REASON_PATTERNS: tuple[str, ...] = (
     gettext_noop(
         "“%(name)s” is not a readable PDF (%(detail)s). It may be truncated or damaged: download or export it again and re-upload."
     ),
+    gettext_noop("“%(name)s” is not a readable PDF: it may be truncated or damaged. Download or export it again and re-upload."),
     gettext_noop("“%(name)s” contains no pages. Export it again and re-upload."),
     gettext_noop("“%(name)s” needs more memory to read than allowed; it may be a compressed 'PDF bomb'. Re-save it as a plain PDF."),
     gettext_noop(

@@ -157,7 +157,9 @@ def material_reading(*, user, material) -> dict:
     each with the page of its defining sentence. Cached per ingestion."""
     from django.core.cache import cache
 
-    key = learner_key(material.owner_id, "plans", "reading", READING_VERSION, material.pk, material.ready_at.timestamp() if material.ready_at else 0)
+    key = learner_key(
+        material.owner_id, "plans", "reading", READING_VERSION, material.pk, material.ready_at.timestamp() if material.ready_at else 0
+    )
     try:
         cached = cache.get(key)
     except Exception:  # noqa: BLE001 - Redis unavailable: compute it

@@ -10,6 +10,7 @@ No Django imports.
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import subprocess
 import threading
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baeum.extraction.children import CPU_LIMIT_RETURNCODES, spawn_reader
+
+logger = logging.getLogger(__name__)
 
 PDF = "pdf"
 TEXT = "text"
@@ -199,6 +202,8 @@ def _probe(path: Path, *, filename: str, budget: Budget) -> int:
     if result is None:
         raise _crash_error(filename, process.returncode, err)
     if "error" in result:
+        if result.get("detail"):
+            logger.info("%s: %s (%s)", filename, result["error"], result["detail"])
         raise ExtractionError(result["error"], _PROBE_MESSAGES[result["error"]].format(name=filename, detail=result.get("detail", "")))
     return int(result["pages"])
 
@@ -206,11 +211,23 @@ def _probe(path: Path, *, filename: str, budget: Budget) -> int:
 # Failures the same bytes meet again however often they are read: retrying is pointless; the reason says
 # what to do with the file instead (remove the password, export it again, upload it as another type).
 PERMANENT_FAILURES = frozenset(
-    {"encrypted", "malformed", "no_pages", "empty_file", "unsupported_type", "content_mismatch", "bad_encoding", "too_much_text"}
+    {
+        "encrypted",
+        "malformed",
+        "no_pages",
+        "empty_file",
+        "unsupported_type",
+        "content_mismatch",
+        "bad_encoding",
+        "too_much_text",
+        "no_text",
+        "file_missing",
+    }
 )
 _PROBE_MESSAGES = {
     "encrypted": "“{name}” is protected with a password. Remove the password (print or save it as a new PDF) and upload it again.",
-    "malformed": "“{name}” is not a readable PDF ({detail}). It may be truncated or damaged: download or export it again and re-upload.",
+    # The reader's own words ("PDFium: Data format error") go to the log, not to the learner.
+    "malformed": "“{name}” is not a readable PDF: it may be truncated or damaged. Download or export it again and re-upload.",
     "no_pages": "“{name}” contains no pages. Export it again and re-upload.",
 }
 # How a child that died reading a PDF died, as seen by the parent. RLIMIT_AS makes Python raise MemoryError

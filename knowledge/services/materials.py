@@ -9,6 +9,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from baeum.errors import BaeumError
 from baeum.extraction import readers as extract
@@ -137,11 +138,26 @@ def material_rename(*, material: Material, title: str) -> Material:
     return material
 
 
+class RetryWillNotHelp(BaeumError):
+    """Re-running a failure the same file meets every time (a password, a damaged or mislabelled file): 409,
+    with the reason, which says what to do with the file instead."""
+
+    code = "retry_will_not_help"
+    status = 409
+
+
 def material_reingest(*, material: Material) -> Material:
     """Run ingestion again from the kept original file (after a failure, or to apply new settings).
-    A material already waiting or being processed is left as it is: nothing is queued twice."""
+    A material already waiting or being processed is left as it is: nothing is queued twice. A failure
+    reading the same bytes would meet again is ``RetryWillNotHelp``: nothing is queued."""
     if material.status not in (Material.Status.READY, Material.Status.FAILED):
         return material
+    if material.status == Material.Status.FAILED and not material.retry_may_help:
+        reason = reason_translate(message=material.error_message, code=material.error_code, filename=material.original_filename)
+        raise RetryWillNotHelp(
+            _("Reading the same file again would fail the same way. %(reason)s") % {"reason": reason},
+            details={"refId": material.ref_id, "errorCode": material.error_code},
+        )
     with transaction.atomic():
         Material.objects.unscoped().filter(pk=material.pk).update(
             status=Material.Status.PENDING, progress_done=0, progress_total=0, error_code="", error_message=""

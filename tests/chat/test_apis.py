@@ -45,7 +45,9 @@ def test_a_session_without_its_plan_is_refused_not_an_all_materials_conversation
     assert response.status_code == 400 and "planId" in response.json()["error"]["message"]
     assert response.json()["error"]["details"] == {"session": [response.json()["error"]["message"].split(": ", 1)[1]]}
     korean = api_client.post("/api/v1/conversations/", {"session": 1}, format="json", HTTP_ACCEPT_LANGUAGE="ko").json()["error"]
-    assert korean["message"] == "학습 세션: 학습 세션은 계획에 속합니다: planId를 함께 보내세요." and "session" in korean["details"]  # the field named in Korean, the key kept
+    assert (
+        korean["message"] == "학습 세션: 학습 세션은 계획에 속합니다: planId를 함께 보내세요." and "session" in korean["details"]
+    )  # the field named in Korean, the key kept
     assert Conversation.objects.count() == 0
 
 

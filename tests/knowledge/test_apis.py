@@ -154,6 +154,22 @@ def test_reingest_recovers_a_failed_material(api_client, user, ingest, english_p
     assert material.status == "READY" and material.error_message == ""
 
 
+@pytest.mark.parametrize("code", ["content_mismatch", "encrypted", "malformed"])
+def test_reingesting_a_file_that_would_fail_the_same_way_is_refused(api_client, user, ingest, english_pdf, code):
+    material = ingest(user, english_pdf)
+    message = "“slides.pdf” is named .pdf but its content is not a PDF (text). Export it as a real PDF and upload it again."
+    Material.objects.filter(pk=material.pk).update(status="FAILED", error_code=code, error_message=message)
+    response = api_client.post(f"/api/v1/materials/{material.ref_id}/reingest")
+    error = response.json()["error"]
+    assert response.status_code == 409 and error["code"] == "retry_will_not_help"
+    assert (
+        error["message"].startswith("Reading the same file again would fail the same way.")
+        and "Export it as a real PDF" in error["message"]
+    )
+    material.refresh_from_db()
+    assert material.status == "FAILED" and material.error_code == code  # nothing queued, the reason kept
+
+
 def test_material_list_query_count_is_constant(api_client, user, ingest, english_pdf, django_assert_max_num_queries):
     # token lookup + row-level security set/reset + authentication + count + page = 6, whatever the size
     for _ in range(3):

@@ -286,12 +286,12 @@ def test_the_deck_downloads_as_csv(api_client, book, plan):
 
 def test_csv_cells_that_start_like_a_formula_are_never_run_by_a_spreadsheet(api_client, book, plan):
     card = _cards(plan, book)[0]
-    card.prompt, card.answer = "=HYPERLINK(\"http://evil.example\",\"click\")", "+1"
+    card.prompt, card.answer = '=HYPERLINK("http://evil.example","click")', "+1"
     card.citation = {**card.citation, "quote": "@SUM(A1:A9)"}
     card.save()
     text = api_client.get(f"/api/v1/plans/{plan.pk}/deck.csv").content.decode("utf-8").lstrip("\ufeff")
     row = next(row for row in csv.reader(io.StringIO(text)) if "HYPERLINK" in row[0])
-    assert row[0] == "'=HYPERLINK(\"http://evil.example\",\"click\")" and row[1] == "'+1" and row[3] == "'@SUM(A1:A9)"
+    assert row[0] == '\'=HYPERLINK("http://evil.example","click")' and row[1] == "'+1" and row[3] == "'@SUM(A1:A9)"
 
 
 def test_an_exam_date_no_study_has_is_refused_and_an_old_one_breaks_nothing(api_client, user, book, plan):

@@ -95,4 +95,3 @@ def test_deleting_a_plan_while_its_generation_writes_sessions(api_client, user, 
     assert response.status_code == 204
     assert not Plan.objects.unscoped().filter(pk=plan_id).exists()
     assert not StudySession.objects.unscoped().filter(plan_id=plan_id).exists()
-

@@ -58,6 +58,32 @@ def test_add_material_with_a_file_and_an_owner_goes_through_the_upload_service_a
     assert material.status == Material.Status.READY and material.chunk_count >= 1  # ingested (tasks run eagerly in tests)
 
 
+def test_a_content_manager_finds_the_owner_by_email_as_they_type(manager_client, user):
+    page = manager_client.get("/admin/knowledge/material/add/").content.decode()
+    assert "admin-autocomplete" in page and 'name="owner"' in page  # a search box, not a numeric id field
+    found = manager_client.get(
+        "/admin/autocomplete/",
+        {"app_label": "knowledge", "model_name": "material", "field_name": "owner", "term": user.email.split("@")[0]},
+    )
+    assert found.status_code == 200
+    assert [item["id"] for item in found.json()["results"]] == [str(user.pk)]
+
+
+def test_re_running_ingestion_skips_files_that_would_fail_the_same_way(superuser_client, user, ingest):
+    readable, locked = ingest(user, b"Notes about registers.", "slow.txt"), ingest(user, b"Notes about stacks.", "locked.txt")
+    Material.objects.unscoped().filter(pk=readable.pk).update(status="FAILED", error_code="timeout", error_message="took too long")
+    Material.objects.unscoped().filter(pk=locked.pk).update(
+        status="FAILED", error_code="encrypted", error_message="a password", title="locked"
+    )
+    response = superuser_client.post(
+        "/admin/knowledge/material/", {"action": "rerun_ingestion", "_selected_action": [readable.pk, locked.pk]}, follow=True
+    )
+    page = response.content.decode()
+    assert "Queued ingestion of 1 material(s)." in page and "locked (encrypted)" in page
+    locked.refresh_from_db()
+    assert locked.status == "FAILED" and locked.error_code == "encrypted"
+
+
 def test_a_refused_file_comes_back_as_a_form_error(superuser_client, user):
     response = superuser_client.post(
         "/admin/knowledge/material/add/", {"upload": SimpleUploadedFile("virus.exe", b"MZ"), "owner": user.pk, "type": "material"}
