@@ -30,10 +30,25 @@ PRIVATE_DIR_MODE = 0o700
 
 def state_dir() -> Path:
     path = Path(os.environ.get("BAEUM_STATE_DIR") or PROJECT_DIR / ".baeum")
-    path.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
+    _make_passable(path)
     if path.stat().st_mode & 0o777 != STATE_DIR_MODE and path.stat().st_uid == os.geteuid():
         path.chmod(STATE_DIR_MODE)  # made before: was 0755, listing the Redis port and the secret key's name
     return path
+
+
+def _make_passable(path: Path) -> None:
+    """Make ``path`` and every missing parent 0711, whatever the umask (a umask of 077 made new parents 0700,
+    and the embedded PostgreSQL's own system user could not pass through them to its data). Parents that
+    exist are left as they are."""
+    missing = []
+    for directory in [path.absolute(), *path.absolute().parents]:
+        if directory.exists():
+            break
+        missing.append(directory)
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it this instant
+            directory.mkdir(mode=STATE_DIR_MODE)
+            directory.chmod(STATE_DIR_MODE)
 
 
 def local_secret_key() -> str:

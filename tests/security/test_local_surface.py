@@ -55,6 +55,22 @@ def test_the_state_directory_and_the_secret_key_are_private():
 
 
 @pytest.mark.django_db
+def test_a_state_directory_at_a_new_nested_path_can_be_passed_whatever_the_umask(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setenv("BAEUM_STATE_DIR", str(tmp_path / "new" / "nested" / "state"))
+    existing = _mode(tmp_path)
+    previous = os.umask(0o077)
+    try:
+        made = runtime.state_dir()
+    finally:
+        os.umask(previous)
+    assert made == tmp_path / "new" / "nested" / "state"
+    for directory in (tmp_path / "new", tmp_path / "new" / "nested", made):
+        assert _mode(directory) == 0o711, directory  # the database's own system user passes through to pgdata
+    assert _mode(tmp_path) == existing  # what existed is left alone
+
+
 def test_uploaded_originals_are_readable_by_their_user_only(user):
     from knowledge.services.materials import material_create
 
