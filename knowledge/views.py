@@ -2,7 +2,7 @@ import re
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -12,7 +12,7 @@ from baeum.language.text import sentence_spans
 
 from . import selectors
 from .failure_reasons import reason_patterns_translated
-from .services.page_images import PageImageUnavailable, material_has_page_images, material_page_image
+from .services.page_images import PageImageBusy, PageImageThrottled, PageImageUnavailable, material_has_page_images, material_page_image
 
 SEARCH_RESULTS = 10  # one screen of passages, each on its own page; the API gives up to 50
 SNIPPET_CHARS = 280  # about three lines in the results list
@@ -115,6 +115,11 @@ def material_page_image_view(request, ref_id: str, number: int):
         path = material_page_image(material=material, number=number)
     except PageImageUnavailable as error:
         raise Http404("This page has no picture.") from error
+    except PageImageBusy as busy:  # another picture is being drawn: the viewer asks again after Retry-After
+        status = 429 if isinstance(busy, PageImageThrottled) else 503
+        response = HttpResponse("This page's picture is not ready yet; try again in a moment.", status=status, content_type="text/plain")
+        response["Retry-After"] = str(busy.retry_after)
+        return response
     response = FileResponse(path.open("rb"), content_type="image/webp")
     response["Cache-Control"] = f"private, max-age={PAGE_IMAGE_MAX_AGE}"
     return response

@@ -277,8 +277,9 @@ def children_commands(port: str) -> list[tuple[list[str], bool]]:
         ([*worker, "-Q", "celery,quick", "-n", "baeum@%h"], False),
         # Small uploads (knowledge.tasks.route_ingestion): never behind another learner's large file.
         ([*worker, "-Q", "quick", "-n", "quick@%h"], False),
-        # Quality re-embedding (e5) in the background, at low CPU priority so uploads and chat come first.
-        ([*worker, "-Q", "background", "-n", "background@%h"], True),
+        # Text recognition of scans and quality re-embedding (e5), at low CPU priority so uploads and chat
+        # come first; the two queues are served in turn, so a scan never waits behind a whole library.
+        ([*worker, "-Q", "ocr,background", "-n", "background@%h"], True),
     ]
 
 

@@ -25,13 +25,13 @@ CHILD_USER = os.environ.get("BAEUM_CHILD_USER", "nobody")
 CPU_LIMIT_RETURNCODES = (-signal.SIGXCPU, 128 + signal.SIGXCPU)
 
 
-def _limits(memory_bytes: int, cpu_seconds: float) -> Callable[[], None]:
+def _limits(memory_bytes: int, cpu_seconds: float, nice: int = 5) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         cpu = max(1, math.ceil(cpu_seconds))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a child ended by SIGXCPU writes no core file
-        os.nice(5)
+        os.nice(nice)
 
     return apply
 
@@ -53,7 +53,13 @@ def unprivileged_account() -> tuple[int, int] | None:
 
 
 def spawn_reader(
-    module: str, args: list[str], *, memory_bytes: int, cpu_seconds: float = DEFAULT_CHILD_CPU_SECONDS, input_path: Path | None = None
+    module: str,
+    args: list[str],
+    *,
+    memory_bytes: int,
+    cpu_seconds: float = DEFAULT_CHILD_CPU_SECONDS,
+    input_path: Path | None = None,
+    nice: int = 5,
 ) -> subprocess.Popen:
     """Start a reader child (``python -m module args``) under memory and CPU-time limits, its output as
     UTF-8 text: how PDFs and Office files are read, so a hostile file kills a child, never the caller.
@@ -72,7 +78,7 @@ def spawn_reader(
             [sys.executable, "-m", module, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=_limits(memory_bytes, cpu_seconds),
+            preexec_fn=_limits(memory_bytes, cpu_seconds, nice),
             cwd=str(Path(__file__).resolve().parents[2]),
             text=True,
             encoding="utf-8",

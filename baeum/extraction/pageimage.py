@@ -23,6 +23,7 @@ class PageImageBudget:
     seconds: float = 20.0  # a dense book page draws in 0.1-0.3 s here; a page that needs 20 s is hostile
     memory_bytes: int = 768 * 1024 * 1024  # PDFium plus one bitmap of max_pixels RGB (12 MB)
     max_pixels: int = 4_000_000  # a poster-sized page is drawn at a lower resolution, never refused
+    nice: int = 10  # a picture waits for the pages' own requests: other learners' answers come first
 
 
 class PageImageFailed(Exception):
@@ -38,7 +39,10 @@ def render_page_image(path: Path, number: int, out: Path, *, dpi: int = VIEWER_D
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
     args = ["render", str(path), str(number), str(dpi), str(budget.max_pixels), str(partial), "color"]
-    process = spawn_reader("baeum.extraction.ocrworker", args, memory_bytes=budget.memory_bytes)
+    # The CPU limit ends a child that spins; the wall-clock time-out below one that waits.
+    process = spawn_reader(
+        "baeum.extraction.ocrworker", args, memory_bytes=budget.memory_bytes, cpu_seconds=budget.seconds, nice=budget.nice
+    )
     try:
         stdout, _ = process.communicate(timeout=budget.seconds)
     except subprocess.TimeoutExpired:

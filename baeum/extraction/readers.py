@@ -147,17 +147,32 @@ class Preempted(Exception):  # noqa: N818 - not an error: the caller moves the w
 
 
 _time_cap: ContextVar[float | None] = ContextVar("baeum_extract_time_cap", default=None)
+_chunk_cap: ContextVar[int | None] = ContextVar("baeum_chunk_cap", default=None)
 
 
 @contextmanager
-def time_cap(seconds: float):
-    """Stop ``extract_pdf_pages`` with ``Preempted`` once ``seconds`` have passed (the quick queue hands
-    a file that turns out costly back to the main queue instead of holding others' small files)."""
-    token = _time_cap.set(time.monotonic() + seconds)
+def time_cap(seconds: float, *, max_chunks: int | None = None):
+    """Stop the work inside with ``Preempted`` once ``seconds`` have passed, or once it makes more than
+    ``max_chunks`` chunks: ``extract_pdf_pages`` checks while it reads, the pipeline at each stage
+    (``check_cap``). The quick queue hands a file that turns out costly back to the main queue instead of
+    holding others' small files."""
+    tokens = (_time_cap.set(time.monotonic() + seconds), _chunk_cap.set(max_chunks))
     try:
         yield
     finally:
-        _time_cap.reset(token)
+        _time_cap.reset(tokens[0])
+        _chunk_cap.reset(tokens[1])
+
+
+def check_cap(filename: str, *, chunks: int | None = None) -> None:
+    """``Preempted`` when the work of ``filename`` is past the caller's time cap or makes more chunks than its
+    chunk cap (see ``time_cap``); nothing without a cap."""
+    cap = _time_cap.get()
+    if cap is not None and time.monotonic() > cap:
+        raise Preempted(f"“{filename}” is taking longer than the time cap")
+    limit = _chunk_cap.get()
+    if limit is not None and chunks is not None and chunks > limit:
+        raise Preempted(f"“{filename}” makes {chunks} chunks, more than the cap of {limit}")
 
 
 def _run_worker(args: list[str], budget: Budget, path: Path, *, cpu_seconds: float) -> subprocess.Popen:
@@ -413,9 +428,7 @@ class _PageReaders:
             raise ExtractionError(
                 "too_slow", f"“{self.filename}” took too long to read. Re-save it as a simpler PDF or split it into parts."
             )
-        cap = _time_cap.get()
-        if cap is not None and time.monotonic() > cap:
-            raise Preempted(f"“{self.filename}” is taking longer than the time cap")
+        check_cap(self.filename)
         try:
             return self._lines.get(timeout=min(remaining, 0.5))
         except queue.Empty:

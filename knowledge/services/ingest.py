@@ -174,6 +174,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
             except OcrNeeded as needed:
                 _ocr_start(material, needed.page_numbers)
                 return material
+            extract.check_cap(material.original_filename)  # every stage of a capped run (the quick queue) checks
             _update(material, status=Status.CHUNKING, progress_done=0, progress_total=len(pages))
             page_texts = [PageText(page.number, page.text) for page in pages]
             config = settings.BAEUM
@@ -190,13 +191,16 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
                 raise extract.ExtractionError(
                     "no_text", f"“{material.original_filename}” contains no readable text. Check the file and upload it again."
                 )
+            extract.check_cap(material.original_filename, chunks=len(chunks))
             embedder = active_embedder()
             _update(material, status=Status.EMBEDDING, progress_done=0, progress_total=len(chunks), pending_embedding_model="")
+
+            def embedded(done: int) -> None:
+                _update(material, progress_done=done)
+                extract.check_cap(material.original_filename)  # the vectors made so far are cached: nothing is lost
+
             vectors = embeddings_compute(
-                texts=[chunk.content for chunk in chunks],
-                embedder=embedder,
-                owner_id=material.owner_id,
-                on_progress=lambda done: _update(material, progress_done=done),
+                texts=[chunk.content for chunk in chunks], embedder=embedder, owner_id=material.owner_id, on_progress=embedded
             )
             _store(material, pages, chunks, vectors, embedder, ocr_pages=ocr_pages, matter=matter)
             if upgrade:

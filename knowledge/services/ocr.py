@@ -25,7 +25,9 @@ from ..models import Material
 logger = logging.getLogger(__name__)
 
 OCR_DIRECTORY = "ocr"  # beside the kept original: materials/<owner>/<refId>/ocr/page-0001.txt
-OCR_SLICE_SECONDS = 120  # one task reads pages for about this long, then re-queues the rest (like re-embedding)
+# One task reads pages for about this long, then re-queues the rest (like re-embedding): another learner's
+# one-page scan queued meanwhile is read before the rest of a long scan.
+OCR_SLICE_SECONDS = 20
 # A text PDF has a few empty pages (blank, full-page figures); a scan with some typed pages has many.
 MIXED_SCAN_SHARE = 0.2
 

@@ -89,3 +89,58 @@ def test_deleting_a_material_removes_its_page_pictures(client, user, book, djang
     with django_capture_on_commit_callbacks(execute=True):
         material_delete(material=Material.objects.for_user(user).get(pk=book.pk))
     assert not directory.exists()
+
+
+# --- Drawing is rationed: a hostile page costs its budget once, a learner draws one page at a time ---------------------
+
+
+def _hostile_page() -> bytes:
+    """A million and a half tiny filled rectangles: about 7 s of PDFium work here (a normal page: 0.6 s, the child's
+    start included), on a page of a 2 MB file."""
+    import zlib
+
+    return zlib.compress(b"0 g\n" + b"".join(b"%d %d 1 1 re f\n" % (index % 500, index // 1000) for index in range(1_500_000)))
+
+
+def test_a_page_that_cannot_be_drawn_in_its_budget_fails_once_and_is_remembered(client, user, ingest, monkeypatch):
+    import time
+
+    from baeum.extraction.pageimage import PageImageBudget
+    from knowledge.services import page_images
+
+    hostile = ingest(user, make_pdf([PAGES[0], PAGES[1]]), "hostile.pdf")
+    # The kept original swapped for one whose page 2 is hostile (reading its text at ingestion costs as much).
+    Path(hostile.file.path).write_bytes(make_pdf([PAGES[0], PAGES[1]], raw_contents={1: _hostile_page()}))
+    client.force_login(user)
+    assert client.get(f"/library/{hostile.ref_id}/pages/1.webp").status_code == 200  # the good page is drawn
+    monkeypatch.setattr(page_images, "PAGE_IMAGE_BUDGET", PageImageBudget(seconds=2.0))  # 3 × a normal page
+    assert client.get(f"/library/{hostile.ref_id}/pages/2.webp").status_code == 404  # past its budget: no picture
+    marker = Path(hostile.file.path).parent / PAGE_IMAGE_DIRECTORY / "page-0002.failed"
+    assert marker.read_text() in ("too_slow", "render_failed")
+    started = time.monotonic()
+    assert client.get(f"/library/{hostile.ref_id}/pages/2.webp").status_code == 404
+    assert time.monotonic() - started < 0.25  # remembered: not drawn again
+
+
+def test_a_learner_draws_one_page_at_a_time_and_is_told_when_to_come_back(client, user, other_user, ingest, book, monkeypatch):
+    from django.core.cache import cache
+
+    from core.learner_cache import learner_key
+    from knowledge.services import page_images
+
+    cache.set(learner_key(user.pk, "page-images", "drawing"), 1, timeout=30)  # a drawing of this learner is under way
+    client.force_login(user)
+    busy = client.get(f"/library/{book.ref_id}/pages/3.webp")
+    assert busy.status_code == 503 and busy["Retry-After"] == "1"
+    theirs = ingest(other_user, make_pdf(PAGES), "theirs.pdf")
+    client.force_login(other_user)
+    assert client.get(f"/library/{theirs.ref_id}/pages/3.webp").status_code == 200  # another learner is not held up
+    cache.delete(learner_key(user.pk, "page-images", "drawing"))
+    client.force_login(user)
+    assert client.get(f"/library/{book.ref_id}/pages/3.webp").status_code == 200
+    monkeypatch.setattr(page_images, "PAGE_IMAGE_REQUESTS_PER_MINUTE", 2)
+    cache.delete(learner_key(user.pk, "page-images", "requests"))
+    statuses = [client.get(f"/library/{book.ref_id}/pages/3.webp").status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    html = client.get(f"/library/{book.ref_id}/?page=3").content.decode()
+    assert 'picture.addEventListener("error"' in html  # the viewer asks again after a busy answer

@@ -123,6 +123,10 @@ def test_small_files_go_to_the_quick_queue_one_waiting_per_learner(user, other_u
     assert route(upload(user)) is None  # this learner already has a small file waiting there: main queue
     assert route(upload(other_user)) == {"queue": "quick"}  # another learner is not held up by the first
     assert route(upload(other_user, size=tasks.QUICK_MAX_BYTES)) is None  # large files: main queue
+    for owner in (user, other_user):
+        cache.delete(tasks._quick_key(owner.pk))
+    text = material_create(owner=other_user, upload=SimpleUploadedFile("n.md", b"# Notes\n" + b"words " * 50_000), enqueue=False)
+    assert route(text) is None  # 300 KB of text is hundreds of chunks: what a file needs, not its bytes, decides
     assert tasks.route_ingestion("knowledge.tasks.generate_plan", [1], {}, {}) is None
 
     class Finished:  # the task's request as a worker sees it after taking it from the quick queue
@@ -131,6 +135,39 @@ def test_small_files_go_to_the_quick_queue_one_waiting_per_learner(user, other_u
 
     tasks._release_quick_slot(Finished, user.pk)
     assert route(upload(user)) == {"queue": "quick"}  # its slot is free again
+
+
+def test_every_stage_on_the_quick_queue_is_capped_and_the_vectors_made_before_a_move_are_kept(user, monkeypatch, settings):
+    """A text file that reads fast but makes many chunks is stopped at the chunk cap before any embedding; one
+    stopped while embedding keeps the vectors made so far (the main queue embeds only the rest)."""
+    from baeum.extraction import readers as extract
+    from knowledge.models import EmbeddingCache
+    from knowledge.services.ingest import material_ingest
+    from knowledge.services.materials import material_create
+
+    settings.BAEUM = {**settings.BAEUM, "EMBED_BATCH_SIZE": 8}
+    before = EmbeddingCache.objects.count()
+    notes = "\n\n".join(f"## Part {number}\n" + f"Registers hold values number {number}. " * 40 for number in range(60))
+    material = material_create(owner=user, upload=SimpleUploadedFile("notes.md", notes.encode()), enqueue=False)
+    with pytest.raises(extract.Preempted, match="more than the cap"), extract.time_cap(60, max_chunks=10):
+        material_ingest(material_id=material.pk, upgrade=False)
+    assert EmbeddingCache.objects.count() == before  # stopped before embedding
+
+    calls = []
+
+    def over_time(filename, *, chunks=None):  # the time cap runs out after the first batch of vectors
+        calls.append(chunks)
+        if len(calls) > 3:
+            raise extract.Preempted(f"{filename} is taking longer than the time cap")
+
+    monkeypatch.setattr(extract, "check_cap", over_time)
+    with pytest.raises(extract.Preempted, match="time cap"):
+        material_ingest(material_id=material.pk, upgrade=False)
+    kept = EmbeddingCache.objects.count() - before
+    assert kept > 0  # one batch made before the move
+    monkeypatch.undo()
+    material = material_ingest(material_id=material.pk, upgrade=False)  # on the main queue: no cap
+    assert material.status == "READY" and material.chunk_count > kept
 
 
 def _hostile_pdf() -> bytes:
