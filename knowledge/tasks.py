@@ -8,7 +8,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError, connection, connections
 
-from accounts.rls import rls_owner_of
+from accounts.rls import rls_owner_of, rls_system
 from baeum import runtime
 from baeum.extraction import readers as extract
 from baeum.extraction.readers import ExtractionError
@@ -60,8 +60,11 @@ def route_ingestion(name, args, kwargs, options, task=None, **kw):
     if name != "knowledge.tasks.ingest_material" or not queue or options.get("queue"):
         return None
     material_id = (args or [None])[0] if args else (kwargs or {}).get("material_id")
-    # The caller's own row (a request, or a task acting for the owner): row-level security limits it.
-    row = Material.objects.unscoped().filter(pk=material_id).values_list("owner_id", "size_bytes", "extension").first()
+    # Routing reads a row's size and kind, never its content, wherever the task is queued from: a task that
+    # queues it after leaving its owner's context (OCR finishing a scan) read nothing under the closed
+    # default and sent the scan to the main queue, behind other learners' large files.
+    with rls_system(why="route an ingestion task by its material's owner, size and kind"):
+        row = Material.objects.unscoped().filter(pk=material_id).values_list("owner_id", "size_bytes", "extension").first()
     if row is None or row[1] > (QUICK_MAX_TEXT_BYTES if row[2] in QUICK_TEXT_EXTENSIONS else QUICK_MAX_BYTES):
         return None
     key = _quick_key(row[0])

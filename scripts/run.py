@@ -160,14 +160,14 @@ def app_account(*, interpreter: Path, port: int, name: str = RUN_AS_USER) -> tup
     return Account(name=entry.pw_name, uid=entry.pw_uid, gid=entry.pw_gid, home=entry.pw_dir), ""
 
 
-def start_child(command: list[str], *, account: Account | None, env: dict[str, str], niced: bool = False, **options) -> subprocess.Popen:
+def start_child(command: list[str], *, account: Account | None, env: dict[str, str], nice: int = 0, **options) -> subprocess.Popen:
     """Start one of the children in the project directory: as ``account`` (its own groups and the extra
     ones only; the interpreter runs as it from the start), or as this user when None."""
     return subprocess.Popen(
         command,
         cwd=ROOT,
         env=env,
-        preexec_fn=(lambda: os.nice(10)) if niced else None,  # after the account changed: lowering priority needs no root
+        preexec_fn=(lambda: os.nice(nice)) if nice else None,  # after the account changed: lowering priority needs no root
         user=account.uid if account else None,
         group=account.gid if account else None,
         extra_groups=list(account.extra_gids) if account else None,
@@ -264,8 +264,9 @@ def child_environment(account: Account | None, addresses: dict[str, str]) -> dic
     return {**ENV, **addresses, **secret, "HOME": account.home, "USER": account.name, "LOGNAME": account.name}
 
 
-def children_commands(port: str) -> list[tuple[list[str], bool]]:
-    """(command, niced) for the web server and the three workers."""
+def children_commands(port: str) -> list[tuple[list[str], int]]:
+    """(command, nice) for the web server and the four workers: what a learner waits for at the priority of
+    the pages (0), long work below it (a large upload 5, re-embedding 10)."""
     web = [
         PYTHON, "-m", "gunicorn", "config.wsgi", "--config", "python:config.gunicorn",
         "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "8", "--worker-class", "gthread",
@@ -273,13 +274,16 @@ def children_commands(port: str) -> list[tuple[list[str], bool]]:
     ]  # fmt: skip
     worker = [PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "--loglevel", "INFO"]
     return [
-        (web, False),
-        ([*worker, "-Q", "celery,quick", "-n", "baeum@%h"], False),
+        (web, 0),
+        # Large uploads (and small ones the quick worker has no room for): long work, below what a learner waits for.
+        ([*worker, "-Q", "celery,quick", "-n", "baeum@%h"], 5),
         # Small uploads (knowledge.tasks.route_ingestion): never behind another learner's large file.
-        ([*worker, "-Q", "quick", "-n", "quick@%h"], False),
-        # Text recognition of scans and quality re-embedding (e5), at low CPU priority so uploads and chat
-        # come first; the two queues are served in turn, so a scan never waits behind a whole library.
-        ([*worker, "-Q", "ocr,background", "-n", "background@%h"], True),
+        ([*worker, "-Q", "quick", "-n", "quick@%h"], 0),
+        # Text recognition of scans: a learner waits for it, so never behind re-embedding or a large upload.
+        # bench_fairness: a one-page scan read while one learner uploads large files and a library re-embeds.
+        ([*worker, "-Q", "ocr", "-n", "ocr@%h"], 0),
+        # Quality re-embedding (e5) in the background, at low CPU priority so uploads and chat come first.
+        ([*worker, "-Q", "background", "-n", "background@%h"], 10),
     ]
 
 
@@ -387,8 +391,8 @@ def main() -> int:
         if account is not None:  # the web server reads the static files; root keeps them
             hand_over(STATIC_ROOT, gid=account.gid, directory_mode=0o750, file_mode=0o640)
         env = child_environment(account, addresses)
-        for command, niced in children_commands(port):
-            children.append(start_child(command, account=account, env=env, niced=niced))
+        for command, nice in children_commands(port):
+            children.append(start_child(command, account=account, env=env, nice=nice))
         watch = CrashWatch()
         url = f"http://127.0.0.1:{port}/"
         print("Loading the models in the web server…", flush=True)

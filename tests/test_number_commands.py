@@ -43,6 +43,7 @@ SMOKE_TESTED = {
     "eval_conversations": "tests/chat/test_eval_conversations.py",
     "eval_study": "test_eval_study_*",
     "load_test": "test_load_test_*",
+    "bench_fairness": "test_bench_fairness_*",
     "fit_weights": "test_fit_weights_*",
 }
 
@@ -283,6 +284,25 @@ def test_load_test_drives_a_live_server_and_loses_nothing(live_server, capsys):
     assert report["requests"] > 0 and report["errors"] == 0, report["error_samples"]
     assert report["uploads"]["not_final"] == 0 and report["messages"]["lost"] == 0
     assert report["messages"]["answered"] > 0
+    _nothing_left(users)
+
+
+def test_bench_fairness_drives_a_live_server_prints_each_target_and_cleans_up(live_server, capsys, tmp_path):
+    """Smoke test only (tasks run in the request here, so the seconds say nothing): every scene runs, every
+    target is reported, nothing is left behind. The numbers come from a run against make run."""
+    from tests.ocrgen import scanned_pdf
+
+    users = get_user_model().objects.count()
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(scanned_pdf(["Registers are small and fast storage inside the processor."])[0])
+    call_command(
+        "bench_fairness", "--url", live_server.url, "--scan", str(scan), "--library", "1", "--library-bytes", "5000",
+        "--heavy-bytes", "20000", "--fills", "100", "--picture-seconds", "1", "--json",
+    )  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["met"]) == set(report["targets"]) == {"small_upload_ready_s", "one_page_scan_ready_s", "other_learner_api_p95_ms"}
+    assert report["uploads"]["small_upload_ready_s"] is not None and report["uploads"]["one_page_scan_ready_s"] is not None
+    assert report["page_pictures"]["other_learner_api_requests"] > 0 and sum(report["page_pictures"]["picture_answers"].values()) >= 16
     _nothing_left(users)
 
 

@@ -135,9 +135,8 @@ CELERY_TASK_TIME_LIMIT = env.int("BAEUM_TASK_TIME_LIMIT", default=660)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("BAEUM_BROKER_VISIBILITY_TIMEOUT", default=900)}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Quality re-embedding runs on its own queue and worker (make run starts one at low CPU priority). Text
-# recognition of scans has a queue of its own that the same worker serves first in turn with it: the worker
-# takes from its queues in rotation, so a learner's scan waits for one slice of re-embedding at most, not
-# for a whole library's (knowledge.tasks, REEMBED_SLICE_SECONDS).
+# recognition of scans has a queue and worker of its own: a learner waits for it, so it never waits behind
+# a library's re-embedding (make run starts both; bench_fairness measures it).
 CELERY_TASK_ROUTES = [
     {
         "knowledge.tasks.reembed_material": {"queue": "background"},

@@ -127,6 +127,12 @@ def test_small_files_go_to_the_quick_queue_one_waiting_per_learner(user, other_u
         cache.delete(tasks._quick_key(owner.pk))
     text = material_create(owner=other_user, upload=SimpleUploadedFile("n.md", b"# Notes\n" + b"words " * 50_000), enqueue=False)
     assert route(text) is None  # 300 KB of text is hundreds of chunks: what a file needs, not its bytes, decides
+    from accounts.rls import rls_user
+
+    scan = upload(user)
+    with rls_user(None):  # queued after leaving the owner's context (OCR finishing a scan): still routed by its size
+        assert route(scan) == {"queue": "quick"}
+    cache.delete(tasks._quick_key(user.pk))
     assert tasks.route_ingestion("knowledge.tasks.generate_plan", [1], {}, {}) is None
 
     class Finished:  # the task's request as a worker sees it after taking it from the quick queue
