@@ -122,10 +122,81 @@ def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[s
     if _same_number(response, expected):
         return Grade(CORRECT, 1.0, expected)
     target = normalise(expected)
-    # One typo in a longer word ("nibbel" for "nibble") is still the word.
-    if len(target) >= 5 and not any(character.isdigit() for character in target + given) and _edit_distance_at_most_one(given, target):
+    for candidate in (target, *(normalise(each) for each in accepted)):
+        loanword = loanword_distance(given, candidate)
+        if loanword == 0:  # "memory" for 메모리, "유니코드" for Unicode: the same word in the other script
+            return Grade(CORRECT, 1.0, expected)
+        if loanword == 1:
+            return Grade(PARTIAL, 0.5, expected)
+    if any(character.isdigit() for character in target + given):
+        return Grade(WRONG, 0.0, expected)
+    # One typo in a longer word ("nibbel" for "nibble") is still the word; in Korean one letter of a syllable
+    # ("컴퍼일러" for "컴파일러", "셀렉터" for the book's "실렉터"), compared letter by letter (jamo).
+    jamo_given, jamo_target = _jamo(given), _jamo(target)
+    if len(jamo_target) >= TYPO_MIN_LETTERS and _edit_distance_at_most_one(jamo_given, jamo_target):
         return Grade(PARTIAL, 0.5, expected)
     return Grade(WRONG, 0.0, expected)
+
+
+# A word this long (in letters; Hangul counted by jamo, "스택" is 5) forgives one wrong, missing or extra letter.
+TYPO_MIN_LETTERS = 5
+
+
+def _jamo(text: str) -> str:
+    """Hangul syllables as their letters ("컴" → "ㅋㅓㅁ" as conjoining jamo), everything else as it is."""
+    return unicodedata.normalize("NFD", text)
+
+
+# --- The same word across scripts: a Korean loanword and its English original ------------------------------
+#
+# Compared by consonants, as both are heard: vowels carry little across the two spellings (메모리/memory), a
+# silent initial ㅇ none, and English's final r after a vowel is not written in Korean (컴퓨터/computer).
+
+_INITIAL = "k k n t t r m p p s s  s s s k t p h".split(" ")  # ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ
+_FINAL = ["", "k", "k", "ks", "n", "ns", "nh", "t", "r", "rk", "rm", "rp", "rs", "rt", "rp", "rh", "m", "p", "ps", "s", "s", "nk", "s",
+          "s", "k", "t", "p", "h"]  # fmt: skip
+_ENGLISH = (("ph", "p"), ("th", "t"), ("sh", "s"), ("ch", "s"), ("ck", "k"), ("ng", "nk"), ("x", "ks"), ("qu", "k"))
+_ENGLISH_LETTER = {"c": "k", "q": "k", "g": "k", "b": "p", "f": "p", "v": "p", "d": "t", "l": "r", "z": "s", "j": "s"}
+LOANWORD_MIN_CONSONANTS = 3  # fewer say too little (two-consonant words collide)
+
+
+def _hangul_consonants(word: str) -> str | None:
+    out = []
+    for character in word:
+        code = ord(character) - 0xAC00
+        if not 0 <= code < 11172:
+            return None
+        initial, final = code // 588, code % 28
+        out += [_INITIAL[initial], ".", _FINAL[final]]  # "." stands for the vowel between
+    return _collapse("".join(out))
+
+
+def _english_consonants(word: str) -> str | None:
+    if not word.isascii() or not word.isalpha():
+        return None
+    word = re.sub(r"(?<=[aeiou])r$", "", word)  # computer → compute: Korean writes no final r (컴퓨터)
+    for pair, sound in _ENGLISH:
+        word = word.replace(pair, sound)
+    consonants = "".join("." if letter in "aeiouy" else _ENGLISH_LETTER.get(letter, letter) for letter in word if letter not in "hw")
+    return _collapse(consonants)
+
+
+def _collapse(sounds: str) -> str:
+    """The consonants, one of each run of the same one with no vowel ("."") between: "셀렉" and "sel" + "ect" both
+    say s-r-k, while "메모리" and "memory" keep both m's."""
+    return re.sub(r"([^.])\1+", r"\1", sounds).replace(".", "")
+
+
+def loanword_distance(first: str, second: str) -> int | None:
+    """How many consonants apart a Hangul word and a Latin one are ("메모리"/"memory" 0, "서버"/"server" 1); None
+    unless exactly one is Hangul and the other Latin, each of at least ``LOANWORD_MIN_CONSONANTS`` consonants."""
+    hangul, latin = (first, second) if _hangul_consonants(first) is not None else (second, first)
+    korean, english = _hangul_consonants(hangul), _english_consonants(latin)
+    if korean is None or english is None or min(len(korean), len(english)) < LOANWORD_MIN_CONSONANTS:
+        return None
+    if korean == english:
+        return 0
+    return 1 if _edit_distance_at_most_one(korean, english) else None
 
 
 def _edit_distance_at_most_one(first: str, second: str) -> bool:

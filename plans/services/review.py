@@ -16,6 +16,7 @@ from baeum.language.text import is_hangul_heavy
 from baeum.study import grading, quiz
 from baeum.study import phrasing as study
 from baeum.study.quiz import BLANK
+from knowledge import selectors as knowledge
 
 from ..models import Card, Plan, Review, StudySession
 from .session_content import SessionContent, session_content
@@ -129,10 +130,19 @@ def _before_exam(plan: Plan, due: datetime, now: datetime) -> datetime:
     return min(due, last_day) if now < last_day else due
 
 
+def _paired_names(card: Card) -> list[str]:
+    """The answer's name in the other language where the learner's own books pair them ("메모리 (memory)"):
+    "memory" is right for 메모리 and "유니코드" for Unicode. Only for a short answer naming a term."""
+    if card.kind in (quiz.TRUE_FALSE, quiz.CHOICE, quiz.DEFINITION, Card.Kind.KEY_POINT) or len(card.answer) > 60:
+        return []
+    return knowledge.names_in_other_language(user=card.owner, question=card.answer)
+
+
 def _grade_and_review(card: Card, response: str, *, term: str = "", llm=None, now: datetime | None = None) -> grading.Grade:
     """Grade ``response`` against what the card asks (offline, then the LLM where given) and review the
     card with the rating the grade means."""
-    result = grade(kind=card.kind, response=response, answer=card.answer, accepted=card.accepted, term=term, choices=card.choices)
+    accepted = [*card.accepted, *_paired_names(card)]
+    result = grade(kind=card.kind, response=response, answer=card.answer, accepted=accepted, term=term, choices=card.choices)
     result = _with_llm(result, llm=llm, prompt=card.prompt, response=response, quote=card.citation.get("quote", ""), kind=card.kind)
     review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
     return result

@@ -45,6 +45,41 @@ def test_one_typo_in_a_long_word_is_half_right():
 @pytest.mark.parametrize(
     ("response", "expected", "verdict"),
     [
+        ("컴퍼일러", "컴파일러", PARTIAL),  # one vowel off, as "turtel" for "turtle"
+        ("셀렉터", "실렉터", PARTIAL),  # the standard spelling of the book's loanword
+        ("스텍", "스택", PARTIAL),
+        ("레지스타", "레지스터", PARTIAL),
+        ("바트", "비트", WRONG),  # a short word: one letter is another word
+        ("스택", "큐", WRONG),
+    ],
+)
+def test_one_letter_off_in_korean_is_half_right_as_in_english(response, expected, verdict):
+    assert grade_term(response, expected).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("response", "expected", "verdict"),
+    [
+        ("Memory", "메모리", CORRECT),
+        ("memory", "메모리", CORRECT),
+        ("유니코드", "Unicode", CORRECT),
+        ("compiler", "컴파일러", CORRECT),
+        ("computer", "컴퓨터", CORRECT),  # no final r in the Korean spelling
+        ("selector", "실렉터", CORRECT),
+        ("string", "스트링", CORRECT),
+        ("kernel", "커널", PARTIAL),  # one consonant apart across the scripts
+        ("market", "메모리", WRONG),
+        ("RAM", "메모리", WRONG),  # another word for it is not its transliteration
+        ("cache", "캐시", WRONG),  # too few consonants to tell: left to the book's own pairing (the glossary)
+    ],
+)
+def test_a_loanword_is_the_same_answer_in_either_script(response, expected, verdict):
+    assert grade_term(response, expected).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("response", "expected", "verdict"),
+    [
         ("true", True, CORRECT),
         ("참", True, CORRECT),
         ("O", True, CORRECT),

@@ -140,6 +140,16 @@ def test_korean_answers_with_particles_and_spacing_are_right(user, api_client, i
     assert _answer(api_client, plan, nibble, "nibble").json()["verdict"] == "correct"
 
 
+def test_a_term_in_the_other_language_is_right_where_the_learners_books_pair_them(user, api_client, plan, ingest):
+    card = Card.objects.create(owner=user, plan=plan, key="bit", kind="short_answer", prompt="A single binary digit is called?",
+                               answer="bit", citation={}, due=timezone.now())  # fmt: skip
+    assert api_client.post(f"/api/v1/review/cards/{card.pk}/answer", {"response": "비트"}, format="json").json()["verdict"] == "wrong"
+    ingest(user, make_pdf(KOREAN_PAGES), "수.pdf", title="수")  # "비트 (bit)": the learner's Korean book pairs them
+    graded = api_client.post(f"/api/v1/review/cards/{card.pk}/answer", {"response": "비트"}, format="json").json()
+    assert graded["verdict"] == "correct"
+    assert api_client.post(f"/api/v1/review/cards/{card.pk}/answer", {"response": "바이트"}, format="json").json()["verdict"] == "wrong"
+
+
 def test_another_user_reaches_no_question_card_or_review(api_client, other_api_client, plan):
     question = _questions(api_client, plan)[0]
     card_id = _answer(api_client, plan, question, question["answer"]).json()["card"]["id"]
