@@ -5,19 +5,37 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from knowledge.selectors import material_list
+from plans.selectors_guide import saved_note_texts
 
 from . import selectors
 from .services.conversations import conversation_create, conversation_sources
 from .steps import step_sentences
 
 
-def _shown(*, user, message, titles: dict[str, str]) -> dict:
-    """A message as the page shows it: the learner's words for its steps; timings and confidence for staff only."""
+def _shown(*, user, message, titles: dict[str, str], saved: set[str] = frozenset(), conversation=None) -> dict:
+    """A message as the page shows it: the learner's words for its steps; timings and confidence for staff only;
+    an answer with its citations as the note "Save to notes" keeps (or "Saved" when it is kept already)."""
+    answered = message.role == "assistant" and not message.refused and bool(message.citations)
+    note = None
+    if answered and message.content.strip() not in saved:
+        note = {
+            "kind": "answer",
+            "text": message.content,
+            "citations": message.citations,
+            "planId": getattr(conversation, "plan_id", None),
+            "source": getattr(conversation, "title", "") or "",
+        }
     return {
         "message": message,
         "steps": step_sentences(user=user, steps=message.steps, titles=titles) if message.role == "assistant" else [],
         "debug": user.is_staff,
+        "note": note,
+        "saved": answered and note is None,
     }
+
+
+def _saved_answers(*, user, messages) -> set[str]:
+    return saved_note_texts(user=user, kind="answer", texts=[message.content for message in messages if message.role == "assistant"])
 
 
 def _sources(*, user, conversation) -> dict:
@@ -44,8 +62,11 @@ def chat_page(request, conversation_id: int | None = None):
     context = {"conversations": conversations, "conversation": conversation, "nav": "chat"}
     if conversation:
         titles = conversation.material_titles
-        messages = selectors.message_list(user=request.user, conversation=conversation)
-        context["chat_messages"] = [_shown(user=request.user, message=message, titles=titles) for message in messages]
+        messages = list(selectors.message_list(user=request.user, conversation=conversation))
+        saved = _saved_answers(user=request.user, messages=messages)
+        context["chat_messages"] = [
+            _shown(user=request.user, message=message, titles=titles, saved=saved, conversation=conversation) for message in messages
+        ]
         context["sources"] = _sources(user=request.user, conversation=conversation)
     return render(request, "chat/chat.html", context)
 
@@ -58,7 +79,13 @@ def chat_message(request, conversation_id: int, message_id: int):
     message = selectors.message_list(user=request.user, conversation=conversation).filter(pk=message_id).first()
     if message is None:
         return JsonResponse({"error": {"code": "not_found", "message": "No such message."}}, status=404)
-    shown = _shown(user=request.user, message=message, titles=conversation.material_titles)
+    shown = _shown(
+        user=request.user,
+        message=message,
+        titles=conversation.material_titles,
+        saved=_saved_answers(user=request.user, messages=[message]),
+        conversation=conversation,
+    )
     html = render_to_string("chat/_message.html", shown, request=request)
     return JsonResponse({"html": html, "title": conversation.title})
 

@@ -18,7 +18,7 @@ from core.providers import configured_llm
 from . import selectors, selectors_guide
 from .models import Note
 from .services import export
-from .services.notes import UNCHANGED, note_create, note_delete, note_update
+from .services.notes import UNCHANGED, note_create_or_existing, note_delete, note_update
 from .services.plans import CHOSEN_RANGES, plan_exam_date_set, plan_regenerate
 
 # --- Notes -----------------------------------------------------------------------------------------
@@ -74,12 +74,18 @@ class NoteListCreateApi(APIView):
         notes = selectors_guide.note_list(user=request.user, plan_id=_plan_filter(request))
         return paginate(request, self, notes, NoteSerializer)
 
-    @extend_schema(operation_id="notes_create", request=InputSerializer, responses={201: NoteSerializer})
+    @extend_schema(
+        operation_id="notes_create",
+        description="A key point, passage or tutor answer saved again from the same place answers 200 with the note "
+        "already saved (one note per source); a new note answers 201.",
+        request=InputSerializer,
+        responses={201: NoteSerializer, 200: NoteSerializer},
+    )
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        note = note_create(
+        note, created = note_create_or_existing(
             owner=request.user,
             kind=values["kind"],
             text=values["text"],
@@ -88,7 +94,7 @@ class NoteListCreateApi(APIView):
             plan_id=values.get("planId"),
             source=values["source"],
         )
-        return Response(NoteSerializer(note).data, status=status.HTTP_201_CREATED)
+        return Response(NoteSerializer(note).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class NoteDetailApi(APIView):

@@ -28,6 +28,13 @@ def note_list(*, user, plan_id: int | None = None):
     return notes.filter(plan_id=plan_id) if plan_id is not None else notes
 
 
+def saved_note_texts(*, user, kind: str, texts: list[str]) -> set[str]:
+    """Which of ``texts`` the user has saved as notes of ``kind`` (a page shows "Saved" for them, not the button)."""
+    if not texts:
+        return set()
+    return set(Note.objects.for_user(user).filter(kind=kind, text__in=[text.strip() for text in texts]).values_list("text", flat=True))
+
+
 def access_note(*, user, note_id) -> Note:
     """Return the user's note or raise ``NoteNotFound`` (same error when it is someone else's)."""
     try:

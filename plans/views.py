@@ -197,5 +197,6 @@ def session_detail(request, plan_id: int, number: int):
     plan = selectors.access_plan(user=request.user, plan_id=plan_id)
     session = selectors.access_session(user=request.user, plan=plan, number=number)
     content = session_content(user=request.user, plan=plan, session=session, llm=configured_llm())
-    context = {"plan": plan, "session": session, "content": content, "nav": "plans"}
+    saved = selectors_guide.saved_note_texts(user=request.user, kind="key_point", texts=[point["text"] for point in content.key_points])
+    context = {"plan": plan, "session": session, "content": content, "saved_points": saved, "nav": "plans"}
     return render(request, "plans/session.html", context)

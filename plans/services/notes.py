@@ -56,17 +56,45 @@ def note_create(
     plan_id: int | None = None,
     source: str = "",
 ) -> Note:
-    """Save a note for ``owner``; ``plan_id`` must be one of the owner's plans (else ``PlanNotFound``)."""
+    """Save a note for ``owner``; ``plan_id`` must be one of the owner's plans (else ``PlanNotFound``).
+
+    A key point, passage or answer already saved from the same place (same kind, text and first cited page)
+    is that note, not a second one (``note_create_or_existing`` says which)."""
+    return note_create_or_existing(owner=owner, kind=kind, text=text, comment=comment, citations=citations, plan_id=plan_id, source=source)[
+        0
+    ]
+
+
+def note_create_or_existing(
+    *,
+    owner,
+    kind: str,
+    text: str,
+    comment: str = "",
+    citations: list[dict] | None = None,
+    plan_id: int | None = None,
+    source: str = "",
+) -> tuple[Note, bool]:
+    """``note_create``, and whether the note is new (False: the same source was saved before)."""
     plan = access_plan(user=owner, plan_id=plan_id) if plan_id is not None else None
-    return Note.objects.create(
-        owner=owner,
-        plan=plan,
-        kind=kind,
-        text=text.strip(),
-        comment=comment.strip(),
-        citations=_clean_citations(owner=owner, citations=citations),
-        source=source.strip()[:300],
+    cleaned = _clean_citations(owner=owner, citations=citations)
+    if kind != Note.Kind.OWN:
+        for existing in Note.objects.for_user(owner).filter(kind=kind, text=text.strip()):
+            if same_place(existing.citations, cleaned):
+                return existing, False
+    note = Note.objects.create(
+        owner=owner, plan=plan, kind=kind, text=text.strip(), comment=comment.strip(), citations=cleaned, source=source.strip()[:300]
     )
+    return note, True
+
+
+def same_place(first: list[dict], second: list[dict]) -> bool:
+    """Both cite the same page of the same material first (or neither cites anything)."""
+
+    def place(citations: list[dict]) -> tuple | None:
+        return (citations[0].get("refId"), citations[0].get("pageNumber")) if citations else None
+
+    return place(first) == place(second)
 
 
 UNCHANGED = object()  # "leave the note's plan as it is" (``None`` files it under no plan)

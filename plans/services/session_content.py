@@ -104,7 +104,7 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
 DEFINITION_BOOST = 1.5
 
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 3
+SESSION_CONTENT_VERSION = 4
 
 
 @dataclass
@@ -182,7 +182,14 @@ def _session_content(
     # A key point is read on its own: one that goes on from the sentence before it ("따라서 …", "This data is …")
     # is chosen only when too few others stand alone.
     ranked = sorted(candidates, key=lambda candidate: (bool(_GOES_ON.match(sentences[candidate.position][0])), -candidate.score))
-    best = ranked[:max_key_points]
+    best, seen = [], set()
+    for candidate in ranked:  # a sentence the text repeats (a refrain, a summary restating it) is one key point
+        said = " ".join(candidate.text.casefold().split())
+        if said not in seen:
+            seen.add(said)
+            best.append(candidate)
+        if len(best) == max_key_points:
+            break
     for candidate in sorted(best, key=lambda candidate: candidate.position):
         sentence, chunk, offset = sentences[candidate.position]
         content.key_points.append({"text": sentence, **_quoted(sentence, (chunk, offset))})

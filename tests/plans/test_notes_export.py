@@ -4,6 +4,7 @@ references; a plan's cards as an Anki package and as CSV. A second user sees non
 import csv
 import io
 import json
+import re
 import sqlite3
 import zipfile
 from datetime import timedelta
@@ -67,8 +68,17 @@ def test_notes_are_saved_listed_filtered_edited_and_deleted(api_client, book, pl
     # The material is named by its title in the learner's library when the caller gave none.
     assert note["citations"] == [{**citation, "title": "Think Python excerpt", "pageEnd": 2}]
     assert (note["planId"], note["planTitle"], note["source"]) == (plan.pk, "Learn Python", "Session 1")
+    again = api_client.post(
+        "/api/v1/notes",
+        {"kind": "key_point", "text": "A function is a named sequence of statements.", "citations": [citation], "planId": plan.pk},
+        format="json",
+    )
+    assert again.status_code == 200 and again.json()["id"] == note["id"]  # saved twice from the same place: one note
     own = api_client.post("/api/v1/notes/", {"text": "Recursion needs a base case."}, format="json").json()
     assert own["kind"] == "own" and own["planId"] is None
+    twice = api_client.post("/api/v1/notes/", {"text": "Recursion needs a base case."}, format="json")
+    assert twice.status_code == 201  # the learner's own words are theirs to repeat
+    api_client.delete(f"/api/v1/notes/{twice.json()['id']}")
 
     assert [row["id"] for row in api_client.get("/api/v1/notes").json()["results"]] == [own["id"], note["id"]]
     assert [row["id"] for row in api_client.get(f"/api/v1/notes?planId={plan.pk}").json()["results"]] == [note["id"]]
@@ -81,6 +91,35 @@ def test_notes_are_saved_listed_filtered_edited_and_deleted(api_client, book, pl
     assert api_client.delete(f"/api/v1/notes/{own['id']}").status_code == 204
     assert api_client.get(f"/api/v1/notes/{own['id']}").status_code == 404
     assert Note.objects.for_user(plan.owner).count() == 1
+
+
+def test_a_saved_key_point_or_answer_says_saved_after_a_reload(client, user, api_client, book, plan):
+    import html as html_module
+    import json as json_module
+
+    from chat.services.conversations import conversation_create
+    from chat.services.reply import chat_reply
+
+    client.force_login(user)
+    page = client.get(f"/plans/{plan.pk}/sessions/1/").content.decode()
+    buttons = re.findall(r"data-save-note='([^']*)'", page)
+    assert buttons and "Saved" not in page
+    first = json_module.loads(html_module.unescape(buttons[0]))
+    assert api_client.post("/api/v1/notes", first, format="json").status_code == 201
+    page = client.get(f"/plans/{plan.pk}/sessions/1/").content.decode()
+    assert len(re.findall(r"data-save-note='", page)) == len(buttons) - 1 and "Saved" in page
+
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    reply = chat_reply(conversation=conversation, content="What is a function?")
+    assert not reply.refused and reply.citations
+    chat = client.get(f"/chat/{conversation.pk}/").content.decode()
+    [answer] = re.findall(r'data-save-note="([^"]*)"', chat)  # the tutor's answer can be kept, with its citations
+    note = json_module.loads(html_module.unescape(answer))
+    assert note["kind"] == "answer" and note["citations"][0]["refId"] == book.ref_id
+    saved = api_client.post("/api/v1/notes", note, format="json")
+    assert saved.status_code == 201 and saved.json()["citations"][0]["title"] == "Think Python excerpt"
+    chat = client.get(f"/chat/{conversation.pk}/").content.decode()
+    assert 'data-save-note="' not in chat and "Saved" in chat
 
 
 def test_note_input_is_validated(api_client, plan):
