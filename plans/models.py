@@ -168,6 +168,9 @@ class Review(models.Model):
     response = models.TextField(blank=True)
     correct = models.BooleanField(null=True)
     reviewed_at = models.DateTimeField(db_index=True)
+    # An answer checked while studying the session, not a review of a card come due: counted for the streak, not
+    # as a reviewed card or in retention.
+    in_session = models.BooleanField(default=False)
 
     objects = OwnedManager()
 

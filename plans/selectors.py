@@ -123,9 +123,11 @@ RETENTION_DAYS = 30
 
 
 def review_stats(*, user, now=None) -> dict:
-    """``{dueNow, dueToday, cards, reviewedToday, streakDays, retention}``: what is due now and by the end of today, how
-    many days in a row (up to today, or yesterday when nothing is reviewed yet today) had a review, and
-    the share of repeat reviews in the last 30 days not rated Again."""
+    """``{dueNow, dueToday, cards, reviewedToday, streakDays, retention}``: what is due now and by the end of today,
+    the cards reviewed today, how many days in a row (up to today, or yesterday when nothing is studied yet today)
+    had a review or a session's answer, and retention: of the reviews in the last 30 days, the share remembered
+    (not rated Again). Answers checked while studying a session are study, not reviews: they count for the streak
+    only."""
     from datetime import datetime, time, timedelta
 
     from django.utils import timezone
@@ -144,19 +146,14 @@ def review_stats(*, user, now=None) -> dict:
     while day in days:
         streak, day = streak + 1, day - timedelta(days=1)
     recent = list(
-        reviews.filter(reviewed_at__gte=now - timedelta(days=RETENTION_DAYS)).order_by("reviewed_at").values_list("card_id", "rating")
+        reviews.filter(reviewed_at__gte=now - timedelta(days=RETENTION_DAYS), in_session=False).values_list("reviewed_at", "rating")
     )
-    seen_before = set(reviews.filter(reviewed_at__lt=now - timedelta(days=RETENTION_DAYS)).values_list("card_id", flat=True).distinct())
-    repeats = []
-    for card_id, rating in recent:
-        if card_id in seen_before:
-            repeats.append(rating > 1)
-        seen_before.add(card_id)
+    remembered = [rating > 1 for _, rating in recent]
     return {
         "dueNow": cards.filter(due__lte=now).count(),
         "dueToday": cards.filter(due__lt=end_of_today).count(),
         "cards": cards.count(),
-        "reviewedToday": reviewed_on.count(today),
+        "reviewedToday": sum(1 for moment, _ in recent if timezone.localdate(moment) == today),
         "streakDays": streak,
-        "retention": round(sum(repeats) / len(repeats), 3) if repeats else None,
+        "retention": round(sum(remembered) / len(remembered), 3) if remembered else None,
     }

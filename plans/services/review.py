@@ -82,15 +82,18 @@ def answer_question(
             "due": now,
         },
     )
-    result = _grade_and_review(card, response, term=question.get("term", ""), llm=llm, now=now)
+    result = _grade_and_review(card, response, term=question.get("term", ""), llm=llm, now=now, in_session=True)
     answers = dict(session.answers or {})
     answers[question_id] = {"response": response[:500], "verdict": result.verdict}
     StudySession.objects.for_user(user).filter(pk=session.pk).update(answers=answers)
     return result, card, question
 
 
-def review_card(*, card: Card, rating: int, response: str = "", correct: bool | None = None, now: datetime | None = None) -> Card:
-    """Rate a card (Again 1, Hard 2, Good 3, Easy 4) and move its due date as FSRS says."""
+def review_card(
+    *, card: Card, rating: int, response: str = "", correct: bool | None = None, now: datetime | None = None, in_session: bool = False
+) -> Card:
+    """Rate a card (Again 1, Hard 2, Good 3, Easy 4) and move its due date as FSRS says. ``in_session``: an
+    answer checked while studying its session (scheduled alike; not counted as a review in the statistics)."""
     if rating not in RATINGS:
         raise ValueError("A rating is 1 (again), 2 (hard), 3 (good) or 4 (easy).")
     now = now or timezone.now()
@@ -99,7 +102,9 @@ def review_card(*, card: Card, rating: int, response: str = "", correct: bool | 
     card.scheduling = scheduled.to_dict()
     card.due = scheduled.due
     card.save(update_fields=["scheduling", "due"])
-    Review.objects.create(owner=card.owner, card=card, rating=rating, response=response[:2000], correct=correct, reviewed_at=now)
+    Review.objects.create(
+        owner=card.owner, card=card, rating=rating, response=response[:2000], correct=correct, reviewed_at=now, in_session=in_session
+    )
     return card
 
 
@@ -138,13 +143,17 @@ def _paired_names(card: Card) -> list[str]:
     return knowledge.names_in_other_language(user=card.owner, question=card.answer)
 
 
-def _grade_and_review(card: Card, response: str, *, term: str = "", llm=None, now: datetime | None = None) -> grading.Grade:
+def _grade_and_review(
+    card: Card, response: str, *, term: str = "", llm=None, now: datetime | None = None, in_session: bool = False
+) -> grading.Grade:
     """Grade ``response`` against what the card asks (offline, then the LLM where given) and review the
     card with the rating the grade means."""
     accepted = [*card.accepted, *_paired_names(card)]
     result = grade(kind=card.kind, response=response, answer=card.answer, accepted=accepted, term=term, choices=card.choices)
     result = _with_llm(result, llm=llm, prompt=card.prompt, response=response, quote=card.citation.get("quote", ""), kind=card.kind)
-    review_card(card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now)
+    review_card(
+        card=card, rating=result.rating, response=response, correct=result.verdict == grading.CORRECT, now=now, in_session=in_session
+    )
     return result
 
 

@@ -101,7 +101,8 @@ def test_review_shows_due_cards_takes_ratings_and_reports_streak_and_retention(a
     key_points = Card.objects.filter(owner=user, session_number=1).exclude(key__in=[question["id"] for question in questions])
     assert key_points.exists()  # a completed session's key points come back for review
     review = api_client.get("/api/v1/review/").json()
-    assert review["stats"]["reviewedToday"] == 2 and review["stats"]["streakDays"] == 1
+    # Answers checked in the session are study: the streak counts the day, no card counts as reviewed yet.
+    assert review["stats"]["reviewedToday"] == 0 and review["stats"]["streakDays"] == 1 and review["stats"]["retention"] is None
     assert review["stats"]["dueToday"] >= review["stats"]["dueNow"] == len(review["cards"]) >= key_points.count()
     assert all("_____" in card.prompt for card in key_points)  # a key point card asks for something
     card = review["cards"][0]
@@ -112,9 +113,11 @@ def test_review_shows_due_cards_takes_ratings_and_reports_streak_and_retention(a
     typed = next(item for item in review["cards"][1:] if item["kind"] != "key_point")
     graded = api_client.post(f"/api/v1/review/cards/{typed['id']}/answer", {"response": "nothing"}, format="json").json()
     assert graded["verdict"] == "wrong" and graded["rating"] == 1
+    stats = api_client.get("/api/v1/review/").json()["stats"]
+    assert stats["reviewedToday"] == 2 and stats["retention"] == 0.5  # rated Good, then answered wrong
 
 
-def test_streak_counts_consecutive_days_and_retention_only_repeat_reviews(user, plan):
+def test_streak_counts_consecutive_days_and_retention_is_remembered_over_reviewed(user, plan):
     from plans import selectors
     from plans.services.review import review_card
 
@@ -122,9 +125,18 @@ def test_streak_counts_consecutive_days_and_retention_only_repeat_reviews(user, 
     card = Card.objects.create(owner=user, plan=plan, key="c", kind="cloze", prompt="p", answer="a", citation={}, due=now)
     for days_ago, rating in [(3, 3), (2, 1), (1, 3)]:
         review_card(card=card, rating=rating, now=now - timedelta(days=days_ago))
+    review_card(card=card, rating=1, now=now - timedelta(days=10), in_session=True)  # a session's check: not a review
     stats = selectors.review_stats(user=user, now=now)
     assert stats["streakDays"] == 3  # nothing yet today: the streak still counts up to yesterday
-    assert stats["retention"] == 0.5  # of the two repeat reviews one was Again
+    assert stats["retention"] == 0.667  # two of the three reviews remembered
+    others = [
+        Card.objects.create(owner=user, plan=plan, key=f"k{n}", kind="cloze", prompt="p", answer="a", citation={}, due=now)
+        for n in range(10)
+    ]
+    for number, other in enumerate(others):
+        review_card(card=other, rating=1 if number % 2 else 3, now=now)
+    stats = selectors.review_stats(user=user, now=now)
+    assert stats["reviewedToday"] == 10 and stats["retention"] == round(7 / 13, 3)  # 5 of 10 wrong today: not 100 %
 
 
 def test_korean_answers_with_particles_and_spacing_are_right(user, api_client, ingest):
