@@ -219,6 +219,38 @@ def _lines(text: str, offset: int):
         position += len(line) + 1
 
 
+def plan_deck(*, user, plan: Plan) -> list[Card]:
+    """What the plan's deck downloads hold: its review cards (questions answered, key points of completed
+    sessions) and every practice question of its sessions not answered yet, as cards not saved (``pk`` None, no
+    due date), in session order. A question's card has the question's id as its key, so an Anki import of a
+    later download updates the same note."""
+    cards = list(Card.objects.for_user(user).filter(plan=plan).order_by("session_number", "created_at", "id"))
+    known = {card.key for card in cards}
+    removed = removed_materials(user=user, plan=plan)
+    for session in StudySession.objects.for_user(user).filter(plan=plan).order_by("number"):
+        if session_is_removed(session, removed):
+            continue
+        for question in session_content(user=user, plan=plan, session=session).questions:
+            if question.get("id") in known:
+                continue
+            cards.append(
+                Card(
+                    owner=user,
+                    plan=plan,
+                    key=question["id"],
+                    session_number=session.number,
+                    kind=question["kind"],
+                    prompt=question["question"],
+                    answer=question["answer"],
+                    choices=question.get("choices", []),
+                    accepted=question.get("accepted", []),
+                    citation=question["citation"],
+                    due=None,
+                )
+            )
+    return sorted(cards, key=lambda card: card.session_number or 0)
+
+
 def plan_card_count(*, user, plan: Plan) -> int:
-    """How many review cards the plan has (what its deck downloads hold)."""
-    return Card.objects.for_user(user).filter(plan=plan).count()
+    """How many cards the plan's deck downloads hold (``plan_deck``)."""
+    return len(plan_deck(user=user, plan=plan))

@@ -177,7 +177,9 @@ def notes_markdown(*, notes, title: str = "Notes") -> Export:
 
 
 def _cards(*, user, plan: Plan) -> list[Card]:
-    return list(Card.objects.for_user(user).filter(plan=plan).order_by("session_number", "created_at", "id"))
+    from ..selectors_guide import plan_deck
+
+    return plan_deck(user=user, plan=plan)
 
 
 def _front(card: Card) -> str:
@@ -216,7 +218,7 @@ def deck_csv(*, user, plan: Plan) -> Export:
                 (card.citation or {}).get("quote", ""),
                 card.kind,
                 card.session_number or "",
-                card.due.date().isoformat(),
+                card.due.date().isoformat() if card.due else "",  # a question not answered yet is not scheduled
             ]
         )
     return Export(content=("\ufeff" + out.getvalue()).encode(), filename=export_filename(plan.title, "csv"), content_type=CSV)

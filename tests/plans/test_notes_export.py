@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from knowledge.models import MaterialPage
 from plans.models import Card, Note, Plan
+from plans.selectors_guide import plan_deck
 from plans.services.export import page_reference, stable_id
 from tests.pdfgen import make_pdf
 
@@ -291,11 +292,14 @@ def test_the_deck_downloads_as_an_anki_package_with_ids_from_the_plan(api_client
     assert response["Content-Disposition"] == 'attachment; filename="learn-python.apkg"'
     database = _apkg(response.content, tmp_path)
     notes = database.execute("select guid, flds, tags from notes order by id").fetchall()
-    assert len(notes) == 2 and database.execute("select count(*) from cards").fetchone()[0] == 2
-    fields = [row[1].split("\x1f") for row in notes]
-    assert fields[0][:3] == ["What is a variable?", "A name that refers to a value.", "(Think Python excerpt, p. 1)"]
-    assert fields[1][0] == "Which function calls itself?<br>- a recursive function<br>- a void function<br>- a pure function"
-    assert "session_2" in notes[1][2]
+    deck = plan_deck(user=plan.owner, plan=plan)  # the two cards and every question not answered yet
+    assert len(notes) == len(deck) > 2 and database.execute("select count(*) from cards").fetchone()[0] == len(deck)
+    fields = [(row[1].split("\x1f"), row[2]) for row in notes]
+    assert any(
+        found[:3] == ["What is a variable?", "A name that refers to a value.", "(Think Python excerpt, p. 1)"] for found, _ in fields
+    )
+    choice = "Which function calls itself?<br>- a recursive function<br>- a void function<br>- a pure function"
+    assert any(found[0] == choice and "session_2" in tags for found, tags in fields)
     decks = json.loads(database.execute("select decks from col").fetchone()[0])
     models = json.loads(database.execute("select models from col").fetchone()[0])
     assert str(stable_id("baeum-deck", plan.pk)) in decks and str(stable_id("baeum-model", plan.pk)) in models
@@ -312,6 +316,7 @@ def test_the_deck_downloads_as_csv(api_client, book, plan):
     assert text.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
     assert rows[0] == ["front", "back", "source", "quote", "kind", "session", "due"]
+    rows = [rows[0], *[row for row in rows[1:] if row[1] == "A name that refers to a value." or row[0].startswith("Which function")]]
     assert rows[1][:6] == [
         "What is a variable?",
         "A name that refers to a value.",
@@ -343,6 +348,22 @@ def test_an_exam_date_no_study_has_is_refused_and_an_old_one_breaks_nothing(api_
     answered = api_client.post(f"/api/v1/review/cards/{card.pk}/answer", {"response": "a name"}, format="json")
     assert answered.status_code == 200, answered.content[:300]
     assert api_client.get(f"/api/v1/plans/{plan.pk}/settings").status_code == 200
+
+
+def test_a_fresh_plan_downloads_every_practice_question_not_zero_cards(api_client, client, user, book, plan):
+    from plans.services.session_content import session_content
+
+    questions = [
+        question
+        for session in plan.sessions.order_by("number")
+        for question in session_content(user=user, plan=plan, session=session).questions
+    ]
+    assert questions and not Card.objects.for_user(user).exists()  # nothing answered yet
+    rows = list(csv.reader(io.StringIO(api_client.get(f"/api/v1/plans/{plan.pk}/deck.csv").content.decode("utf-8").lstrip("\ufeff"))))
+    assert [row[0].split("\n")[0] for row in rows[1:]] == [question["question"] for question in questions]
+    assert all(row[6] == "" for row in rows[1:])  # not scheduled until answered
+    client.force_login(user)
+    assert f"({len(questions)} cards)" in client.get(f"/plans/{plan.pk}/").content.decode()
 
 
 def test_korean_titles_give_korean_file_names(api_client, book, plan):
