@@ -39,3 +39,29 @@ def material_titles(*, user, ref_ids: list[str]) -> dict[str, str]:
     from knowledge.selectors import materials_in_scope
 
     return dict(materials_in_scope(user=user, ready_only=False).filter(ref_id__in=ref_ids).values_list("ref_id", "title"))
+
+
+STARTERS = 4  # questions an empty conversation offers
+
+
+def starter_questions(*, user, conversation: Conversation) -> list[str]:
+    """Questions a learner can start an empty conversation with: "What is X?" for terms its materials define
+    (the study guide's glossary), spread over the materials' pages, in each material's language."""
+    from baeum.language.text import is_hangul_heavy, korean_particle
+    from knowledge.selectors import materials_in_scope
+    from plans.selectors_guide import material_reading
+
+    ref_ids = None if conversation.all_materials else list(conversation.ref_ids)
+    materials = list(materials_in_scope(user=user, ref_ids=ref_ids)[:3]) if ref_ids is None or ref_ids else []
+    terms: list[tuple[str, bool]] = []
+    for material in materials:
+        glossary = sorted(material_reading(user=user, material=material)["glossary"], key=lambda entry: entry["pageNumber"])
+        step = max(1, len(glossary) // STARTERS)
+        terms += [(entry["term"], bool(material.korean)) for entry in glossary[::step][:STARTERS]]
+    questions = []
+    for term, korean in terms[:STARTERS]:
+        if korean or is_hangul_heavy(term):
+            questions.append(f"{term}{korean_particle(term, '은', '는')} 무엇인가요?")
+        else:
+            questions.append(f"What is {term}?")  # in the material's language: the tutor answers best in it
+    return list(dict.fromkeys(questions))

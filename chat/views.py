@@ -68,6 +68,8 @@ def chat_page(request, conversation_id: int | None = None):
             _shown(user=request.user, message=message, titles=titles, saved=saved, conversation=conversation) for message in messages
         ]
         context["sources"] = _sources(user=request.user, conversation=conversation)
+        if not messages:
+            context["starters"] = selectors.starter_questions(user=request.user, conversation=conversation)
     return render(request, "chat/chat.html", context)
 
 

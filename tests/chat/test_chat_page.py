@@ -114,3 +114,25 @@ def test_another_users_conversation_and_messages_are_404(client, other_user, api
     client.force_login(other_user)
     assert client.get(f"/chat/{conversation_id}/").status_code == 404
     assert client.get(f"/chat/{conversation_id}/messages/{message_id}/").status_code == 404
+
+
+def test_an_empty_conversation_offers_questions_from_the_terms_its_materials_define(client, user, api_client, book, ingest):
+    client.force_login(user)
+    conversation = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    page = client.get(f"/chat/{conversation}/").content.decode()
+    starters = re.findall(r'data-starter="([^"]*)"', page)
+    assert starters and all(question.startswith("What is ") for question in starters)
+    assert any("register" in question.casefold() or "interrupt handler" in question.casefold() for question in starters)
+    answer = _ask(api_client, conversation, starters[0])
+    assert not answer["refused"] and answer["citations"]  # a starter is a question the materials answer
+    assert 'data-starter="' not in client.get(f"/chat/{conversation}/").content.decode()  # only while it is empty
+
+    korean = ingest(
+        user,
+        make_pdf(["제 1 장 레지스터\n레지스터란 CPU 안에 있는 매우 빠른 저장 장소를 말한다. 아래로 자라는 메모리 영역을 스택이라고 한다."]),
+        "레지스터.pdf",
+    )
+    conversation = api_client.post("/api/v1/conversations/", {"refIds": [korean.ref_id]}, format="json").json()["id"]
+    starters = re.findall(r'data-starter="([^"]*)"', client.get(f"/chat/{conversation}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode())
+    assert starters and all(question.endswith("무엇인가요?") for question in starters), starters
+    assert "레지스터는 무엇인가요?" in starters or "스택은 무엇인가요?" in starters
