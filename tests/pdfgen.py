@@ -107,3 +107,14 @@ def encrypt_pdf(data: bytes, *, user_password: str, owner_password: str = "owner
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def with_title(data: bytes, title: str) -> bytes:
+    """Return ``data`` with ``title`` in its document information (the metadata a PDF's /Title carries)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.add_metadata({"/Title": title})
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

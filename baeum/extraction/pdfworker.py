@@ -75,11 +75,15 @@ def probe(path: str) -> dict:
         return {"error": "malformed", "detail": _describe(error)}
     try:
         count = len(document)
+        try:
+            title = str(document.get_metadata_value("Title") or "")[:300]
+        except Exception:  # noqa: BLE001 - metadata is optional: a document without a readable title has none
+            title = ""
     finally:
         document.close()
     if count == 0:
         return {"error": "no_pages"}
-    return {"pages": count}
+    return {"pages": count, "title": title}
 
 
 def page_text(document, number: int) -> str:

@@ -193,6 +193,11 @@ _probe_slots = threading.BoundedSemaphore(PROBES_AT_ONCE)
 
 def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
     """Open the PDF in a child process; return its page count or raise a readable error."""
+    return probe_pdf_details(path, filename=filename, budget=budget)[0]
+
+
+def probe_pdf_details(path: Path, *, filename: str, budget: Budget = Budget()) -> tuple[int, str]:
+    """``probe_pdf``, and the title the document's metadata gives ("" when none)."""
     if not _probe_slots.acquire(timeout=PROBE_WAIT_SECONDS):
         raise ExtractionError("busy", f"Baeum is checking other uploads right now; upload “{filename}” again in a minute.")
     try:
@@ -201,7 +206,18 @@ def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
         _probe_slots.release()
 
 
-def _probe(path: Path, *, filename: str, budget: Budget) -> int:
+def meaningful_title(metadata_title: str, opening: str) -> str:
+    """The metadata's title when the document's opening pages show it ("PC 어셈블리 언어" on the title page), else
+    "": a title the text never shows is a template's or a program's ("한국정보과학회 학술대회 논문작성양식",
+    "Microsoft Word - draft3.docx"), not the document's."""
+    title = " ".join(metadata_title.split())
+    squeezed = "".join(title.casefold().split())
+    if not 2 <= len(squeezed) <= 200 or squeezed.isdigit():
+        return ""
+    return title if squeezed in "".join(opening.casefold().split()) else ""
+
+
+def _probe(path: Path, *, filename: str, budget: Budget) -> tuple[int, str]:
     seconds = min(budget.min_seconds, PROBE_SECONDS)
     process = _run_worker(["probe", str(path)], budget, path, cpu_seconds=seconds)
     try:
@@ -220,7 +236,7 @@ def _probe(path: Path, *, filename: str, budget: Budget) -> int:
         if result.get("detail"):
             logger.info("%s: %s (%s)", filename, result["error"], result["detail"])
         raise ExtractionError(result["error"], _PROBE_MESSAGES[result["error"]].format(name=filename, detail=result.get("detail", "")))
-    return int(result["pages"])
+    return int(result["pages"]), str(result.get("title") or "")
 
 
 # Failures the same bytes meet again however often they are read: retrying is pointless; the reason says

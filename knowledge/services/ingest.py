@@ -100,7 +100,7 @@ def _extract_pages(material: Material) -> tuple[list[extract.ExtractedPage], set
 
 
 def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPage], set[int]]:
-    page_count = extract.probe_pdf(path, filename=material.original_filename, budget=_budget())
+    page_count, metadata_title = extract.probe_pdf_details(path, filename=material.original_filename, budget=_budget())
     _update(material, progress_done=0, progress_total=page_count, page_count=page_count)
     pages = extract.extract_pdf_pages(
         path,
@@ -111,6 +111,7 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
         on_page=lambda done: _update(material, progress_done=done) if done % 10 == 0 or done == page_count else None,
         scanned_ok=True,
     )
+    _title_from_metadata(material, metadata_title, pages)
     scanned = pages_to_read(pages)
     if not scanned:
         return pages, set()
@@ -128,6 +129,19 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
             f"Text recognition found no text in “{material.original_filename}”. Check that the scan is readable (300 dpi or more) and upload it again.",
         )
     return merged, {number for number in scanned if recognised.get(number, "").strip()}
+
+
+TITLE_PAGES = 3  # a document's title is on its first pages (a cover, a title page, a paper's first page)
+
+
+def _title_from_metadata(material: Material, metadata_title: str, pages: list[extract.ExtractedPage]) -> None:
+    """Title a material named after its file ("pcasm-book-korean") by its metadata ("PC 어셈블리 언어") when the
+    opening pages show that title; a title the learner gave is kept."""
+    if material.title != Path(material.original_filename).stem[:300]:
+        return
+    title = extract.meaningful_title(metadata_title, "\n".join(page.text for page in pages[:TITLE_PAGES]))
+    if title:
+        _update(material, title=title[:300])
 
 
 def _office_pages(material: Material, path: Path, kind: str) -> list[extract.ExtractedPage]:

@@ -7,7 +7,7 @@ import pytest
 from knowledge.models import Chunk, ChunkEmbedding, EmbeddingCache, Material, MaterialPage
 from knowledge.services.ingest import material_ingest
 from tests.conftest import ENGLISH_PAGES
-from tests.pdfgen import encrypt_pdf, make_pdf
+from tests.pdfgen import encrypt_pdf, make_pdf, with_title
 
 pytestmark = pytest.mark.django_db
 READY, FAILED = Material.Status.READY, Material.Status.FAILED
@@ -42,6 +42,16 @@ def test_korean_pdf_keeps_hangul_and_pages(user, ingest, korean_pdf):
     assert chunks[0].content.startswith("제1장 레지스터")
     assert chunks[-1].page_number == 2
     assert material.title == "어셈블리"
+
+
+def test_a_material_named_after_its_file_takes_the_title_its_pdf_gives_and_shows(user, ingest):
+    pages = ["PC 어셈블리 언어\nPaul A. Carter\n\n제 1 장 소개\n레지스터는 CPU 안의 빠른 저장 장소이다."]
+    titled = ingest(user, with_title(make_pdf(pages), "PC 어셈블리 언어"), "pcasm-book-korean.pdf")
+    assert titled.title == "PC 어셈블리 언어"  # the metadata's title, which the title page shows
+    template = ingest(user, with_title(make_pdf(pages), "한국정보과학회 학술대회 논문작성양식"), "paper.pdf")
+    assert template.title == "paper"  # a title the text never shows is a template's: the file name stays
+    named = ingest(user, with_title(make_pdf(pages), "PC 어셈블리 언어"), "pcasm.pdf", title="My assembly notes")
+    assert named.title == "My assembly notes"  # the learner's own title is kept
 
 
 @pytest.mark.parametrize("name", ["notes.txt", "notes.md"])

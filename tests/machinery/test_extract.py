@@ -143,3 +143,17 @@ def test_a_file_whose_every_page_kills_its_reader_fails_as_too_complex(tmp_path)
     with pytest.raises(extract.ExtractionError) as caught:
         _extract(tmp_path, data, budget=extract.Budget(memory_bytes=192 * 1024 * 1024))
     assert caught.value.code == "too_complex"
+
+
+@pytest.mark.parametrize(
+    ("metadata", "opening", "title"),
+    [
+        ("PC 어셈블리 언어", "PC 어셈블리\n언어\nPaul A. Carter", "PC 어셈블리 언어"),  # shown on the title page
+        ("한국정보과학회 학술대회 논문작성양식", "KorQuAD 2.0: 웹문서 기계독해를 위한 한국어 질의응답 데이터셋", ""),  # a template's
+        ("Microsoft Word - draft3.docx", "Registers and the stack", ""),
+        ("", "anything", ""),
+        ("1", "Chapter 1", ""),
+    ],
+)
+def test_a_metadata_title_counts_only_when_the_opening_pages_show_it(metadata, opening, title):
+    assert extract.meaningful_title(metadata, opening) == title
