@@ -58,6 +58,10 @@ class CitationSerializer(serializers.Serializer):
         required=False, help_text="the last page the answer quotes this passage on (a quote may also run over a page break)"
     )
     quote = serializers.CharField()
+    pageLabel = serializers.CharField(
+        required=False, help_text="the number the book prints on pageNumber, when the PDF gives one that differs"
+    )
+    pageEndLabel = serializers.CharField(required=False, help_text="the same for pageEnd")
 
 
 class MessageOutputSerializer(serializers.Serializer):

@@ -304,6 +304,7 @@ class MaterialPagesApi(APIView):
         number = serializers.IntegerField(help_text="the same as pageNumber (kept for existing clients)")
         text = serializers.CharField()
         ocr = serializers.BooleanField(help_text="the text was recognised from a scanned image (OCR) and may contain errors")
+        label = serializers.CharField(help_text='the number the book prints on the page ("vii", "7"), when the PDF gives one that differs')
 
     @extend_schema(
         operation_id="materials_pages",

@@ -94,6 +94,9 @@ class MaterialPage(models.Model):
     number = models.PositiveIntegerField()
     text = models.TextField()
     ocr = models.BooleanField(default=False)  # the text was recognised from a scanned image (may contain errors)
+    # The number the book prints on this page when the PDF says it ("vii", "7" on the 17th page); "" when the
+    # PDF gives none or the same number as the position.
+    label = models.CharField(max_length=32, blank=True)
     # "front" (title, contents, preface…) or "back" (index, bibliography): outside the chapters (baeum.extraction.structure).
     matter = models.CharField(max_length=8, blank=True)
 

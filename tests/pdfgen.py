@@ -118,3 +118,15 @@ def with_title(data: bytes, title: str) -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def with_page_labels(data: bytes, front_pages: int) -> bytes:
+    """Return ``data`` numbered as a book is: its first ``front_pages`` pages i, ii, …, the rest 1, 2, …"""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.set_page_label(0, front_pages - 1, style="/r", start=1)
+    writer.set_page_label(front_pages, len(writer.pages) - 1, style="/D", start=1)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

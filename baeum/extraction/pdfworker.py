@@ -79,11 +79,24 @@ def probe(path: str) -> dict:
             title = str(document.get_metadata_value("Title") or "")[:300]
         except Exception:  # noqa: BLE001 - metadata is optional: a document without a readable title has none
             title = ""
+        labels = _page_labels(document, count)
     finally:
         document.close()
     if count == 0:
         return {"error": "no_pages"}
-    return {"pages": count, "title": title}
+    return {"pages": count, "title": title, "labels": labels}
+
+
+MAX_LABEL_CHARS = 32
+
+
+def _page_labels(document, count: int) -> list[str]:
+    """The page numbers the book prints ("i", "vii", "1", "7"), by position; [] when the PDF gives none."""
+    try:
+        labels = [str(document.get_page_label(index) or "")[:MAX_LABEL_CHARS] for index in range(count)]
+    except Exception:  # noqa: BLE001 - page labels are optional
+        return []
+    return labels if any(labels) else []
 
 
 def page_text(document, number: int) -> str:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from baeum.extraction.children import CPU_LIMIT_RETURNCODES, spawn_reader
 
@@ -50,6 +51,7 @@ class ExtractionError(Exception):
 class ExtractedPage:
     number: int  # 1-based
     text: str
+    label: str = ""  # the number the book prints on the page, when the PDF gives it and it differs from ``number``
 
 
 @dataclass(frozen=True)
@@ -191,13 +193,19 @@ PROBE_REFUSALS = ("busy", "too_slow")
 _probe_slots = threading.BoundedSemaphore(PROBES_AT_ONCE)
 
 
+class Probe(NamedTuple):
+    pages: int
+    title: str  # the document's metadata title ("" when none)
+    labels: list[str]  # the printed page number of each page, by position ([] when the PDF gives none)
+
+
 def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
     """Open the PDF in a child process; return its page count or raise a readable error."""
-    return probe_pdf_details(path, filename=filename, budget=budget)[0]
+    return probe_pdf_details(path, filename=filename, budget=budget).pages
 
 
-def probe_pdf_details(path: Path, *, filename: str, budget: Budget = Budget()) -> tuple[int, str]:
-    """``probe_pdf``, and the title the document's metadata gives ("" when none)."""
+def probe_pdf_details(path: Path, *, filename: str, budget: Budget = Budget()) -> Probe:
+    """``probe_pdf``, with the title the document's metadata gives and its page labels."""
     if not _probe_slots.acquire(timeout=PROBE_WAIT_SECONDS):
         raise ExtractionError("busy", f"Baeum is checking other uploads right now; upload “{filename}” again in a minute.")
     try:
@@ -217,7 +225,7 @@ def meaningful_title(metadata_title: str, opening: str) -> str:
     return title if squeezed in "".join(opening.casefold().split()) else ""
 
 
-def _probe(path: Path, *, filename: str, budget: Budget) -> tuple[int, str]:
+def _probe(path: Path, *, filename: str, budget: Budget) -> Probe:
     seconds = min(budget.min_seconds, PROBE_SECONDS)
     process = _run_worker(["probe", str(path)], budget, path, cpu_seconds=seconds)
     try:
@@ -236,7 +244,7 @@ def _probe(path: Path, *, filename: str, budget: Budget) -> tuple[int, str]:
         if result.get("detail"):
             logger.info("%s: %s (%s)", filename, result["error"], result["detail"])
         raise ExtractionError(result["error"], _PROBE_MESSAGES[result["error"]].format(name=filename, detail=result.get("detail", "")))
-    return int(result["pages"]), str(result.get("title") or "")
+    return Probe(int(result["pages"]), str(result.get("title") or ""), [str(label) for label in result.get("labels") or []])
 
 
 # Failures the same bytes meet again however often they are read: retrying is pointless; the reason says

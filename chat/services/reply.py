@@ -22,6 +22,7 @@ from chat.services.generation import confidence, ground_checked, measure_usage, 
 from chat.services.retrieval import chat_settings
 from chat.services.turn import Turn, turn_prepare
 from core.providers import configured_llm
+from knowledge.selectors import with_page_labels
 
 from ..models import Conversation, Message
 from .memory import memory_load, memory_record_turn
@@ -96,7 +97,7 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
         turn=turn,
         role=Message.Role.ASSISTANT,
         content=answer.text,
-        citations=[citation.as_dict() for citation in answer.citations],
+        citations=with_page_labels(user=conversation.owner, citations=[citation.as_dict() for citation in answer.citations]),
         refused=answer.refused,
         confidence=answer.confidence,
         mode=mode,

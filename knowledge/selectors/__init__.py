@@ -12,7 +12,9 @@ from .materials import (
     material_stats,
     materials_in_scope,
     not_ready_message,
+    page_labels,
     term_document_frequencies,
+    with_page_labels,
     written_in_korean,
 )
 from .retrieval import SESSION_TOP_K, ChunkRange, Scope, retrieve, retrieve_chunks, retrieve_stats
@@ -50,6 +52,8 @@ __all__ = [
     "material_stats",
     "materials_in_scope",
     "not_ready_message",
+    "page_labels",
+    "with_page_labels",
     "written_in_korean",
     "retrieve",
     "retrieve_chunks",

@@ -89,6 +89,38 @@ def material_file_open(*, material: Material):
         raise MaterialFileMissing(material) from error
 
 
+def page_labels(*, user, pages: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """The number the book prints on each of ``pages`` ((refId, position) pairs) where it differs from the
+    position ("vii", "7" on the 17th page); pages without one are left out. One query."""
+    wanted = {(str(ref_id), int(number)) for ref_id, number in pages if number}
+    if not wanted:
+        return {}
+    rows = (
+        MaterialPage.objects.for_user(user)
+        .filter(material__ref_id__in={ref_id for ref_id, _ in wanted}, number__in={number for _, number in wanted})
+        .exclude(label="")
+        .values_list("material__ref_id", "number", "label")
+    )
+    return {(ref_id, number): label for ref_id, number, label in rows if (ref_id, number) in wanted}
+
+
+def with_page_labels(*, user, citations: list[dict]) -> list[dict]:
+    """``citations`` (dicts with refId, pageNumber, pageEnd) with ``pageLabel`` / ``pageEndLabel``: the numbers
+    the book prints on those pages, where the PDF gives them (a reader finds "p. 7" in the book, not "p. 17")."""
+    wanted = [(item.get("refId", ""), item.get(key) or 0) for item in citations for key in ("pageNumber", "pageEnd")]
+    labels = page_labels(user=user, pages=wanted)
+    labelled = []
+    for item in citations:
+        extra = {}
+        first, last = (item.get("refId", ""), item.get("pageNumber") or 0), (item.get("refId", ""), item.get("pageEnd") or 0)
+        if first in labels:
+            extra["pageLabel"] = labels[first]
+        if last in labels and last != first:
+            extra["pageEndLabel"] = labels[last]
+        labelled.append({**item, **extra})
+    return labelled
+
+
 def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None) -> list[MaterialPage]:
     """Return pages of one of the user's materials, for the page viewer."""
     material = access_material(user=user, ref_id=ref_id)

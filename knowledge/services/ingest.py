@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from django.conf import settings
@@ -100,7 +101,7 @@ def _extract_pages(material: Material) -> tuple[list[extract.ExtractedPage], set
 
 
 def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPage], set[int]]:
-    page_count, metadata_title = extract.probe_pdf_details(path, filename=material.original_filename, budget=_budget())
+    page_count, metadata_title, labels = extract.probe_pdf_details(path, filename=material.original_filename, budget=_budget())
     _update(material, progress_done=0, progress_total=page_count, page_count=page_count)
     pages = extract.extract_pdf_pages(
         path,
@@ -112,6 +113,7 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
         scanned_ok=True,
     )
     _title_from_metadata(material, metadata_title, pages)
+    pages = _labelled(pages, labels)
     scanned = pages_to_read(pages)
     if not scanned:
         return pages, set()
@@ -120,8 +122,7 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
         ocr_check(material, scanned)
         raise OcrNeeded(scanned)
     merged = [
-        extract.ExtractedPage(page.number, recognised[page.number]) if len(recognised.get(page.number, "")) > len(page.text) else page
-        for page in pages
+        replace(page, text=recognised[page.number]) if len(recognised.get(page.number, "")) > len(page.text) else page for page in pages
     ]
     if not any(page.text.strip() for page in merged):
         raise extract.ExtractionError(
@@ -129,6 +130,13 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
             f"Text recognition found no text in “{material.original_filename}”. Check that the scan is readable (300 dpi or more) and upload it again.",
         )
     return merged, {number for number in scanned if recognised.get(number, "").strip()}
+
+
+def _labelled(pages: list[extract.ExtractedPage], labels: list[str]) -> list[extract.ExtractedPage]:
+    """Each page with the number the book prints on it, where that differs from its position (p. 7 is the 17th page)."""
+    if len(labels) < len(pages):
+        return pages
+    return [replace(page, label=labels[page.number - 1] if labels[page.number - 1] != str(page.number) else "") for page in pages]
 
 
 TITLE_PAGES = 3  # a document's title is on its first pages (a cover, a title page, a paper's first page)
@@ -259,6 +267,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
                 number=page.number,
                 text=normalize_text(page.text),
                 ocr=page.number in ocr_pages,
+                label=page.label,
                 matter=matter.get(page.number, ""),
             )
             for page in pages

@@ -49,21 +49,29 @@ def markdown_export(*, title: str, lines: list[str]) -> Export:
     return Export(content=text.encode(), filename=export_filename(title, "md"), content_type=MARKDOWN)
 
 
-def page_reference(title: str, page: int | None, page_end: int | None = None) -> str:
-    """``(Title, p. 12)``, or ``(Title, pp. 12–13)`` for a passage over a page break."""
+def page_reference(title: str, page: int | None, page_end: int | None = None, *, label: str = "", end_label: str = "") -> str:
+    """``(Title, p. 12)``, or ``(Title, pp. 12–13)`` for a passage over a page break; with the numbers the book
+    prints on those pages (``label``, ``end_label``), those: ``(Title, p. vii)``."""
     if not page:
         return f"({title})" if title else ""
+    first, last = label or page, end_label or (page_end if page_end else "")
     if page_end and page_end > page:
-        pages = gettext("pp. %(first)s–%(last)s") % {"first": page, "last": page_end}
+        pages = gettext("pp. %(first)s–%(last)s") % {"first": first, "last": last}
     else:
-        pages = gettext("p. %(page)s") % {"page": page}
+        pages = gettext("p. %(page)s") % {"page": first}
     return f"({title}, {pages})" if title else f"({pages})"
 
 
 def citation_reference(citation: dict, titles: dict[str, str] | None = None) -> str:
     """The page reference of a citation (a note's, a card's, a key point's or a tutor answer's)."""
     title = citation.get("title") or citation.get("materialTitle") or (titles or {}).get(citation.get("refId", ""), "")
-    return page_reference(title, citation.get("pageNumber"), citation.get("pageEnd"))
+    return page_reference(
+        title,
+        citation.get("pageNumber"),
+        citation.get("pageEnd"),
+        label=citation.get("pageLabel", ""),
+        end_label=citation.get("pageEndLabel", ""),
+    )
 
 
 def one_line(text: str) -> str:

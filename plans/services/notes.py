@@ -12,7 +12,7 @@ from ..selectors import access_plan
 
 MAX_CITATIONS = 20  # a tutor answer cites at most a handful of passages; more is a malformed request
 MAX_QUOTE_CHARS = 2000  # a quote is a sentence or two, never a page
-CITATION_FIELDS = ("refId", "title", "pageNumber", "pageEnd", "quote")
+CITATION_FIELDS = ("refId", "title", "pageNumber", "pageEnd", "quote", "pageLabel", "pageEndLabel")
 # What a material's refId looks like (mat_ and letters, digits): a citation's refId becomes a link to the viewer.
 REF_ID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 

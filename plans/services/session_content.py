@@ -104,7 +104,7 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
 DEFINITION_BOOST = 1.5
 
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 4
+SESSION_CONTENT_VERSION = 5
 
 
 @dataclass
@@ -136,7 +136,7 @@ def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> Ses
         cached = None
     if isinstance(cached, dict) and cached.keys() == SessionContent.__dataclass_fields__.keys():
         return SessionContent(**cached)
-    content = _session_content(user=user, plan=plan, session=session, llm=llm)
+    content = _with_labels(user, _session_content(user=user, plan=plan, session=session, llm=llm))
     try:
         cache.set(key, asdict(content), 24 * 3600)
     except Exception:  # noqa: BLE001, S110 - a cache write failure only costs the next view time
@@ -213,6 +213,15 @@ def _session_content(
     for question in quiz.build_questions(candidates, definitions=defined, headings=headings, limit=max_questions):
         sentence, chunk, offset = sentences[question.source]
         content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
+    return content
+
+
+def _with_labels(user, content: SessionContent) -> SessionContent:
+    """Key points and questions cite the numbers the book prints on their pages too (``pageLabel``), as the tutor does."""
+    points = knowledge.with_page_labels(user=user, citations=content.key_points)
+    cited = knowledge.with_page_labels(user=user, citations=[question["citation"] for question in content.questions])
+    content.key_points = points
+    content.questions = [{**question, "citation": citation} for question, citation in zip(content.questions, cited, strict=True)]
     return content
 
 

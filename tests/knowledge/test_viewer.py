@@ -9,7 +9,7 @@ from PIL import Image
 from knowledge.models import Material, MaterialPage
 from knowledge.services.materials import material_delete
 from knowledge.services.page_images import PAGE_IMAGE_DIRECTORY
-from tests.pdfgen import make_pdf
+from tests.pdfgen import make_pdf, with_page_labels
 
 pytestmark = pytest.mark.django_db
 
@@ -144,3 +144,30 @@ def test_a_learner_draws_one_page_at_a_time_and_is_told_when_to_come_back(client
     assert statuses == [200, 200, 429]
     html = client.get(f"/library/{book.ref_id}/?page=3").content.decode()
     assert 'picture.addEventListener("error"' in html  # the viewer asks again after a busy answer
+
+
+def test_the_numbers_the_book_prints_are_what_a_learner_reads(client, user, api_client, ingest):
+    """A PDF whose page labels say i, ii, 1, 2: the viewer, the tutor's citations and a note's reference say
+    "p. 1" for the third page of the file, which the book prints as 1."""
+    from knowledge.models import MaterialPage
+    from plans.services.export import citation_reference
+
+    pages = ["Contents\nRegisters 1", "Preface\nThis book is about the CPU.", *PAGES[:2]]
+    book = ingest(user, with_page_labels(make_pdf(pages), front_pages=2), "labelled.pdf")
+    labels = dict(MaterialPage.objects.for_user(user).filter(material=book).values_list("number", "label"))
+    assert labels == {1: "i", 2: "ii", 3: "1", 4: "2"}
+    client.force_login(user)
+    assert "Page 1 (3 of 4 in the file)" in client.get(f"/library/{book.ref_id}/?page=3").content.decode()
+    conversation = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id]}, format="json").json()["id"]
+    reply = api_client.post(f"/api/v1/conversations/{conversation}/messages", {"content": "What is a register?"}, format="json").json()
+    cited = next(citation for citation in reply["citations"] if citation["pageNumber"] == 3)
+    assert cited["pageLabel"] == "1"  # the position stays in pageNumber: the viewer opens the file's 3rd page
+    assert citation_reference({**cited, "title": "Assembly"}) == "(Assembly, p. 1)"
+    korean = client.get(f"/library/{book.ref_id}/?page=3", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "1쪽 (파일의 4쪽 중 3번째)" in korean
+    from plans.services.plans import plan_create, plan_generate
+
+    plan = plan_create(owner=user, title="Assembly", ref_ids=[book.ref_id], minutes_per_session=30, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    session = client.get(f"/plans/{plan.pk}/sessions/1/").content.decode()
+    assert "?page=3&quote=" in session and ">p.1</a>" in session  # the link opens the file's 3rd page, labelled as printed

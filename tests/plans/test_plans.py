@@ -121,7 +121,7 @@ def test_plan_requires_ready_materials_of_the_owner(api_client, user, other_user
     failed = ingest(user, b"", "empty.txt")
     response = api_client.post("/api/v1/plans/", {"title": "x", "refIds": [failed.ref_id]}, format="json")
     assert response.status_code == 400
-    assert failed.ref_id in response.json()["error"]["message"] and "FAILED" in response.json()["error"]["message"]
+    assert failed.ref_id in response.json()["error"]["message"] and "could not be read" in response.json()["error"]["message"]
     theirs = ingest(other_user, make_pdf(["Chapter 1 Secret\nTheir notes."]))
     response = api_client.post("/api/v1/plans/", {"title": "x", "refIds": [theirs.ref_id]}, format="json")
     assert response.status_code == 404
