@@ -3,8 +3,8 @@
 Embedded PostgreSQL and Redis are started unless DATABASE_URL / REDIS_URL point elsewhere (an older
 embedded cluster is taken over and its extensions updated; what was done is printed); then migrations,
 static files and, under local settings, the demo account with its sample materials and plans; then
-the web server (gunicorn, 127.0.0.1:$PORT) and three Celery workers (ingestion; small uploads; quality re-embedding in
-the background). Started as root, those four run as an unprivileged account (``app_account``), or, when
+the web server (gunicorn, 127.0.0.1:$PORT) and four Celery workers (large uploads; small uploads; text recognition of
+scans; quality re-embedding in the background). Started as root, those five run as an unprivileged account (``app_account``), or, when
 they cannot, as root with one line saying why. "Baeum is running" is printed once the site answers. While it runs, a database
 process that dies is reported here with its cause and the log to read. On exit the children are
 stopped, then the embedded servers this run started.
