@@ -208,7 +208,7 @@ class Command(BaseCommand):
         _, heavy = self._learner("heavy")
         heavy_files = [self._upload(heavy, f"heavy-{number}.md", markdown_notes(heavy_bytes, number)) for number in range(2)]
         self._say(f"{len(upgrading)} of the library re-embedding; two heavy files uploaded; another learner uploads 1 KB and a scan …")
-        time.sleep(2)  # the heavy files are being read and embedded
+        time.sleep(min(2.0, heavy_bytes / 1_000_000))  # the heavy files are being read and embedded (2 s for 1.9 MB)
         _, small = self._learner("small")
         sent = time.monotonic()
         note = self._upload(small, "note.txt", b"Registers are small, fast storage inside the CPU. " * 20)

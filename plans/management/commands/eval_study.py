@@ -12,7 +12,11 @@ Reported per book:
   book defines (goal ≥ 0.90); ``cloze_in_index`` alone for reference;
 - ``objectives_grounded``: share of objectives that contain a heading phrase or a defined term;
 - ``quotes_on_page``: share of key points and questions whose quote is on its cited page (goal 1.0);
-- ``minutes_within_30pct``: share of sessions within ±30 % of the chosen minutes, with the min and max.
+- ``minutes_within_30pct``: share of sessions within ±30 % of the chosen minutes, with the min and max;
+- ``key_points_standing_alone`` (goal ≥ 0.95), ``questions_answerable`` (goal ≥ 0.90), ``choices_containing_answer``
+  (goal 0) and ``objectives_matched`` (an objective names a term its session's key points or questions teach;
+  goal ≥ 0.90), judged by ``baeum.study.checks`` (written apart from the generator's filters), each failure
+  counted by what is wrong (``problems``) with up to ``--show`` examples (``failures``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from baeum.language.text import is_hangul_heavy
+from baeum.study import checks
 from baeum.study.definitions import find_definitions
 from baeum.study.grading import normalise
 from baeum.study.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
@@ -89,8 +94,12 @@ class Command(BaseCommand):
                 f"questions={result['questions']} kinds={result['kinds']} cloze_domain={result['cloze_domain']} "
                 f"cloze_in_index={result['cloze_in_index']} objectives_grounded={result['objectives_grounded']} "
                 f"quotes_on_page={result['quotes_on_page']} minutes_within_30pct={result['minutes_within_30pct']} "
-                f"minutes={result['minutes_range']}"
+                f"minutes={result['minutes_range']} key_points_standing_alone={result['key_points_standing_alone']} "
+                f"questions_answerable={result['questions_answerable']} choices_containing_answer={result['choices_containing_answer']} "
+                f"objectives_matched={result['objectives_matched']} problems={result['problems']}"
             )
+            for line in result["failures"]:
+                self.stdout.write(f"  {line}")
         fired = ", ".join(f"{name} {count}" for name, count in rules_report["rules_fired"].items()) or "none"
         self.stdout.write(f"rules fired: {fired}; switched off: {', '.join(rules_report['rules_off']) or 'none'}")
 
@@ -114,8 +123,37 @@ class Command(BaseCommand):
         kinds: dict[str, int] = {}
         cloze_answers, quotes, shown = [], [], {}
         objectives = []
+        standing, answerable, matched, choices_with_answer = [], [], [], 0
+        problems: dict[str, int] = {}
+        failures: list[str] = []
+
+        def failed(problem: str, example: str) -> None:
+            problems[problem] = problems.get(problem, 0) + 1
+            if sum(1 for line in failures if line.startswith(f"[{problem}]")) < options["show"]:
+                failures.append(f"[{problem}] {example}")
+
         for session in sessions:
             content = session_content(user=user, plan=plan, session=session)
+            seen: set[str] = set()
+            for point in content.key_points:
+                problem = checks.key_point_problem(point["text"], seen)
+                seen.add(checks.said(point["text"]))
+                standing.append(problem is None)
+                if problem:
+                    failed(problem, f"session {session.number}: {point['text'][:160]}")
+            for question in content.questions:
+                problem = checks.question_problem(question["kind"], question["question"], question["answer"], question.get("choices"))
+                answerable.append(problem is None)
+                choices_with_answer += problem == "choice-contains-answer"
+                if problem:
+                    failed(problem, f"session {session.number}: {question['question'][:160]} → {question['answer']}")
+            taught = [point["text"] for point in content.key_points] + [
+                f"{question['question']} {question['answer']}" for question in content.questions
+            ]
+            for objective in session.objectives:
+                matched.append(checks.objective_matched(objective, taught))
+                if not matched[-1]:
+                    failed("objective-unmatched", f"session {session.number}: {objective}")
             for question in content.questions:
                 kinds[question["kind"]] = kinds.get(question["kind"], 0) + 1
                 if question["kind"] in (CLOZE, CHOICE):
@@ -158,6 +196,12 @@ class Command(BaseCommand):
             "quotes_on_page": _share(quotes),
             "minutes_within_30pct": _share([abs(length - minutes) <= 0.3 * minutes for length in lengths]),
             "minutes_range": [min(lengths, default=0), max(lengths, default=0)],
+            "key_points_standing_alone": _share(standing),
+            "questions_answerable": _share(answerable),
+            "choices_containing_answer": choices_with_answer,
+            "objectives_matched": _share(matched),
+            "problems": dict(sorted(problems.items())),
+            "failures": failures,
         }
 
     @staticmethod
