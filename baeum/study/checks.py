@@ -31,12 +31,13 @@ _EXERCISE = re.compile(
     r"|(?:하시오|하세요|보시오|보세요|하라|보라|보자|봅시다|바랍니다)[.!?]?$",
     re.IGNORECASE,
 )
-_CODE = re.compile(r"\w\([^)]*\)|[{};]|==|!=|=>|->|>>>|::|\b[a-z]+_[a-z_]+\b|\b\w+\.\w+\(|^\s*[$#>]\s")
+# Code syntax, not a name from code in a sentence ("When cat_twice terminates, …" is prose about code).
+_CODE = re.compile(r"\w\([^)]*\)|[{};]|==|!=|=>|->|>>>|::|\b\w+\.\w+\(|^\s*[$#>]\s|\w\s*=\s*\w")
 _CAPTION = re.compile(r"^(?:figure|fig\.|table|listing|그림|표)\s*\d", re.IGNORECASE)
 _DEBRIS = re.compile(r"[a-z]{2,} \d{1,4} [A-Z][a-z]|\b(?:Chapter|CHAPTER)\s+\d+\s+\S")
 _SENTENCE_END = re.compile(r"[.!?。)\"'”’]$")
 _GOES_ON = re.compile(
-    r"^(?:this|these|that|those|it|its|they|their|such|however|therefore|thus|hence|so|but|and|also|then|here|there)\b"
+    r"^(?:this|these|that|those|it|its|they|their|such|however|therefore|thus|hence|so|but|and|also|then|here)\b"
     r"|^(?:그러나|따라서|또한|그래서|그리고|하지만|즉|이것|이는|이를|이러한|이런|그것|그러한|그런|위의|앞의|처음의|이|그)(?:\s|,)",
     re.IGNORECASE,
 )

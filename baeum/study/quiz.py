@@ -20,6 +20,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from baeum import rules
 from baeum.language import lexicon
 from baeum.language.text import is_hangul_heavy
 from baeum.study.definitions import Definition
@@ -187,9 +188,46 @@ def _definition_question(definition: Definition, sentence: str, body: str = "") 
     return Question(DEFINITION, prompt, sentence, 0, term=definition.term)
 
 
+# A question shows one sentence, away from its page: it must not lean on what comes before it.
+_POINTS_BACK = re.compile(
+    rf"^(?:{lexicon.alternation(lexicon.CONNECTIVES_EN)}|{lexicon.alternation(lexicon.POINTING_SUBJECT_EN)})\b"
+    rf"|^(?:{lexicon.alternation(lexicon.CONNECTIVES_KO)}|{lexicon.alternation(lexicon.POINTING_KO)}|처음의|앞의|위의|이러한|그러한)(?:\s|,)",
+    re.IGNORECASE,
+)
+MIN_WORDS_AROUND_BLANK = 4  # words a blank's sentence keeps besides it, for a reader to know what is asked
+
+
+def points_back(sentence: str) -> bool:
+    return bool(_POINTS_BACK.match(sentence.strip()))
+
+
+def gives_answer_away(blanked: str, answer: str) -> bool:
+    """The answer is still in the sentence around its blank ("A logical _____ is the simplest type of shift.")."""
+    squeezed = lambda text: re.sub(r"[\W_]+", "", text.casefold())  # noqa: E731
+    return bool(squeezed(answer)) and squeezed(answer) in squeezed(blanked.replace(BLANK, " "))
+
+
+def too_little_left(blanked: str) -> bool:
+    return sum(1 for word in blanked.replace(BLANK, " ").split() if any(character.isalnum() for character in word)) < MIN_WORDS_AROUND_BLANK
+
+
+UNASKABLE = rules.register(
+    rules.Rule("question:points-back", points_back, "This is known as infinite recursion.", "the sentence leans on the one before it"),
+    rules.Rule(
+        "question:answer-in-sentence",
+        gives_answer_away,
+        "A logical _____ is the simplest type of shift.",
+        "the answer stands elsewhere in the sentence",
+    ),
+    rules.Rule("question:too-little-left", too_little_left, "It is called _____.", "too few words around the blank to know what is asked"),
+)
+
+
 def cloze_question(sentence: str, term: str, aliases: list[str]) -> Question | None:
     found = _term_at(sentence, term)
     if not found or len(sentence) - len(found.group(0)) < 20:
+        return None
+    if rules.applies(UNASKABLE[0], sentence):
         return None
     if found.group(0).isupper() and " " in found.group(0):
         return None  # "SKELETON FILE": a running head, not the term in a sentence
@@ -199,6 +237,8 @@ def cloze_question(sentence: str, term: str, aliases: list[str]) -> Question | N
         aliases = [*aliases, *(part.strip() for part in alias.group(1).split(",") if part.strip())]
         after = after[alias.end() :]
     blanked = sentence[: found.start()] + BLANK + after
+    if rules.applies(UNASKABLE[1], blanked, found.group(0)) or rules.applies(UNASKABLE[2], blanked):
+        return None
     return Question(CLOZE, blanked, found.group(0), 0, list(dict.fromkeys(aliases)), term=term)
 
 

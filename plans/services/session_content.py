@@ -18,8 +18,8 @@ from baeum.extraction.lines import looks_like_code
 from baeum.language import lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, sentence_spans
+from baeum.study import keypoints, quiz
 from baeum.study import phrasing as study
-from baeum.study import quiz
 from baeum.study.definitions import find_definitions
 from core.learner_cache import learner_key
 from knowledge import selectors as knowledge
@@ -185,7 +185,7 @@ def _session_content(
     best, seen = [], set()
     for candidate in ranked:  # a sentence the text repeats (a refrain, a summary restating it) is one key point
         said = " ".join(candidate.text.casefold().split())
-        if said not in seen:
+        if said not in seen and not keypoints.not_a_key_point(candidate.text):
             seen.add(said)
             best.append(candidate)
         if len(best) == max_key_points:

@@ -102,3 +102,31 @@ def test_a_resolver_switched_off_hands_the_question_to_the_next():
     )
     with rules.switched_off(["followup:nth-item"]):
         assert resolve("Tell me more about the second one.", memory)[1] == "followup:previous-topic"
+
+
+def test_key_point_rules_fire_on_their_examples_and_leave_a_statement_alone():
+    from baeum.study.keypoints import NOT_KEY_POINTS, not_a_key_point
+
+    for rule in NOT_KEY_POINTS:
+        with rules.counting() as fired:
+            assert not_a_key_point(rule.example), rule.name
+        assert fired == {rule.name: 1}
+    with rules.counting() as fired:
+        assert not not_a_key_point("A recursive function calls itself.")
+        assert not not_a_key_point("레지스터는 CPU 안의 빠른 저장 장소이다.")
+    assert not fired
+
+
+def test_question_rules_keep_a_blank_from_a_sentence_that_cannot_stand_alone():
+    from baeum.study.quiz import UNASKABLE, cloze_question
+
+    points_back, answer_in_sentence, too_little_left = UNASKABLE
+    assert points_back(points_back.example) and too_little_left(too_little_left.example)
+    assert answer_in_sentence(answer_in_sentence.example, "shift")
+    with rules.counting() as fired:
+        assert cloze_question("This is known as infinite recursion in most textbooks.", "infinite recursion", []) is None
+        assert cloze_question("A logical shift is the simplest type of shift in the instruction set.", "logical shift", []) is not None
+        assert cloze_question("A logical shift moves bits and is the simplest type of shift.", "shift", []) is None
+    assert fired == {"question:points-back": 1, "question:answer-in-sentence": 1}
+    kept = cloze_question("A 4-bit number is called a nibble in most assembly books.", "nibble", [])
+    assert kept is not None and kept.prompt == "A 4-bit number is called a _____ in most assembly books."

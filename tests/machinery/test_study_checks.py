@@ -16,7 +16,9 @@ from baeum.study.checks import key_point_problem, objective_matched, question_pr
         ("Call print_lyrics() twice to check the output.", "exercise"),
         ("The value of x = y; is stored in the register.", "code"),
         ("Figure 3.1 shows a stack diagram.", "caption"),
-        ("Definitions and uses 21 And then call repeat_lyrics:", "code"),
+        ("Definitions and uses 21 And then call repeat_lyrics:", "fragment"),
+        ("When cat_twice terminates, the variable cat is destroyed.", None),  # a name from code, in prose
+        ("There are several ways to delete elements from a list.", None),
         ("There are two popular methods of storing integers", "fragment"),
         ("and the remainder is dropped.", "fragment"),
         ("This data is stored in little endian format.", "goes-on"),
