@@ -42,26 +42,78 @@ def material_titles(*, user, ref_ids: list[str]) -> dict[str, str]:
 
 
 STARTERS = 4  # questions an empty conversation offers
+STARTER_KINDS = ("definition", "short_answer")  # questions that stand alone: "What is a variable?", "…을 무엇이라고 부르나요?"
+# Glossary terms that are no concept: pronouns and a definition cut inside a conjunction ("프로앱스 또" of "또는").
+_NOT_A_TERM = frozenset("여러분 우리 이것 그것 저것 당신 저희 we you it this that they".split())
+_CUT_ENDING = ("또", "및", "등", "또는", "혹은")
 
 
 def starter_questions(*, user, conversation: Conversation) -> list[str]:
-    """Questions a learner can start an empty conversation with: "What is X?" for terms its materials define
-    (the study guide's glossary), spread over the materials' pages, in each material's language."""
-    from baeum.language.text import is_hangul_heavy, korean_particle
+    """Questions a learner can start an empty conversation with, in each material's language: the practice
+    questions its plan asks that stand alone ("What is a variable?"), spread over the plan's sessions; else
+    "What is X?" for terms its materials define and use on several passages."""
     from knowledge.selectors import materials_in_scope
-    from plans.selectors_guide import material_reading
 
     ref_ids = None if conversation.all_materials else list(conversation.ref_ids)
     materials = list(materials_in_scope(user=user, ref_ids=ref_ids)[:3]) if ref_ids is None or ref_ids else []
-    terms: list[tuple[str, bool]] = []
+    questions = _planned_questions(user=user, conversation=conversation, ref_ids=[material.ref_id for material in materials])
+    if len(questions) < STARTERS:
+        questions += _glossary_questions(user=user, materials=materials)
+    return list(dict.fromkeys(questions))[:STARTERS]
+
+
+def _planned_questions(*, user, conversation: Conversation, ref_ids: list[str]) -> list[str]:
+    from plans.models import Plan
+    from plans.services.session_content import session_content
+
+    plans = Plan.objects.for_user(user).filter(status=Plan.Status.READY)
+    plan = (
+        plans.filter(pk=conversation.plan_id).first()
+        if conversation.plan_id
+        else plans.filter(snapshot__ref_id__in=ref_ids).order_by("-created_at", "-id").first()
+    )
+    if plan is None:
+        return []
+    asked: list[list[str]] = []
+    for session in plan.sessions.order_by("number"):
+        content = session_content(user=user, plan=plan, session=session)
+        asked.append([question["question"] for question in content.questions if question["kind"] in STARTER_KINDS])
+    picked: list[str] = []
+    while len(picked) < STARTERS and any(asked):  # one from each session in turn: spread over the plan
+        step = max(1, len(asked) // STARTERS)
+        for questions in asked[::step]:
+            if questions and len(picked) < STARTERS:
+                picked.append(questions.pop(0))
+        asked = [questions for questions in asked if questions]
+    return picked
+
+
+def _glossary_questions(*, user, materials) -> list[str]:
+    from baeum.language.text import is_hangul_heavy, korean_particle
+    from knowledge.models import Chunk
+    from plans.selectors_guide import material_reading
+
+    questions = []
     for material in materials:
         glossary = sorted(material_reading(user=user, material=material)["glossary"], key=lambda entry: entry["pageNumber"])
-        step = max(1, len(glossary) // STARTERS)
-        terms += [(entry["term"], bool(material.korean)) for entry in glossary[::step][:STARTERS]]
-    questions = []
-    for term, korean in terms[:STARTERS]:
-        if korean or is_hangul_heavy(term):
-            questions.append(f"{term}{korean_particle(term, '은', '는')} 무엇인가요?")
-        else:
-            questions.append(f"What is {term}?")  # in the material's language: the tutor answers best in it
-    return list(dict.fromkeys(questions))
+        for entry in glossary:
+            term = entry["term"].strip("'\"‘’“”「」 ")
+            if term.casefold() in _NOT_A_TERM or term.endswith(_CUT_ENDING) or len(term) < 2:
+                continue
+            if Chunk.objects.for_user(user).filter(material=material, content__icontains=term).count() < 3:
+                continue  # defined once in passing: not a concept the material teaches
+            if material.korean or is_hangul_heavy(term):
+                questions.append(f"{term}{korean_particle(term, '은', '는')} 무엇인가요?")
+            else:
+                questions.append(f"What is {_with_article(term, entry['definition'])}?")  # the material's language
+            if len(questions) >= STARTERS:
+                return questions
+    return questions
+
+
+def _with_article(term: str, definition: str) -> str:
+    """``term`` with the article its defining sentence gives it ("An array is …" → "an array")."""
+    import re
+
+    found = re.search(rf"\b(an?|the)\s+{re.escape(term)}\b", definition, re.IGNORECASE)
+    return f"{found.group(1).lower()} {term}" if found else term

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import re
 import subprocess
 import threading
 import time
@@ -214,14 +215,17 @@ def probe_pdf_details(path: Path, *, filename: str, budget: Budget = Budget()) -
         _probe_slots.release()
 
 
+_VERSION_TITLE = re.compile(r"^(?:version|ver\.?|v\.?|rev(?:ision)?\.?|draft|release|버전|판)\s*[\d.]+\s*$", re.IGNORECASE)
+
+
 def meaningful_title(metadata_title: str, opening: str) -> str:
     """The metadata's title when the document's opening pages show it ("PC 어셈블리 언어" on the title page), else
     "": a title the text never shows is a template's or a program's ("한국정보과학회 학술대회 논문작성양식",
     "Microsoft Word - draft3.docx"), not the document's."""
     title = " ".join(metadata_title.split())
     squeezed = "".join(title.casefold().split())
-    if not 2 <= len(squeezed) <= 200 or squeezed.isdigit():
-        return ""
+    if not 2 <= len(squeezed) <= 200 or sum(character.isalpha() for character in squeezed) < 4 or _VERSION_TITLE.match(title):
+        return ""  # "1", "Version 0.97.1", "Draft 3": a revision, not a title
     return title if squeezed in "".join(opening.casefold().split()) else ""
 
 

@@ -189,8 +189,9 @@ def written_in_korean(texts: list[str]) -> bool | None:
 
 def korean_particle(word: str, after_consonant: str, after_vowel: str) -> str:
     """The form of a Korean particle that follows ``word``: "시험" + 은, "금요일" + 이라고, "날짜" + 는.
-    After a word that does not end in Hangul both are written, as Korean does ("은(는)", "(이)라고")."""
-    last = word.rstrip()[-1:]
+    After a word that does not end in Hangul both are written, as Korean does ("은(는)", "(이)라고"). Closing
+    quotes and brackets are read through: "‘파생작’" + 이란, as it is said."""
+    last = word.rstrip().rstrip("'\"’”」』)]）")[-1:]
     if not ("가" <= last <= "힣"):
         if after_vowel and after_consonant.endswith(after_vowel):
             return f"({after_consonant[: -len(after_vowel)]}){after_vowel}"

@@ -153,6 +153,7 @@ def test_a_file_whose_every_page_kills_its_reader_fails_as_too_complex(tmp_path)
         ("Microsoft Word - draft3.docx", "Registers and the stack", ""),
         ("", "anything", ""),
         ("1", "Chapter 1", ""),
+        ("Version 0.97.1", "오픈소스 라이선스 해설\nVersion 0.97.1", ""),  # a revision the title page also prints
     ],
 )
 def test_a_metadata_title_counts_only_when_the_opening_pages_show_it(metadata, opening, title):
