@@ -130,3 +130,16 @@ def test_question_rules_keep_a_blank_from_a_sentence_that_cannot_stand_alone():
     assert fired == {"question:points-back": 1, "question:answer-in-sentence": 1}
     kept = cloze_question("A 4-bit number is called a nibble in most assembly books.", "nibble", [])
     assert kept is not None and kept.prompt == "A 4-bit number is called a _____ in most assembly books."
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "52 리차드 스톨만: What is Copyleft?(카피레프트란 무엇인가?)",  # a footnote: number, author, colon
+        "참조 142 Free Software Foundation: Various Licenses and Comments about Them.",
+        "Hazeline U. Asuncion: Software Licenses in Context: The Challenge of Heterogeneously-Licensed Systems.",
+    ],
+)
+def test_footnotes_and_bibliography_lines_are_no_sentences_to_quote(line):
+    assert why_unquotable(line) == "sentence:reference-entry"
+    assert why_unquotable("There are 3 ways: the first is to copy the value.") == ""
