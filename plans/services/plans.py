@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from baeum.errors import BaeumError, MaterialNotReady, MaterialsRemoved, NotFound
+from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy
 from baeum.study import curriculum
 from baeum.study import phrasing as study
@@ -246,7 +247,10 @@ def plan_generate(*, plan_id: int, llm=None) -> Plan | None:
     # Prepare each session's text, key points and questions now (generation work), so the session
     # page opens at once; they are cached per session (see plans.services.session_content).
     for session in created:
-        session_content(user=plan.owner, plan=plan, session=session, llm=llm)
+        content = session_content(user=plan.owner, plan=plan, session=session, llm=llm)
+        taught = objectives_taught(session.objectives, content, korean=is_hangul_heavy(" ".join(session.objectives)))
+        if taught != session.objectives:
+            StudySession.objects.for_user(plan.owner).filter(pk=session.pk).update(objectives=taught)
     if plan.exam_date:
         plan_schedule(plan=plan)
     _update(plan, status=Plan.Status.READY, progress_done=len(snapshot) + 1)
@@ -379,6 +383,28 @@ def session_objectives(session, chunks_by_ref: dict, terms: list[str], *, korean
     covered = " ".join(headings).casefold()
     rest = [_objective(term, korean=korean) for term in terms if term.casefold() not in covered]
     return (named + rest)[: max(MIN_OBJECTIVES, len(named))]  # terms only fill in where headings are few
+
+
+def objectives_taught(objectives: list[str], content, *, korean: bool) -> list[str]:
+    """The session's objectives as its content teaches them: those whose subject its key points or questions
+    speak of, then "Define X" ("X의 뜻 말하기") for the terms its questions ask about, up to ``MIN_OBJECTIVES``
+    or the number there was. An objective the page does not teach ("Explain the first program" over key
+    points on formal languages) goes; when none is taught, the objectives stay as they were."""
+    taught_text = " ".join([point["text"] for point in content.key_points] + [f"{q['question']} {q['answer']}" for q in content.questions])
+    taught_terms = set(content_terms(taught_text))
+    kept = [objective for objective in objectives if set(content_terms(_subject_of(objective, korean=korean))) & taught_terms]
+    asked = [question.get("term") or "" for question in content.questions if question.get("kind") in ("definition", "short_answer")]
+    for term in dict.fromkeys(term for term in asked if term):
+        if len(kept) >= max(MIN_OBJECTIVES, len(objectives)):
+            break
+        objective = f"{term}의 뜻 말하기" if korean else f"Define {term}"
+        if not any(term.casefold() in existing.casefold() for existing in kept):
+            kept.append(objective)
+    return kept or objectives
+
+
+def _subject_of(objective: str, *, korean: bool) -> str:
+    return objective.removesuffix(" 설명하기") if korean else objective.removeprefix("Explain ")
 
 
 def _objective(subject: str, *, korean: bool, heading: bool = False) -> str:

@@ -251,3 +251,22 @@ def test_session_content_is_prepared_at_generation_and_never_served_for_a_delete
     material_delete(material=book)
     removed = session_content(user=user, plan=plan, session=session)
     assert removed.removed_materials and not removed.parts and not removed.key_points  # never the cached text
+
+
+def test_objectives_name_what_the_session_teaches():
+    from types import SimpleNamespace
+
+    from plans.services.plans import objectives_taught
+
+    content = SimpleNamespace(
+        key_points=[{"text": "A formal language is designed by people for a specific application."}],
+        questions=[{"kind": "definition", "term": "token", "question": "What is a token?", "answer": "A token is a basic element."}],
+    )
+    objectives = ["Explain formal languages", "Explain the first program", "Explain arithmetic operators"]
+    assert objectives_taught(objectives, content, korean=False) == ["Explain formal languages", "Define token"]
+    korean = SimpleNamespace(
+        key_points=[{"text": "레지스터는 CPU 안의 빠른 저장 장소이다."}],
+        questions=[{"kind": "short_answer", "term": "니블", "question": "4 비트 수를 무엇이라고 부르나요?", "answer": "니블"}],
+    )
+    assert objectives_taught(["레지스터 설명하기", "이진법 설명하기"], korean, korean=True) == ["레지스터 설명하기", "니블의 뜻 말하기"]
+    assert objectives_taught(["이진법 설명하기"], SimpleNamespace(key_points=[], questions=[]), korean=True) == ["이진법 설명하기"]
