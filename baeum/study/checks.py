@@ -32,7 +32,8 @@ _EXERCISE = re.compile(
     re.IGNORECASE,
 )
 # Code syntax, not a name from code in a sentence ("When cat_twice terminates, …" is prose about code).
-_CODE = re.compile(r"\w\([^)]*\)|[{};]|==|!=|=>|->|>>>|::|\b\w+\.\w+\(|^\s*[$#>]\s|\w\s*=\s*\w")
+# A semicolon inside a sentence is prose ("…an empty list; you can create one…"); one that ends it is code.
+_CODE = re.compile(r"\w\([^)]*\)|[{}]|;\s*$|==|!=|=>|->|>>>|::|\b\w+\.\w+\(|^\s*[$#>]\s|\w\s*=\s*\w")
 _CAPTION = re.compile(r"^(?:figure|fig\.|table|listing|그림|표)\s*\d", re.IGNORECASE)
 _DEBRIS = re.compile(r"[a-z]{2,} \d{1,4} [A-Z][a-z]|\b(?:Chapter|CHAPTER)\s+\d+\s+\S")
 _SENTENCE_END = re.compile(r"[.!?。)\"'”’]$")

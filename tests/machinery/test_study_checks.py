@@ -15,6 +15,7 @@ from baeum.study.checks import key_point_problem, objective_matched, question_pr
         ("함수를 직접 작성해 보시오.", "exercise"),
         ("Call print_lyrics() twice to check the output.", "exercise"),
         ("The value of x = y; is stored in the register.", "code"),
+        ("A list that contains no elements is called an empty list; you can create one with brackets.", None),
         ("Figure 3.1 shows a stack diagram.", "caption"),
         ("Definitions and uses 21 And then call repeat_lyrics:", "fragment"),
         ("When cat_twice terminates, the variable cat is destroyed.", None),  # a name from code, in prose
