@@ -50,7 +50,14 @@ class RegisterApi(_AuthApi):
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         # Refused (registration_refused, the same for any address) or a weak password (weak_password): each error says its code.
-        user = services.user_register(email=data.validated_data["email"], password=data.validated_data["password"])
+        try:
+            user = services.user_register(email=data.validated_data["email"], password=data.validated_data["password"])
+        except services.RegistrationRefused as refused:
+            if not services.registration_answered_like_a_new_one(refused):
+                raise
+            services.user_signup_attempt_notify(email=data.validated_data["email"], request=request._request)
+            email = data.validated_data["email"].strip().lower()
+            return Response({"email": email, "verificationRequired": True}, status=status.HTTP_201_CREATED)
         if user.must_verify_email:  # no token until the address is confirmed through the emailed link
             services.user_verification_send(user=user, request=request._request)
             return Response({"email": user.email, "verificationRequired": True}, status=status.HTTP_201_CREATED)

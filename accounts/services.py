@@ -229,6 +229,27 @@ def user_verification_send(*, user: User, request) -> None:
     send_mail(subject, render_to_string("accounts/verify_email.txt", context), settings.DEFAULT_FROM_EMAIL, [user.email])
 
 
+def registration_answered_like_a_new_one(error: RegistrationRefused) -> bool:
+    """Whether a refused sign-up is answered exactly as a new account's would be: with email verification on,
+    a taken address gets "check your email" too (its owner is told by email, ``user_signup_attempt_notify``),
+    so sign-up never says an address has an account. Without it a new account signs in at once, which a
+    taken address cannot, and the refusal is the same for every reason (``REGISTRATION_REFUSED``)."""
+    return settings.BAEUM_REQUIRE_EMAIL_VERIFICATION and error.reason == "email_taken"
+
+
+def user_signup_attempt_notify(*, email: str, request) -> None:
+    """Tell the owner of ``email`` that someone tried to sign up with it, and what to do if it was them."""
+    from django.core.mail import send_mail
+
+    site = f"{'https' if request.is_secure() else 'http'}://{request.get_host()}"
+    body = (
+        f"Someone tried to create a Baeum account at {site} with this address, which already has one.\n\n"
+        f"If it was you: sign in at {site}/login/, or reset your password at {site}/password-reset/.\n"
+        "If it was not you, you need not do anything: nothing was changed.\n"
+    )
+    send_mail("Your Baeum account: a sign-up with your address", body, settings.DEFAULT_FROM_EMAIL, [_normalized(email)])
+
+
 def user_verification_resend(*, email: str, request) -> None:
     """Send a new confirmation link when the address has an unconfirmed account; say nothing either way."""
     user = User.objects.filter(email__iexact=_normalized(email), email_verified_at__isnull=True, is_active=True).first()

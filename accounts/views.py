@@ -37,6 +37,12 @@ def signup(request):
             user = user_register(email=email, password=password)
         except WeakPassword as error:
             context = {"error": " ".join(error.messages), "email": email}
+        except services.RegistrationRefused as refused:
+            if not services.registration_answered_like_a_new_one(refused):
+                context = {"error": str(REGISTRATION_REFUSED), "email": email}
+            else:  # the page a new account gets; the address's owner is told by email
+                services.user_signup_attempt_notify(email=email, request=request)
+                return render(request, "accounts/verify_sent.html", {"email": email.strip().lower()})
         except AccountError:
             context = {"error": str(REGISTRATION_REFUSED), "email": email}  # never "this address has an account"
         except ValidationError as error:  # an address Django's email validator refuses

@@ -135,7 +135,20 @@ def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[s
     jamo_given, jamo_target = _jamo(given), _jamo(target)
     if len(jamo_target) >= TYPO_MIN_LETTERS and _edit_distance_at_most_one(jamo_given, jamo_target):
         return Grade(PARTIAL, 0.5, expected)
+    # Two letters swapped is a slip of the fingers even in a short name ("LGLP" for "LGPL"), never another word.
+    if len(target) >= SWAP_MIN_LETTERS and _swapped_neighbours(given, target):
+        return Grade(PARTIAL, 0.5, expected)
     return Grade(WRONG, 0.0, expected)
+
+
+SWAP_MIN_LETTERS = 4
+
+
+def _swapped_neighbours(first: str, second: str) -> bool:
+    if len(first) != len(second) or first == second:
+        return False
+    differences = [i for i, (a, b) in enumerate(zip(first, second, strict=True)) if a != b]
+    return len(differences) == 2 and differences[1] == differences[0] + 1 and first[differences[0]] == second[differences[1]]
 
 
 # A word this long (in letters; Hangul counted by jamo, "스택" is 5) forgives one wrong, missing or extra letter.

@@ -22,8 +22,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def fresh_throttles():
     cache.delete_pattern("signin:*")  # each test signs up and in several times from the test client's address
+    cache.delete_pattern("mail:*")
     yield
     cache.delete_pattern("signin:*")
+    cache.delete_pattern("mail:*")
 
 
 @pytest.fixture
@@ -146,3 +148,18 @@ def test_staff_and_accounts_from_before_sign_in_without_a_link(required):
     older.email_verified_at = older.date_joined  # what the migration gives accounts made before it
     older.save()
     assert _api_sign_in("older@example.com").status_code == 200
+
+
+def test_with_verification_on_sign_up_answers_a_taken_address_exactly_like_a_free_one(required):
+    owner = UserFactory(email="taken@example.com")
+    taken = APIClient().post("/api/v1/auth/register", {"email": "Taken@example.com", "password": PASSWORD}, format="json")
+    free = APIClient().post("/api/v1/auth/register", {"email": "free@example.com", "password": PASSWORD}, format="json")
+    assert taken.status_code == free.status_code == 201
+    assert taken.json() == {"email": "taken@example.com", "verificationRequired": True}
+    assert free.json() == {"email": "free@example.com", "verificationRequired": True}
+    to_owner = [message for message in mail.outbox if message.to == [owner.email]]
+    assert len(to_owner) == 1 and "already has one" in to_owner[0].body and "/password-reset/" in to_owner[0].body
+    assert User.objects.filter(email__iexact="taken@example.com").count() == 1  # nothing made, nothing changed
+    page = Client().post("/signup/", {"email": "taken@example.com", "password": PASSWORD})
+    assert page.status_code == 200 and "taken@example.com" in page.content.decode()  # the page a new account gets
+    assert len([message for message in mail.outbox if message.to == [owner.email]]) == 2

@@ -40,6 +40,9 @@ def test_aliases_the_text_gives_are_accepted_and_other_words_are_not():
 def test_one_typo_in_a_long_word_is_half_right():
     assert grade_term("nibbel", "nibble").verdict == PARTIAL
     assert grade_term("byte", "bit").verdict == WRONG
+    assert grade_term("LGLP", "LGPL").verdict == PARTIAL  # two letters swapped, even in a short name
+    assert grade_term("LGPL", "GPL").verdict == WRONG  # another licence
+    assert grade_term("MPL", "MLP").verdict == WRONG  # three letters: a swap may be another name
 
 
 @pytest.mark.parametrize(
