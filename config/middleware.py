@@ -221,14 +221,9 @@ class SignInThrottleMiddleware:
 
 
 def _count(key: str, seconds: int) -> int:
-    from django.core.cache import cache
+    from core.counters import count_in_window
 
-    cache.add(key, 0, timeout=seconds)  # the window starts with the first attempt
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired between the two calls
-        cache.set(key, 1, timeout=seconds)
-        return 1
+    return count_in_window(key, seconds)
 
 
 def _account_of(request) -> str:

@@ -216,10 +216,7 @@ def _edit_distance_at_most_one(first: str, second: str) -> bool:
     if abs(len(first) - len(second)) > 1:
         return False
     if len(first) == len(second):
-        differences = [i for i, (a, b) in enumerate(zip(first, second, strict=True)) if a != b]
-        return len(differences) <= 1 or (
-            len(differences) == 2 and differences[1] == differences[0] + 1 and first[differences[0]] == second[differences[1]]
-        )
+        return sum(a != b for a, b in zip(first, second, strict=True)) <= 1 or _swapped_neighbours(first, second)
     shorter, longer = sorted((first, second), key=len)
     return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from django.core.cache import cache
 
 from baeum.extraction.pageimage import PageImageBudget, PageImageFailed, render_page_image
+from core.counters import count_in_window
 from core.learner_cache import learner_key
 
 from ..models import Material
@@ -81,13 +82,7 @@ def material_page_image(*, material: Material, number: int) -> Path:
 
 def _count_request(owner_id: int) -> None:
     key = learner_key(owner_id, "page-images", "requests")
-    cache.add(key, 0, timeout=60)
-    try:
-        seen = cache.incr(key)
-    except ValueError:  # expired between the two calls
-        cache.set(key, 1, timeout=60)
-        seen = 1
-    if seen > PAGE_IMAGE_REQUESTS_PER_MINUTE:
+    if count_in_window(key, 60) > PAGE_IMAGE_REQUESTS_PER_MINUTE:
         raise PageImageThrottled(retry_after=max(1, cache.ttl(key) or 60))
 
 

@@ -46,23 +46,11 @@ def _clean_citations(*, owner, citations: list[dict] | None) -> list[dict]:
     return cleaned
 
 
-def note_create(
-    *,
-    owner,
-    kind: str,
-    text: str,
-    comment: str = "",
-    citations: list[dict] | None = None,
-    plan_id: int | None = None,
-    source: str = "",
-) -> Note:
-    """Save a note for ``owner``; ``plan_id`` must be one of the owner's plans (else ``PlanNotFound``).
-
-    A key point, passage or answer already saved from the same place (same kind, text and first cited page)
-    is that note, not a second one (``note_create_or_existing`` says which)."""
-    return note_create_or_existing(owner=owner, kind=kind, text=text, comment=comment, citations=citations, plan_id=plan_id, source=source)[
-        0
-    ]
+def note_create(**fields) -> Note:
+    """Save a note for ``owner`` (the fields of ``note_create_or_existing``); ``plan_id`` must be one of the
+    owner's plans (else ``PlanNotFound``). A key point, passage or answer already saved from the same place
+    (same kind, text and first cited page) is that note, not a second one."""
+    return note_create_or_existing(**fields)[0]
 
 
 def note_create_or_existing(
