@@ -89,9 +89,6 @@ _AUTHOR_LINE = re.compile(
 _REFERENCE_ENTRY = re.compile(
     r"^\s*\[\d{1,3}\]\s|\bdoi:\s*10\.|\bpp\.\s*\d+\s*[-–]\s*\d+|^[A-Z][\w'-]+,\s(?:[A-Z]\.\s?){1,3}"
     r"|^[A-Z][^.]{0,80}\(\d{4}[a-z]?\)\.\s"
-    # A footnote or endnote: its number, an author, a colon ("52 리차드 스톨만: What is Copyleft?"), a "see
-    # note" line ("참조 142 Free Software Foundation: …"), an author with initials ("Hazeline U. Asuncion: …").
-    r"|^\s*\d{1,3}\s+[^\s:]{1,20}(?:\s[^\s:]{1,20}){0,3}:\s|^\s*(?:참조|참고)\s*\d{1,4}\s|^[A-Z][a-z]+(?:\s[A-Z]\.)+\s[A-Z][a-z]+:\s"
 )
 
 

@@ -1,26 +1,14 @@
 """What a session's key point may not be, as named rules (``baeum.rules``): each says when it fires and can be
 switched off (``eval_study --without NAME``) to measure what it is worth on the check part.
 
-A key point is read alone, on a list, away from the page: an exercise's instruction or a line that introduces
-what follows it on the page (a listing, a formula) reads as noise there.
+A key point is read alone, on a list, away from the page: a line that introduces what follows it on the page
+(a listing, a formula) reads as noise there. (``keypoint:instruction``, an exercise's instruction, was tried
+and removed: switched off, nothing changed on the check part — docs/evaluation.md#eval_study.)
 """
 
 from __future__ import annotations
 
-import re
-
 from baeum import rules
-
-# Exercises and instructions: "Write a function called circle…", "Hint: …", "Exercise 3.2 …", "…작성해 보시오."
-_INSTRUCTION = re.compile(
-    r"^(?:(?:hint|exercise|note)\b\s*[\d.:]|(?:write|modify|rewrite|draw|download|type|run|try|test|implement|create)\s)"
-    r"|(?:시오|세요|보자|봅시다)[.!]?\s*$",
-    re.IGNORECASE,
-)
-
-
-def is_instruction(sentence: str) -> bool:
-    return bool(_INSTRUCTION.search(sentence.strip()))
 
 
 def is_lead_in(sentence: str) -> bool:
@@ -29,12 +17,6 @@ def is_lead_in(sentence: str) -> bool:
 
 
 NOT_KEY_POINTS = rules.register(
-    rules.Rule(
-        "keypoint:instruction",
-        is_instruction,
-        "Write a function called circle that takes a turtle and a radius.",
-        "an exercise's instruction, not a statement of what the book teaches",
-    ),
     rules.Rule(
         "keypoint:lead-in",
         is_lead_in,

@@ -194,7 +194,6 @@ _POINTS_BACK = re.compile(
     rf"|^(?:{lexicon.alternation(lexicon.CONNECTIVES_KO)}|{lexicon.alternation(lexicon.POINTING_KO)}|처음의|앞의|위의|이러한|그러한)(?:\s|,)",
     re.IGNORECASE,
 )
-MIN_WORDS_AROUND_BLANK = 4  # words a blank's sentence keeps besides it, for a reader to know what is asked
 
 
 def points_back(sentence: str) -> bool:
@@ -207,10 +206,6 @@ def gives_answer_away(blanked: str, answer: str) -> bool:
     return bool(squeezed(answer)) and squeezed(answer) in squeezed(blanked.replace(BLANK, " "))
 
 
-def too_little_left(blanked: str) -> bool:
-    return sum(1 for word in blanked.replace(BLANK, " ").split() if any(character.isalnum() for character in word)) < MIN_WORDS_AROUND_BLANK
-
-
 UNASKABLE = rules.register(
     rules.Rule("question:points-back", points_back, "This is known as infinite recursion.", "the sentence leans on the one before it"),
     rules.Rule(
@@ -219,7 +214,6 @@ UNASKABLE = rules.register(
         "A logical _____ is the simplest type of shift.",
         "the answer stands elsewhere in the sentence",
     ),
-    rules.Rule("question:too-little-left", too_little_left, "It is called _____.", "too few words around the blank to know what is asked"),
 )
 
 
@@ -237,7 +231,7 @@ def cloze_question(sentence: str, term: str, aliases: list[str]) -> Question | N
         aliases = [*aliases, *(part.strip() for part in alias.group(1).split(",") if part.strip())]
         after = after[alias.end() :]
     blanked = sentence[: found.start()] + BLANK + after
-    if rules.applies(UNASKABLE[1], blanked, found.group(0)) or rules.applies(UNASKABLE[2], blanked):
+    if rules.applies(UNASKABLE[1], blanked, found.group(0)):
         return None
     return Question(CLOZE, blanked, found.group(0), 0, list(dict.fromkeys(aliases)), term=term)
 
