@@ -39,7 +39,14 @@ OWNED_TABLES = {
 }
 # Owned tables made after the migrations that read the lists above (each enables row-level security in its
 # own migration; adding it above would make those older migrations reach for a table not made yet).
-LATER_OWNED_TABLES = {"chat": ["chat_conversationsource"], "knowledge": ["knowledge_gloss"]}
+LATER_OWNED_TABLES = {
+    "chat": ["chat_conversationsource"],
+    "knowledge": ["knowledge_gloss"],
+    "courses": ["courses_course", "courses_invitation", "courses_membership"],
+}
+# The column naming a row's owner, where it is not ``owner_id``: a membership belongs to the course's owner
+# (the learner it names reads and deletes it through the ``member_self`` policies, ``course_member_sql``).
+OWNER_COLUMN = {"courses_membership": "course_owner_id"}
 
 
 def all_owned_tables() -> list[str]:
@@ -48,7 +55,10 @@ def all_owned_tables() -> list[str]:
 
 
 # No setting, or an empty one, matches nothing (NULL = owner_id is never true): the wall fails closed.
-_CONDITION = f"owner_id = NULLIF(current_setting('{SETTING}', true), '')::bigint"
+CURRENT_USER_SQL = f"NULLIF(current_setting('{SETTING}', true), '')::bigint"
+_CONDITION = f"owner_id = {CURRENT_USER_SQL}"
+# The courses the session's learner belongs to (through ``courses_membership``'s ``member_self`` policy).
+MEMBER_COURSES_SQL = f"SELECT m.course_id FROM courses_membership m WHERE m.user_id = {CURRENT_USER_SQL}"
 DEFAULT_SYSTEM_ROLE = "baeum_system"
 
 
@@ -69,12 +79,42 @@ def for_each_learner(statement: str):
 
 
 def enable_sql(table: str) -> list[str]:
+    condition = f"{OWNER_COLUMN.get(table, 'owner_id')} = {CURRENT_USER_SQL}"
     return [
         f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
         f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
         f"DROP POLICY IF EXISTS tenant_isolation ON {table}",
-        f"CREATE POLICY tenant_isolation ON {table} USING ({_CONDITION}) WITH CHECK ({_CONDITION})",
+        f"CREATE POLICY tenant_isolation ON {table} USING ({condition}) WITH CHECK ({condition})",
     ]
+
+
+def course_member_sql(table: str) -> list[str]:
+    """A second, read-only policy: a course's members read the course and the rows of its materials.
+    Policies add up (a row is visible when any admits it); writing stays the owner's alone. Like the owner's
+    policy it fails closed: with no learner set, no membership matches."""
+    if table == "courses_membership":
+        mine = f"user_id = {CURRENT_USER_SQL}"  # a learner sees and leaves their own memberships, never makes one
+        return [
+            "DROP POLICY IF EXISTS member_self ON courses_membership",
+            f"CREATE POLICY member_self ON courses_membership FOR SELECT USING ({mine})",
+            "DROP POLICY IF EXISTS member_leaves ON courses_membership",
+            f"CREATE POLICY member_leaves ON courses_membership FOR DELETE USING ({mine})",
+        ]
+    if table == "courses_course":
+        condition = f"id IN ({MEMBER_COURSES_SQL})"
+    elif table == "knowledge_material":
+        condition = f"course_id IN ({MEMBER_COURSES_SQL})"
+    else:
+        condition = f"material_id IN (SELECT km.id FROM knowledge_material km WHERE km.course_id IN ({MEMBER_COURSES_SQL}))"
+    return [
+        f"DROP POLICY IF EXISTS course_member ON {table}",
+        f"CREATE POLICY course_member ON {table} FOR SELECT USING ({condition})",
+    ]
+
+
+def course_member_reverse_sql(table: str) -> list[str]:
+    names = ["member_self", "member_leaves"] if table == "courses_membership" else ["course_member"]
+    return [f"DROP POLICY IF EXISTS {name} ON {table}" for name in names]
 
 
 def disable_sql(table: str) -> list[str]:

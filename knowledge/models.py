@@ -5,7 +5,35 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from pgvector.django import VectorField
 
-from accounts.scoping import OwnedManager
+from accounts.scoping import OwnedManager, OwnedQuerySet, owner_id_of
+
+
+class ReadableQuerySet(OwnedQuerySet):
+    """Rows of materials: ``for_user`` is what the user owns (and may change); ``for_reader`` adds what
+    the courses they belong to publish (read only). The one place a course widens a learner's reading
+    scope; row-level security's ``course_member`` policy says the same in the database."""
+
+    course_path = "material__course"  # how a row reaches its material's course
+
+    def for_reader(self, user):
+        from courses.selectors import member_course_ids
+
+        me = owner_id_of(user)
+        return self._scoped().filter(models.Q(owner_id=me) | models.Q(**{f"{self.course_path}__in": member_course_ids(user)}))
+
+
+class MaterialQuerySet(ReadableQuerySet):
+    course_path = "course"
+
+
+class ReadableManager(OwnedManager.from_queryset(ReadableQuerySet)):
+    def for_reader(self, user):
+        """``user``'s own rows and those of the courses they belong to; ``ScopeError`` with no user."""
+        return super().get_queryset().for_reader(user)
+
+
+class MaterialManager(ReadableManager.from_queryset(MaterialQuerySet)):
+    pass
 
 REF_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
@@ -30,6 +58,9 @@ class Material(models.Model):
 
     ref_id = models.CharField(max_length=32, unique=True, default=new_ref_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="materials")
+    # The course it is published in (its owner teaches it): the course's members read it, never write it.
+    # A course deleted leaves the material in its owner's library.
+    course = models.ForeignKey("courses.Course", on_delete=models.SET_NULL, null=True, blank=True, related_name="materials")
     title = models.CharField(max_length=300)
     type = models.CharField(max_length=40, default="material")
     file = models.FileField(upload_to=material_upload_path, max_length=500)
@@ -70,7 +101,7 @@ class Material(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     ready_at = models.DateTimeField(null=True, blank=True)
 
-    objects = OwnedManager()
+    objects = MaterialManager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -100,7 +131,7 @@ class MaterialPage(models.Model):
     # "front" (title, contents, preface…) or "back" (index, bibliography): outside the chapters (baeum.extraction.structure).
     matter = models.CharField(max_length=8, blank=True)
 
-    objects = OwnedManager()
+    objects = ReadableManager()
 
     class Meta:
         ordering = ["material", "number"]
@@ -132,7 +163,7 @@ class Chunk(models.Model):
     note_spans = models.JSONField(default=list, blank=True)
     matter = models.CharField(max_length=8, blank=True)  # every page of the chunk is front or back matter
 
-    objects = OwnedManager()
+    objects = ReadableManager()
 
     class Meta:
         ordering = ["material", "chunk_index"]
@@ -178,7 +209,7 @@ class ChunkTerm(models.Model):
     tf = models.PositiveIntegerField()
     doc_length = models.PositiveIntegerField()
 
-    objects = OwnedManager()
+    objects = ReadableManager()
 
     class Meta:
         indexes = [models.Index(fields=["owner", "term"], include=["material", "chunk", "tf", "doc_length"], name="chunkterm_owner_term")]
@@ -199,7 +230,7 @@ class Gloss(models.Model):
     english = models.CharField(max_length=100)  # "branch instruction", lower case
     english_first = models.CharField(max_length=60)  # its first word as a question writes it ("branch")
 
-    objects = OwnedManager()
+    objects = ReadableManager()
 
     class Meta:
         indexes = [
@@ -221,7 +252,7 @@ class ChunkEmbedding(models.Model):
     dimension = models.PositiveIntegerField()
     embedding = VectorField()
 
-    objects = OwnedManager()
+    objects = ReadableManager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["chunk", "model"], name="unique_embedding_per_chunk_model")]

@@ -37,8 +37,18 @@ def material_list(*, user, status: str | None = None):
 
 
 def access_material(*, user, ref_id: str) -> Material:
-    """Return the user's material ``ref_id`` or raise ``MaterialNotFound`` (same error if not theirs)."""
+    """Return the user's material ``ref_id`` or raise ``MaterialNotFound`` (same error if not theirs): what
+    they may change (rename, delete, read again)."""
     material = Material.objects.for_user(user).filter(ref_id=ref_id).first()
+    if material is None:
+        raise MaterialNotFound(ref_id)
+    return material
+
+
+def read_material(*, user, ref_id: str) -> Material:
+    """Return material ``ref_id`` if the user may read it (theirs, or published in a course they belong to),
+    or raise ``MaterialNotFound``: the same error whether it does not exist or is out of their reach."""
+    material = Material.objects.for_reader(user).filter(ref_id=ref_id).first()
     if material is None:
         raise MaterialNotFound(ref_id)
     return material
@@ -59,8 +69,9 @@ def not_ready_message(material: Material) -> str:
 
 
 def materials_in_scope(*, user, ref_ids: Iterable[str] | None = None, type: str | None = None, ready_only: bool = True):
-    """Return the user's materials limited to ``ref_ids`` (each must be theirs) and ``type``."""
-    materials = Material.objects.for_user(user)
+    """Return the materials the user may read (theirs and their courses') limited to ``ref_ids`` (each must
+    be among them) and ``type``."""
+    materials = Material.objects.for_reader(user)
     if ref_ids is not None:
         wanted = list(dict.fromkeys(ref_ids))
         found = set(materials.filter(ref_id__in=wanted).values_list("ref_id", flat=True))
@@ -77,7 +88,7 @@ def materials_in_scope(*, user, ref_ids: Iterable[str] | None = None, type: str 
 
 def written_in_korean(*, user, ref_ids: Iterable[str]) -> bool | None:
     """Whether most of these materials of ``user`` are written in Korean; None when none is known."""
-    flags = list(Material.objects.for_user(user).filter(ref_id__in=list(ref_ids), korean__isnull=False).values_list("korean", flat=True))
+    flags = list(Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids), korean__isnull=False).values_list("korean", flat=True))
     return sum(flags) * 2 > len(flags) if flags else None
 
 
@@ -96,7 +107,7 @@ def page_labels(*, user, pages: Iterable[tuple[str, int]]) -> dict[tuple[str, in
     if not wanted:
         return {}
     rows = (
-        MaterialPage.objects.for_user(user)
+        MaterialPage.objects.for_reader(user)
         .filter(material__ref_id__in={ref_id for ref_id, _ in wanted}, number__in={number for _, number in wanted})
         .exclude(label="")
         .values_list("material__ref_id", "number", "label")
@@ -123,8 +134,8 @@ def with_page_labels(*, user, citations: list[dict]) -> list[dict]:
 
 def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None) -> list[MaterialPage]:
     """Return pages of one of the user's materials, for the page viewer."""
-    material = access_material(user=user, ref_id=ref_id)
-    pages = MaterialPage.objects.for_user(user).filter(material=material, number__gte=first)
+    material = read_material(user=user, ref_id=ref_id)
+    pages = MaterialPage.objects.for_reader(user).filter(material=material, number__gte=first)
     if last is not None:
         pages = pages.filter(number__lte=last)
     return list(pages.order_by("number"))
@@ -132,12 +143,12 @@ def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None
 
 def chunk_range(*, user, ref_id: str, start: int, end: int) -> list[Chunk]:
     """Return the chunks of one material between two indexes (inclusive), in order."""
-    material = access_material(user=user, ref_id=ref_id)
+    material = read_material(user=user, ref_id=ref_id)
     if end < start:
         start, end = end, start
     end = min(end, start + MAX_RANGE - 1)
     return list(
-        Chunk.objects.for_user(user)
+        Chunk.objects.for_reader(user)
         .filter(material=material, chunk_index__gte=max(0, start), chunk_index__lte=end)
         .select_related("material")
         .order_by("chunk_index")
@@ -146,7 +157,7 @@ def chunk_range(*, user, ref_id: str, start: int, end: int) -> list[Chunk]:
 
 def material_stats(*, user, ref_ids: Iterable[str]) -> dict[str, dict]:
     """Return ``{refId: {chunkCount, status, pageCount}}`` for those of ``ref_ids`` the user owns."""
-    rows = Material.objects.for_user(user).filter(ref_id__in=list(ref_ids)).values_list("ref_id", "chunk_count", "status", "page_count")
+    rows = Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids)).values_list("ref_id", "chunk_count", "status", "page_count")
     return {ref_id: {"chunkCount": chunks, "status": status, "pageCount": pages} for ref_id, chunks, status, pages in rows}
 
 
@@ -154,9 +165,9 @@ def chunk_outline(*, user, ref_id: str) -> list[dict]:
     """Return the chunk metadata of one material in order (no text): index, tokens, pages, section."""
     from django.db.models.functions import Length
 
-    material = access_material(user=user, ref_id=ref_id)
+    material = read_material(user=user, ref_id=ref_id)
     return list(
-        Chunk.objects.for_user(user)
+        Chunk.objects.for_reader(user)
         .filter(material=material)
         .order_by("chunk_index")
         .annotate(content_length=Length("content"))
@@ -180,9 +191,9 @@ def chunk_vectors(*, user, ref_id: str):
 
     from ..models import ChunkEmbedding
 
-    material = access_material(user=user, ref_id=ref_id)
+    material = read_material(user=user, ref_id=ref_id)
     rows = (
-        ChunkEmbedding.objects.for_user(user)
+        ChunkEmbedding.objects.for_reader(user)
         .filter(material=material, model=material.embedding_model)
         .order_by("chunk__chunk_index")
         .values_list("embedding", flat=True)
@@ -197,10 +208,10 @@ def term_document_frequencies(*, user, ref_ids: Iterable[str], terms: Iterable[s
 
     from ..models import ChunkTerm
 
-    materials = Material.objects.for_user(user).filter(ref_id__in=list(ref_ids))
-    total = Chunk.objects.for_user(user).filter(material__in=materials).count()
+    materials = Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids))
+    total = Chunk.objects.for_reader(user).filter(material__in=materials).count()
     rows = (
-        ChunkTerm.objects.for_user(user)
+        ChunkTerm.objects.for_reader(user)
         .filter(material__in=materials, term__in=list(set(terms)))
         .values("term")
         .annotate(df=Count("id"))

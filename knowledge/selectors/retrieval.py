@@ -146,7 +146,7 @@ def retrieve_chunks(*, user, scope: Scope) -> list[Chunk]:
     inside = Q()
     for item in scope.ranges:
         inside |= Q(material_id=materials[item.ref_id], chunk_index__gte=max(0, item.start), chunk_index__lte=item.end)
-    chunks = list(Chunk.objects.for_user(user).filter(inside).select_related("material"))
+    chunks = list(Chunk.objects.for_reader(user).filter(inside).select_related("material"))
     position = {item: number for number, item in reversed(list(enumerate(scope.ranges)))}
 
     def order(chunk: Chunk) -> tuple[int, int]:

@@ -86,14 +86,14 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class _Scope:
-    owner_id: int
+    owner_ids: list[int]  # the requesting user, and the owners of the courses' materials in scope
     material_ids: list[int]
     by_model: dict[tuple[str, int], list[int]]
     # (material id, first chunk index, last) of a scope with chunk ranges: a material named here is read
     # only inside them, in SQL (``_RANGES_SQL``); a material not named is read whole.
     ranges: tuple[tuple[int, int, int], ...] = ()
-    # Every READY material of the owner is in scope (the library, no type): a large library's own vector
-    # index then answers without a material filter (``_vector_statement``).
+    # Every READY material of the owner is in scope (the library, no type) and no course's: a large
+    # library's own vector index then answers without a material filter (``_vector_statement``).
     whole_library: bool = False
     # BM25's corpus statistics (chunks, average terms per chunk) from the materials' own rows; None when a
     # material has none recorded (made before they were kept): then the statement counts the chunks.
@@ -189,23 +189,25 @@ _RANGES_SQL = """
     ))
 """
 # For tables without the chunk's index (vectors, postings): read it from the chunk, the owner's only.
-_CHUNK_INDEX_OF = "(SELECT ci.chunk_index FROM knowledge_chunk ci WHERE ci.id = {chunk} AND ci.owner_id = %(owner)s)"
+_CHUNK_INDEX_OF = "(SELECT ci.chunk_index FROM knowledge_chunk ci WHERE ci.id = {chunk} AND ci.owner_id = ANY(%(owners)s))"
 
 
 def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Iterable[tuple[str, int, int]] = ()) -> _Scope:
     """The user's READY materials in scope (``MaterialNotFound`` for a refId not theirs), grouped by
     embedding model, with ``ranges`` (``(refId, first, last)``) resolved to material ids."""
     owner_id = owner_id_of(user)
+    owner_ids = {owner_id}
     by_model: dict[tuple[str, int], list[int]] = defaultdict(list)
     chunks_by_model: dict[tuple[str, int], int] = defaultdict(int)
     material_ids: list[int] = []
     id_of: dict[str, int] = {}
     rows = materials_in_scope(user=user, ref_ids=ref_ids, type=type).values_list(
-        "id", "ref_id", "embedding_model", "embedding_dimension", "chunk_count", "term_total", "korean"
+        "id", "ref_id", "embedding_model", "embedding_dimension", "chunk_count", "term_total", "korean", "owner_id"
     )
     chunks, terms, recorded = 0, 0, True
     languages: set[bool | None] = set()
-    for material_id, ref_id, model, dimension, chunk_count, term_total, korean in rows:
+    for material_id, ref_id, model, dimension, chunk_count, term_total, korean, material_owner in rows:
+        owner_ids.add(material_owner)
         languages.add(korean)
         material_ids.append(material_id)
         id_of[ref_id] = material_id
@@ -213,10 +215,10 @@ def _scope(*, user, ref_ids: Iterable[str] | None, type: str | None, ranges: Ite
         chunks_by_model[(model, dimension)] += chunk_count
         chunks, terms, recorded = chunks + chunk_count, terms + term_total, recorded and term_total > 0
     resolved = tuple((id_of[ref_id], int(start), int(end)) for ref_id, start, end in ranges if ref_id in id_of)
-    whole_library = ref_ids is None and not type
+    whole_library = ref_ids is None and not type and owner_ids == {owner_id}
     corpus = (float(chunks), terms / chunks) if recorded and chunks else None
     return _Scope(
-        owner_id=owner_id,
+        owner_ids=sorted(owner_ids),
         material_ids=material_ids,
         by_model=dict(by_model),
         ranges=resolved,
@@ -290,7 +292,7 @@ def _vector_literal(vector) -> str:
 
 def _vector_statement(
     *,
-    owner_id: int,
+    owner_ids: list[int],
     model: str,
     dimension: int,
     material_ids: list[int],
@@ -301,9 +303,9 @@ def _vector_statement(
 ) -> _Statement:
     """The nearest ``k`` of the owner's vectors of ``model`` within ``material_ids``; exact when the scope
     holds ``vectors`` ≤ ``EXACT_SCAN_VECTORS``, else by an HNSW index when the planner picks one."""
-    params = {"vector": _vector_literal(query_vector), "owner": owner_id, "model": model, "materials": material_ids, "k": k}
+    params = {"vector": _vector_literal(query_vector), "owners": owner_ids, "model": model, "materials": material_ids, "k": k}
     distance = f"(embedding::vector({int(dimension)})) <=> %(vector)s::vector({int(dimension)})"
-    if whole_library and owner_index_name(owner_id, model) in owner_indexes():
+    if whole_library and len(owner_ids) == 1 and owner_index_name(owner_ids[0], model) in owner_indexes():
         # The owner's own index: its predicate (owner, model) alone, so the planner reads it in order;
         # with the materials in the same WHERE its row estimate falls to a sixth and it sorts every vector.
         sql = f"""
@@ -318,14 +320,14 @@ def _vector_statement(
             ORDER BY score
             LIMIT %(k)s
         """
-        return _Statement(sql, {**params, "wide": k + OWNER_INDEX_SLACK}, ef_search=max(OWNER_INDEX_EF_SEARCH, 2 * k))
+        return _Statement(sql, {**params, "owner": owner_ids[0], "wide": k + OWNER_INDEX_SLACK}, ef_search=max(OWNER_INDEX_EF_SEARCH, 2 * k))
     if vectors is not None and vectors <= EXACT_SCAN_VECTORS:
         # OFFSET 0 keeps the subquery whole, so its ORDER BY cannot become an index scan.
         sql = f"""
             SELECT chunk_id, material_id, score FROM (
                 SELECT chunk_id, material_id, {distance} AS score
                 FROM knowledge_chunkembedding
-                WHERE owner_id = %(owner)s AND model = %(model)s AND material_id = ANY(%(materials)s) /*ranges*/
+                WHERE owner_id = ANY(%(owners)s) AND model = %(model)s AND material_id = ANY(%(materials)s) /*ranges*/
                 OFFSET 0
             ) AS every_vector
             ORDER BY score
@@ -335,7 +337,7 @@ def _vector_statement(
     sql = f"""
         SELECT chunk_id, material_id, {distance} AS score
         FROM knowledge_chunkembedding
-        WHERE owner_id = %(owner)s AND model = %(model)s AND material_id = ANY(%(materials)s) /*ranges*/
+        WHERE owner_id = ANY(%(owners)s) AND model = %(model)s AND material_id = ANY(%(materials)s) /*ranges*/
         ORDER BY score
         LIMIT %(k)s
     """
@@ -343,7 +345,7 @@ def _vector_statement(
 
 
 def _vector_search(
-    *, owner_id: int, model: str, dimension: int, material_ids: list[int], query_vector, k: int, whole_library: bool = False
+    *, owner_ids: list[int], model: str, dimension: int, material_ids: list[int], query_vector, k: int, whole_library: bool = False
 ) -> list[tuple[int, float]]:
     """Return ``(chunk_id, similarity)`` of the nearest chunks of one model, within the owner's materials.
 
@@ -352,7 +354,7 @@ def _vector_search(
     (owner, model) b-tree and sort exactly. Either way, only this owner's rows are ever compared.
     """
     statement = _vector_statement(
-        owner_id=owner_id,
+        owner_ids=owner_ids,
         model=model,
         dimension=dimension,
         material_ids=material_ids,
@@ -409,7 +411,7 @@ def _vector_statements(scope: _Scope, query: str, k: int) -> dict[str, tuple[_St
         embedder = embedder_for_model(model)
         vector = _query_vector(embedder, query)
         statement = _vector_statement(
-            owner_id=scope.owner_id,
+            owner_ids=scope.owner_ids,
             model=model,
             dimension=dimension,
             material_ids=material_ids,
@@ -445,7 +447,7 @@ _BM25_SQL = """
     ),
     corpus AS MATERIALIZED (/*corpus*/
         SELECT count(*)::float8 AS n, coalesce(avg(term_count), 1)::float8 AS avgdl
-        FROM knowledge_chunk WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s)
+        FROM knowledge_chunk WHERE owner_id = ANY(%(owners)s) AND material_id = ANY(%(materials)s)
     ),
     df AS MATERIALIZED (
         -- Term by term through the (owner, term) index: counted over all the terms at once, the
@@ -453,7 +455,7 @@ _BM25_SQL = """
         SELECT q.term, d.df FROM query_terms q
         CROSS JOIN LATERAL (
             SELECT count(*)::float8 AS df FROM knowledge_chunkterm
-            WHERE owner_id = %(owner)s AND term = q.term AND material_id = ANY(%(materials)s)
+            WHERE owner_id = ANY(%(owners)s) AND term = q.term AND material_id = ANY(%(materials)s)
         ) AS d
         WHERE d.df > 0
     ),
@@ -467,7 +469,7 @@ _BM25_SQL = """
     SELECT p.chunk_id, p.material_id,
            sum(w.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(w.avgdl, 1)))) AS score
     FROM knowledge_chunkterm p JOIN weights w USING (term)
-    WHERE p.owner_id = %(owner)s AND p.term = ANY(%(terms)s) AND p.material_id = ANY(%(materials)s) /*ranges*/
+    WHERE p.owner_id = ANY(%(owners)s) AND p.term = ANY(%(terms)s) AND p.material_id = ANY(%(materials)s) /*ranges*/
     GROUP BY p.chunk_id, p.material_id
     ORDER BY score DESC
     LIMIT %(k)s
@@ -508,7 +510,7 @@ def glosses(*, user, question: str) -> list[str]:
     terms = glossary.korean_terms(question)
     if not terms:
         return []
-    rows = Gloss.objects.for_user(user).filter(head__in=terms).values_list("before", "head", "english")
+    rows = Gloss.objects.for_reader(user).filter(head__in=terms).values_list("before", "head", "english")
     return glossary.english_names(question, (glossary.Gloss(*row) for row in rows))
 
 
@@ -517,7 +519,7 @@ def korean_names(*, user, question: str) -> list[str]:
     keys = glossary.english_keys(question)
     if not keys:
         return []
-    rows = Gloss.objects.for_user(user).filter(english_first__in=keys).values_list("before", "head", "english")
+    rows = Gloss.objects.for_reader(user).filter(english_first__in=keys).values_list("before", "head", "english")
     return glossary.korean_names(question, (glossary.Gloss(*row) for row in rows))
 
 
@@ -540,7 +542,7 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
             {
                 **corpus,
                 "terms": terms,
-                "owner": scope.owner_id,
+                "owners": scope.owner_ids,
                 "materials": scope.material_ids,
                 "k1": BM25_K1,
                 "b": BM25_B,
@@ -559,7 +561,7 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
             _IDENTIFIER_SQL,
             {
                 "patterns": [f"%{_escape_like(identifier)}%" for identifier in identifiers],
-                "owner": scope.owner_id,
+                "owners": scope.owner_ids,
                 "materials": scope.material_ids,
                 "k": k,
             },
@@ -599,7 +601,7 @@ _IDENTIFIER_SQL = """
     FROM unnest(%(patterns)s::text[]) AS identifier(pattern)
     CROSS JOIN LATERAL (
         SELECT id, material_id FROM knowledge_chunk
-        WHERE owner_id = %(owner)s AND material_id = ANY(%(materials)s) AND content ILIKE identifier.pattern /*ranges*/
+        WHERE owner_id = ANY(%(owners)s) AND material_id = ANY(%(materials)s) AND content ILIKE identifier.pattern /*ranges*/
         LIMIT %(k)s
     ) AS c
 """
@@ -613,7 +615,7 @@ def _escape_like(text: str) -> str:
 
 
 def _hits(user, ranked: Sequence[tuple[int, float]], vector: dict[int, float], lexical: dict[int, float]) -> list[SearchHit]:
-    chunks = Chunk.objects.for_user(user).select_related("material").in_bulk([chunk_id for chunk_id, _ in ranked])
+    chunks = Chunk.objects.for_reader(user).select_related("material").in_bulk([chunk_id for chunk_id, _ in ranked])
     return [
         SearchHit(chunk=chunks[chunk_id], score=score, vector_score=vector.get(chunk_id), lexical_score=lexical.get(chunk_id))
         for chunk_id, score in ranked
@@ -776,7 +778,7 @@ def chunk_search_hybrid(
 _EXACT_SIMILARITY_SQL = """
     SELECT chunk_id, material_id, (embedding::vector({dimension})) <=> %(vector)s::vector({dimension}) AS score
     FROM knowledge_chunkembedding
-    WHERE owner_id = %(owner)s AND model = %(model)s AND chunk_id = ANY(%(chunks)s)
+    WHERE owner_id = ANY(%(owners)s) AND model = %(model)s AND chunk_id = ANY(%(chunks)s)
 """
 
 
@@ -789,7 +791,7 @@ def _exact_similarities(scope: _Scope, query: str, chunk_ids: list[int]) -> dict
     statements = {}
     for model, dimension in scope.by_model:
         vector = _vector_literal(_query_vector(embedder_for_model(model), query))
-        params = {"vector": vector, "owner": scope.owner_id, "model": model, "chunks": chunk_ids}
+        params = {"vector": vector, "owners": scope.owner_ids, "model": model, "chunks": chunk_ids}
         statements[model] = _Statement(_EXACT_SIMILARITY_SQL.format(dimension=int(dimension)), params)
     rows = _run_together(statements)
     return {chunk_id: value for model in statements for chunk_id, value in _similarity_ranking(rows[model])}
@@ -806,7 +808,7 @@ def _source_statement(scope: _Scope, hints: list[str]) -> _Statement | None:
     statement = _Statement(
         _SOURCE_SQL,
         {
-            "owner": scope.owner_id,
+            "owners": scope.owner_ids,
             "materials": scope.material_ids,
             "patterns": [f"%{_escape_like(name)}%" for name in names],
             "chains": ["%" + "%".join(_escape_like(word) for word in name.split()) + "%" for name in names],
@@ -840,7 +842,7 @@ _SOURCE_SQL = """
         FROM knowledge_materialpage p
         CROSS JOIN LATERAL (SELECT lower(substr(p.text, 1, %(head_chars)s)) AS prefix OFFSET 0) AS x
         CROSS JOIN LATERAL (SELECT x.prefix, length(x.prefix) - length(replace(x.prefix, E'\\n', '')) AS lines OFFSET 0) AS h
-        WHERE p.owner_id = %(owner)s AND p.material_id = ANY(%(materials)s)
+        WHERE p.owner_id = ANY(%(owners)s) AND p.material_id = ANY(%(materials)s)
     ),
     titled AS MATERIALIZED (  -- each page checked once, not once per chunk it is joined with
         SELECT material_id, number FROM head
@@ -855,7 +857,7 @@ _SOURCE_SQL = """
     SELECT DISTINCT c.id AS chunk_id, c.material_id, NULL::float8 AS score
     FROM titled t
     JOIN knowledge_chunk c
-      ON c.owner_id = %(owner)s AND c.material_id = t.material_id AND c.page_number <= t.number AND c.page_end >= t.number
+      ON c.owner_id = ANY(%(owners)s) AND c.material_id = t.material_id AND c.page_number <= t.number AND c.page_end >= t.number
     WHERE true /*ranges*/
 """
 

@@ -13,9 +13,11 @@ from django.utils.translation import gettext as _
 
 from baeum.errors import BaeumError
 from baeum.extraction import readers as extract
+from courses.selectors import course_taught
 
 from ..failure_reasons import reason_translate
 from ..models import Material
+from ..selectors.materials import MaterialNotFound
 from .page_images import material_page_images_delete
 from .vector_indexes import vector_indexes_sync_later
 
@@ -129,6 +131,17 @@ def _remove_material_directory(storage, file_name: str) -> None:
     directory = Path(storage.path(file_name)).parent
     if directory.name and directory.parent.parent.name == "materials":
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def material_publish(*, user, material: Material, course_id: int | None) -> Material:
+    """Publish one of the user's materials in a course they teach (``course_id``), or take it out of its
+    course (None): the course's members read it from the next request on, or no longer."""
+    if material.owner_id != user.pk:
+        raise MaterialNotFound(material.ref_id)
+    course = course_taught(user=user, course_id=course_id) if course_id is not None else None
+    material.course = course
+    material.save(update_fields=["course", "updated_at"])
+    return material
 
 
 def material_rename(*, material: Material, title: str) -> Material:

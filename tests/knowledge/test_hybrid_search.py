@@ -196,12 +196,12 @@ def test_a_named_source_counts_only_pages_titled_with_it_as_a_reader_sees_them(u
     ]
     mine = _filing(user, pages)
     theirs = _filing(other_user, pages)
-    scope = search._Scope(owner_id=user.pk, material_ids=[mine.pk], by_model={})
+    scope = search._Scope(owner_ids=[user.pk], material_ids=[mine.pk], by_model={})
     assert _pages_of(search._source_chunks(scope, ["cash flow statement"])) == {2, 5}
     assert _pages_of(search._source_chunks(scope, ["balance sheet"])) == {4}
     assert search._source_chunks(scope, []) == set()
     # Another learner's identical pages are never among them, even when their material is named.
-    crossing = search._Scope(owner_id=user.pk, material_ids=[mine.pk, theirs.pk], by_model={})
+    crossing = search._Scope(owner_ids=[user.pk], material_ids=[mine.pk, theirs.pk], by_model={})
     found = search._source_chunks(crossing, ["cash flow statement"])
     assert set(Chunk.objects.unscoped().filter(pk__in=found).values_list("owner_id", flat=True)) == {user.pk}  # checking the owner
 

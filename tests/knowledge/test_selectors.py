@@ -183,7 +183,7 @@ def test_filtered_vector_search_returns_k_results_among_many_other_owners(user, 
         plan = "\n".join(row[0] for row in cursor.fetchall())
         assert "chunkemb_hnsw_use_multilingual_v3" in plan
         found = search._vector_search(
-            owner_id=user.pk, model="use-multilingual-v3", dimension=512, material_ids=[material.pk], query_vector=query_vector, k=k
+            owner_ids=[user.pk], model="use-multilingual-v3", dimension=512, material_ids=[material.pk], query_vector=query_vector, k=k
         )
         transaction.set_rollback(True)
     assert len(found) == k

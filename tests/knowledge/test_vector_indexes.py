@@ -53,7 +53,7 @@ def test_a_large_library_gets_its_own_index_searches_read_it_and_it_goes_when_th
 
     search.owner_indexes_forget()
     statement = search._vector_statement(
-        owner_id=user.pk,
+        owner_ids=[user.pk],
         model=books[0].embedding_model,
         dimension=512,
         material_ids=[b.pk for b in books],

@@ -162,7 +162,7 @@ class Command(BaseCommand):
             # Every probe searches its owner's whole library (the owner's materials are all in ``materials``),
             # with the corpus statistics its material rows would give (chunks, terms per chunk).
             scope = search._Scope(
-                owner_id=owner, material_ids=materials, by_model={(MODEL, DIMENSION): materials}, whole_library=True, corpus=corpus
+                owner_ids=[owner], material_ids=materials, by_model={(MODEL, DIMENSION): materials}, whole_library=True, corpus=corpus
             )
 
             # Hybrid first: it pays for reading this neighbourhood of the index into shared buffers, as a
@@ -172,7 +172,7 @@ class Command(BaseCommand):
                 embedder=embedder,
                 similarity=dict(
                     search._vector_search(
-                        owner_id=owner,
+                        owner_ids=[owner],
                         model=MODEL,
                         dimension=DIMENSION,
                         material_ids=materials,
@@ -188,7 +188,7 @@ class Command(BaseCommand):
 
             began = time.perf_counter()
             approximate = search._vector_search(
-                owner_id=owner, model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=k, whole_library=True
+                owner_ids=[owner], model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=k, whole_library=True
             )
             modes["semantic"].append((time.perf_counter() - began) * 1000)
 

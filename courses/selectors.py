@@ -1,0 +1,73 @@
+"""Reads of courses, memberships and invitations, each scoped to the requesting user."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from accounts.scoping import owner_id_of
+from baeum.errors import NotFound
+
+from .models import Course, Invitation, Membership
+
+
+class CourseNotFound(NotFound):
+    """No such course for this user: it does not exist, or they neither teach nor belong to it (never said which)."""
+
+    def __init__(self, course_id):
+        from django.utils.translation import gettext as _
+
+        super().__init__(_("No course %(id)s among yours.") % {"id": course_id})
+
+
+def member_course_ids(user) -> QuerySet:
+    """The ids of the courses ``user`` belongs to, as a subquery: what widens their reading scope to the
+    courses' materials (``knowledge.models.ReadableQuerySet.for_reader``). Row-level security says the same
+    in the database (``accounts.rls.course_member_sql``)."""
+    return Membership.objects.for_user(user).filter(user_id=owner_id_of(user)).values("course_id")
+
+
+def course_list(*, user) -> QuerySet:
+    """The courses ``user`` teaches or belongs to, newest first, with their member counts."""
+    me = owner_id_of(user)
+    return (
+        Course.objects.unscoped()  # scoped just below: taught by or joined by the user
+        .filter(Q(owner_id=me) | Q(id__in=member_course_ids(user)))
+        .annotate(member_count=Count("memberships", filter=Q(memberships__role=Membership.Role.LEARNER)))
+        .select_related("owner")
+    )
+
+
+def course_get(*, user, course_id: int) -> Course:
+    """A course ``user`` teaches or belongs to, or ``CourseNotFound``."""
+    course = course_list(user=user).filter(pk=course_id).first()
+    if course is None:
+        raise CourseNotFound(course_id)
+    return course
+
+
+def course_taught(*, user, course_id: int) -> Course:
+    """A course ``user`` owns (the teacher's actions), or ``CourseNotFound``: a member is no teacher."""
+    course = Course.objects.for_user(user).filter(pk=course_id).first()
+    if course is None:
+        raise CourseNotFound(course_id)
+    return course
+
+
+def is_teacher(user, course: Course) -> bool:
+    return course.owner_id == owner_id_of(user)
+
+
+def roster(*, user, course_id: int) -> QuerySet:
+    """The memberships of a course ``user`` teaches, oldest first."""
+    course = course_taught(user=user, course_id=course_id)
+    return Membership.objects.for_user(user).filter(course=course).select_related("user")
+
+
+def invitation_list(*, user, course_id: int) -> QuerySet:
+    course = course_taught(user=user, course_id=course_id)
+    return Invitation.objects.for_user(user).filter(course=course)
+
+
+def invitation_usable(invitation: Invitation) -> bool:
+    return invitation.revoked_at is None and invitation.expires_at > timezone.now()

@@ -1,0 +1,153 @@
+"""Writes of courses: create and edit a course, invite, join, leave, remove a member.
+
+A course is made by a teacher: a user allowed to add courses (the "Content managers" group has the
+permission; ``manage.py content_managers --add EMAIL``). Joining happens only here, after the code is
+checked: row-level security lets no learner write a membership (``courses_membership``'s owner is the
+course's owner), so the insert runs in the system context with the reason said.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.rls import rls_system
+from accounts.scoping import owner_id_of
+from baeum.errors import BaeumError, NotFound
+from core.learner_cache import learner_cache_forget
+
+from .models import Course, Invitation, Membership
+from .selectors import course_taught, invitation_usable
+
+INVITATION_DAYS = 14  # how long a new invitation is good for, unless the teacher says otherwise
+MAX_INVITATION_DAYS = 365
+
+
+class NotATeacher(BaeumError, PermissionError):
+    """The user may not make courses: teachers are users given the permission (the "Content managers" group)."""
+
+    code = "not_a_teacher"
+    status = 403
+
+
+class InvitationInvalid(NotFound):
+    """No usable invitation has this code: unknown, expired, revoked, or for another address (never said which
+    of the first three, so codes cannot be probed)."""
+
+    code = "invitation_invalid"
+
+
+def may_teach(user) -> bool:
+    return bool(user and user.is_authenticated and user.has_perm("courses.add_course"))
+
+
+def course_create(*, user, title: str, description: str = "", language: str = Course.Language.KOREAN) -> Course:
+    if not may_teach(user):
+        raise NotATeacher(_("Only teachers can make courses. Ask an administrator to make you a content manager."))
+    title = title.strip()
+    if not title:
+        raise BaeumError(_("A course needs a title."), code="invalid")
+    return Course.objects.create(owner=user, title=title[:200], description=description.strip(), language=language)
+
+
+def course_update(*, user, course_id: int, **fields) -> Course:
+    course = course_taught(user=user, course_id=course_id)
+    for name in ("title", "description", "language"):
+        if fields.get(name) is not None:
+            setattr(course, name, fields[name].strip() if name != "language" else fields[name])
+    if not course.title:
+        raise BaeumError(_("A course needs a title."), code="invalid")
+    course.save()
+    return course
+
+
+def course_delete(*, user, course_id: int) -> None:
+    """Delete a course the user teaches; its materials stay in the teacher's library, its members lose them."""
+    course = course_taught(user=user, course_id=course_id)
+    member_ids = list(Membership.objects.for_user(user).filter(course=course).values_list("user_id", flat=True))
+    course.delete()
+    for member_id in member_ids:
+        learner_cache_forget(member_id)
+
+
+def invitation_create(
+    *, user, course_id: int, email: str = "", days: int = INVITATION_DAYS, role: str = Membership.Role.LEARNER
+) -> Invitation:
+    course = course_taught(user=user, course_id=course_id)
+    if not 1 <= days <= MAX_INVITATION_DAYS:
+        raise BaeumError(
+            _("An invitation lasts 1 to %(days)d days.") % {"days": MAX_INVITATION_DAYS}, code="invalid", details={"days": days}
+        )
+    for _attempt in range(5):  # a code already taken (1 in 10^11) is drawn again
+        try:
+            with transaction.atomic():
+                return Invitation.objects.create(
+                    course=course, owner=user, email=email.strip().lower(), role=role, expires_at=timezone.now() + timedelta(days=days)
+                )
+        except IntegrityError:
+            continue
+    raise RuntimeError("Could not draw an unused invitation code.")
+
+
+def invitations_for_emails(*, user, course_id: int, emails: list[str], days: int = INVITATION_DAYS) -> list[Invitation]:
+    """One invitation per address (each usable only by that address's account), duplicates once."""
+    wanted = list(dict.fromkeys(address.strip().lower() for address in emails if address.strip()))
+    return [invitation_create(user=user, course_id=course_id, email=address, days=days) for address in wanted]
+
+
+def invitation_revoke(*, user, course_id: int, code: str) -> Invitation:
+    course = course_taught(user=user, course_id=course_id)
+    invitation = Invitation.objects.for_user(user).filter(course=course, code=code.strip().upper()).first()
+    if invitation is None:
+        raise InvitationInvalid(_("No invitation %(code)s for this course.") % {"code": code})
+    if invitation.revoked_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+    return invitation
+
+
+def course_join(*, user, code: str) -> Membership:
+    """Join the course an invitation ``code`` is for; joining again returns the membership already held.
+    A teacher joining their own course is refused: they read it as its owner already."""
+    me = owner_id_of(user)
+    refused = InvitationInvalid(
+        _("This invitation code is not valid: it may have expired or been revoked. Ask your teacher for a new one.")
+    )
+    with rls_system(why="a learner joins by code: read the invitation the code names and write the membership"), transaction.atomic():
+        invitation = Invitation.objects.unscoped().select_related("course").filter(code=code.strip().upper()).first()
+        if invitation is None or not invitation_usable(invitation):
+            raise refused
+        if invitation.email and invitation.email != (user.email or "").lower():
+            raise refused
+        course = invitation.course
+        if course.owner_id == me:
+            raise BaeumError(_("You teach this course already."), code="own_course", status=409)
+        membership, made = Membership.objects.unscoped().get_or_create(
+            course=course, user_id=me, defaults={"course_owner_id": course.owner_id, "role": invitation.role}
+        )
+        if made:
+            Invitation.objects.unscoped().filter(pk=invitation.pk).update(uses=F("uses") + 1)
+    return membership
+
+
+def course_leave(*, user, course_id: int) -> None:
+    """Leave a course: its materials are out of the learner's reach at once (scoped reads, row-level
+    security, and the cached conversation memory that may quote them)."""
+    me = owner_id_of(user)
+    deleted, _rows = Membership.objects.for_user(user).filter(course_id=course_id, user_id=me).delete()
+    if not deleted:
+        raise NotFound(_("You are not in course %(id)s.") % {"id": course_id})
+    learner_cache_forget(me)
+
+
+def member_remove(*, user, course_id: int, member_id: int) -> None:
+    """The teacher removes a member; the same at once as the member leaving."""
+    course = course_taught(user=user, course_id=course_id)
+    deleted, _rows = Membership.objects.for_user(user).filter(course=course, user_id=member_id).delete()
+    if not deleted:
+        raise NotFound(_("No such member in this course."))
+    learner_cache_forget(member_id)
