@@ -27,6 +27,7 @@ api_v1 = [
     path("", include("knowledge.urls")),
     path("", include("plans.urls")),
     path("", include("chat.urls")),
+    path("", include("courses.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", ApiDocsView.as_view(url_name="schema"), name="api-docs"),
 ]

@@ -18,7 +18,7 @@ from . import selectors
 from .failure_reasons import reason_translate
 from .models import Material
 from .selectors.materials import material_file_open
-from .services.materials import material_create, material_delete, material_reingest, material_rename
+from .services.materials import material_create, material_delete, material_publish, material_reingest, material_rename
 
 
 def _material_location(request, material: Material) -> str:
@@ -67,6 +67,7 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
     sizeBytes = serializers.IntegerField(source="size_bytes")
     embeddingModel = serializers.CharField(source="embedding_model")
     embeddingUpgrade = serializers.SerializerMethodField()
+    courseId = serializers.IntegerField(source="course_id", allow_null=True, help_text="the course it is published in, or null")
     createdAt = serializers.DateTimeField(source="created_at")
 
     class Meta:
@@ -87,6 +88,7 @@ class MaterialOutputSerializer(serializers.ModelSerializer):
             "sizeBytes",
             "embeddingModel",
             "embeddingUpgrade",
+            "courseId",
             "createdAt",
         ]
 
@@ -142,12 +144,24 @@ class MaterialListCreateApi(APIView):
 
     @extend_schema(
         operation_id="materials_list",
-        parameters=[OpenApiParameter("status", str, enum=list(Material.Status.values), required=False)],
+        parameters=[
+            OpenApiParameter("status", str, enum=list(Material.Status.values), required=False),
+            OpenApiParameter(
+                "courseId", int, required=False, description="the materials of a course you teach or belong to, instead of yours"
+            ),
+        ],
         responses=paginated_schema(MaterialOutputSerializer, "PaginatedMaterials"),
     )
     def get(self, request):
-        """List your materials, newest first (paginated; filter by status)."""
-        materials = selectors.material_list(user=request.user, status=request.query_params.get("status") or None)
+        """List your materials, newest first (paginated; filter by status), or a course's (`courseId`)."""
+        status_filter = request.query_params.get("status") or None
+        raw_course = request.query_params.get("courseId")
+        if raw_course not in (None, ""):
+            if not raw_course.isdigit():
+                raise ApiError("courseId must be a number.", code="invalid", details={"courseId": raw_course})
+            materials = selectors.course_materials(user=request.user, course_id=int(raw_course), status=status_filter)
+        else:
+            materials = selectors.material_list(user=request.user, status=status_filter)
         return paginate(request, self, materials, MaterialOutputSerializer)
 
     @extend_schema(operation_id="materials_create", request={"multipart/form-data": InputSerializer}, responses={202: CreatedSerializer})
@@ -177,22 +191,28 @@ class MaterialDetailApi(APIView):
     @extend_schema(operation_id="materials_retrieve", responses=MaterialOutputSerializer)
     def get(self, request, ref_id: str):
         """Read one material: status, processing progress, counts, and why it failed."""
-        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        material = selectors.read_material(user=request.user, ref_id=ref_id)
         return Response(MaterialOutputSerializer(material).data)
 
     class UpdateSerializer(serializers.Serializer):
         class Meta:
             ref_name = "MaterialUpdateInput"
 
-        title = serializers.CharField(max_length=300)
+        title = serializers.CharField(max_length=300, required=False)
+        courseId = serializers.IntegerField(
+            required=False, allow_null=True, min_value=1, help_text="publish it in a course you teach; null takes it out of its course"
+        )
 
     @extend_schema(operation_id="materials_partial_update", request=UpdateSerializer, responses=MaterialOutputSerializer)
     def patch(self, request, ref_id: str):
-        """Rename a material (its stored file keeps its name)."""
+        """Rename a material (its stored file keeps its name), or publish it in a course you teach."""
         material = selectors.access_material(user=request.user, ref_id=ref_id)
         data = self.UpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        material = material_rename(material=material, title=data.validated_data["title"])
+        if "title" in data.validated_data:
+            material = material_rename(material=material, title=data.validated_data["title"])
+        if "courseId" in data.validated_data:
+            material = material_publish(user=request.user, material=material, course_id=data.validated_data["courseId"])
         return Response(MaterialOutputSerializer(material).data)
 
     @extend_schema(operation_id="materials_destroy", responses={204: None})
@@ -314,7 +334,7 @@ class MaterialPagesApi(APIView):
     def get(self, request, ref_id: str):
         """Read a material's pages between `first` and `last` (at most 50; default: ten from `first`), for a page
         viewer. A range outside the material, backwards or wider than 50 pages is a 400 that says which."""
-        material = selectors.access_material(user=request.user, ref_id=ref_id)
+        material = selectors.read_material(user=request.user, ref_id=ref_id)
         first, last = _page_range(request.query_params, material)
         pages = selectors.material_pages(user=request.user, ref_id=ref_id, first=first, last=last)
         return Response(self.PageSerializer(pages, many=True).data)

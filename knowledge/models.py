@@ -35,6 +35,7 @@ class ReadableManager(OwnedManager.from_queryset(ReadableQuerySet)):
 class MaterialManager(ReadableManager.from_queryset(MaterialQuerySet)):
     pass
 
+
 REF_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
 

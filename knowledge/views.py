@@ -83,7 +83,7 @@ def library_rows(request):
 
 @login_required
 def material_detail(request, ref_id: str):
-    material = selectors.access_material(user=request.user, ref_id=ref_id)
+    material = selectors.read_material(user=request.user, ref_id=ref_id)
     try:
         number = max(1, int(request.GET.get("page", 1)))
     except ValueError:
@@ -110,7 +110,7 @@ def material_detail(request, ref_id: str):
 @require_GET
 def material_page_image_view(request, ref_id: str, number: int):
     """The picture of one original page (WebP), drawn on first view; only its owner can see it."""
-    material = selectors.access_material(user=request.user, ref_id=ref_id)
+    material = selectors.read_material(user=request.user, ref_id=ref_id)
     try:
         path = material_page_image(material=material, number=number)
     except PageImageUnavailable as error:

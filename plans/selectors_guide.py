@@ -116,7 +116,7 @@ def study_guide(*, user, ref_id: str, llm=None) -> StudyGuide:
     """A material's study guide: its headings with their pages, under each the key points of the plan
     sessions that read it (the newest ready plan with this material), and a glossary of the terms it
     defines, each with the page of its defining sentence."""
-    material = knowledge.access_material(user=user, ref_id=ref_id)
+    material = knowledge.read_material(user=user, ref_id=ref_id)
     reading = material_reading(user=user, material=material)
     guide = StudyGuide(ref_id=material.ref_id, title=material.title, page_count=material.page_count, glossary=reading["glossary"])
     guide.sections = [{**heading, "keyPoints": []} for heading in reading["headings"]]

@@ -3,10 +3,19 @@
 from django.db import migrations
 
 
+# The group's permissions when this migration was written (later apps' permissions do not exist yet here).
+PERMISSIONS = {
+    "knowledge": ["view_material", "add_material", "change_material", "view_chunk"],
+    "plans": ["view_plan", "change_plan", "view_module", "view_studysession"],
+    "chat": ["view_conversation", "change_conversation", "view_message"],
+    "accounts": ["view_user"],
+}
+
+
 def create_group(apps, schema_editor):
     from accounts.content_managers import content_managers_group_sync
 
-    content_managers_group_sync(apps=apps)
+    content_managers_group_sync(apps=apps, permissions=PERMISSIONS)
 
 
 def delete_group(apps, schema_editor):

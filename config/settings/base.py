@@ -263,6 +263,7 @@ REST_FRAMEWORK = {
         "reingest": env("BAEUM_THROTTLE_REINGEST", default="30/hour"),
         "plans": env("BAEUM_THROTTLE_PLANS", default="30/hour"),
         "healthz": env("BAEUM_THROTTLE_HEALTHZ", default="120/min"),  # per address (NUM_PROXIES)
+        "course_join": env("BAEUM_THROTTLE_COURSE_JOIN", default="20/hour"),  # invitation codes are not for guessing
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -277,7 +278,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Several serializers have a "kind"; each choice set gets its own name.
-    "ENUM_NAME_OVERRIDES": {"NoteKindEnum": "plans.models.Note.Kind", "CardKindEnum": "plans.models.Card.Kind"},
+    "ENUM_NAME_OVERRIDES": {
+        "NoteKindEnum": "plans.models.Note.Kind", "CardKindEnum": "plans.models.Card.Kind",
+        "CourseLanguageEnum": "courses.models.Course.Language",
+        "MembershipRoleEnum": "courses.models.Membership.Role",
+    },
 }
 
 # --- Baeum -----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ REST_FRAMEWORK = {
         "reingest": "100000/min",
         "plans": "100000/min",
         "healthz": "100000/min",
+        "course_join": "100000/min",
     },
 }
 MEDIA_ROOT = BASE_DIR / ".baeum" / "test-media"  # noqa: F405

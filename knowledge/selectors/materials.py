@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from django.utils.translation import gettext as _
 
 from baeum.errors import NotFound
+from courses.selectors import course_get
 
 from ..models import Chunk, Material, MaterialPage
 
@@ -33,6 +34,13 @@ class MaterialFileMissing(NotFound):
 def material_list(*, user, status: str | None = None):
     """Return the user's materials, newest first."""
     materials = Material.objects.for_user(user)
+    return materials.filter(status=status) if status else materials
+
+
+def course_materials(*, user, course_id: int, status: str | None = None):
+    """The materials of a course the user teaches or belongs to, newest first (``CourseNotFound`` otherwise)."""
+    course = course_get(user=user, course_id=course_id)
+    materials = Material.objects.for_reader(user).filter(course=course)
     return materials.filter(status=status) if status else materials
 
 

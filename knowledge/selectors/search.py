@@ -320,7 +320,9 @@ def _vector_statement(
             ORDER BY score
             LIMIT %(k)s
         """
-        return _Statement(sql, {**params, "owner": owner_ids[0], "wide": k + OWNER_INDEX_SLACK}, ef_search=max(OWNER_INDEX_EF_SEARCH, 2 * k))
+        return _Statement(
+            sql, {**params, "owner": owner_ids[0], "wide": k + OWNER_INDEX_SLACK}, ef_search=max(OWNER_INDEX_EF_SEARCH, 2 * k)
+        )
     if vectors is not None and vectors <= EXACT_SCAN_VECTORS:
         # OFFSET 0 keeps the subquery whole, so its ORDER BY cannot become an index scan.
         sql = f"""

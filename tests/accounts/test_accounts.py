@@ -155,8 +155,12 @@ def test_deleting_the_account_removes_every_row_and_file_and_nothing_of_the_othe
     assert not (Path(settings.MEDIA_ROOT) / "materials" / str(user.pk)).exists()
     from accounts.services import owned_models
 
+    from django.db.models import Q
+
     for model in owned_models():
-        assert not model.objects.unscoped().filter(owner_id=user.pk).exists(), model
+        columns = {field.attname for field in model._meta.concrete_fields} & {"owner_id", "user_id", "course_owner_id"}
+        assert columns, model
+        assert not model.objects.unscoped().filter(Q(*[(column, user.pk) for column in columns], _connector=Q.OR)).exists(), model
     assert not DeviceToken.objects.filter(user_id=user.pk).exists() and not Token.objects.filter(user_id=user.pk).exists()
     assert cache.keys(f"learner:{user.pk}:*") == []  # conversation memory and every other cached value of the learner
     assert cache.keys(f"learner:{other_user.pk}:chat:memory:*")

@@ -44,6 +44,9 @@ OWNED_MODELS = [
     ("plans", "Review"),
     ("chat", "Conversation"),
     ("chat", "Message"),
+    ("courses", "Course"),
+    ("courses", "Membership"),
+    ("courses", "Invitation"),
 ]
 
 
@@ -90,6 +93,20 @@ def owner_data(user, ingest, django_capture_on_commit_callbacks):
     session = plan.sessions.get(number=1)
     cards = cards_from_key_points(user=user, plan=plan, session=session)
     questions = session_content(user=user, plan=plan, session=session).questions
+    # The owner teaches a course with the material in it, an invitation and a learner who joined.
+    from django.contrib.auth.models import Permission
+
+    from courses.services import course_create, course_join, invitation_create
+    from knowledge.services.materials import material_publish
+    from tests.factories import UserFactory
+
+    user.user_permissions.add(Permission.objects.get(codename="add_course"))
+    teacher = type(user).objects.get(pk=user.pk)
+    course = course_create(user=teacher, title="Registers 101")
+    material_publish(user=teacher, material=material, course_id=course.pk)
+    invitation = invitation_create(user=teacher, course_id=course.pk)
+    learner = UserFactory()
+    course_join(user=learner, code=invitation.code)
     return {
         "ref_id": material.ref_id,
         "plan_id": plan.pk,
@@ -99,6 +116,9 @@ def owner_data(user, ingest, django_capture_on_commit_callbacks):
         "message_id": reply.pk,
         "card_id": cards[0].pk,
         "question_id": questions[0]["id"],
+        "course_id": course.pk,
+        "code": invitation.code,
+        "user_id": learner.pk,
     }
 
 

@@ -24,14 +24,16 @@ def superuser_client(client):
 
 
 def _migrate_content_managers() -> Group:
-    """Run the migration's own code with its historical models (other tests' flushes remove its rows)."""
+    """Run the migrations' own code with their historical models (other tests' flushes remove its rows): the
+    group is made, then given the courses' permissions."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connection)
-    migration = executor.loader.get_migration("accounts", "0004_content_managers_group")
-    state_apps = executor.loader.project_state(("accounts", "0004_content_managers_group")).apps
-    migration.operations[0].code(state_apps, None)
+    for name in ("0004_content_managers_group", "0006_content_managers_teach_courses"):
+        migration = executor.loader.get_migration("accounts", name)
+        state_apps = executor.loader.project_state(("accounts", name)).apps
+        migration.operations[0].code(state_apps, None)
     return Group.objects.get(name=GROUP_NAME)
 
 

@@ -188,7 +188,13 @@ class Command(BaseCommand):
 
             began = time.perf_counter()
             approximate = search._vector_search(
-                owner_ids=[owner], model=MODEL, dimension=DIMENSION, material_ids=materials, query_vector=query_vector, k=k, whole_library=True
+                owner_ids=[owner],
+                model=MODEL,
+                dimension=DIMENSION,
+                material_ids=materials,
+                query_vector=query_vector,
+                k=k,
+                whole_library=True,
             )
             modes["semantic"].append((time.perf_counter() - began) * 1000)
 
