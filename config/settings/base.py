@@ -279,7 +279,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Several serializers have a "kind"; each choice set gets its own name.
     "ENUM_NAME_OVERRIDES": {
-        "NoteKindEnum": "plans.models.Note.Kind", "CardKindEnum": "plans.models.Card.Kind",
+        "NoteKindEnum": "plans.models.Note.Kind",
+        "CardKindEnum": "plans.models.Card.Kind",
         "CourseLanguageEnum": "courses.models.Course.Language",
         "MembershipRoleEnum": "courses.models.Membership.Role",
     },

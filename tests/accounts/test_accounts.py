@@ -153,9 +153,9 @@ def test_deleting_the_account_removes_every_row_and_file_and_nothing_of_the_othe
     assert not User.objects.filter(pk=user.pk).exists()
     assert not my_directory.exists(), list(my_directory.rglob("*"))
     assert not (Path(settings.MEDIA_ROOT) / "materials" / str(user.pk)).exists()
-    from accounts.services import owned_models
-
     from django.db.models import Q
+
+    from accounts.services import owned_models
 
     for model in owned_models():
         columns = {field.attname for field in model._meta.concrete_fields} & {"owner_id", "user_id", "course_owner_id"}
