@@ -7,6 +7,7 @@ from accounts import urls as account_urls
 from accounts import views as account_views
 from chat import views as chat_views
 from core.api_errors import FALLBACK_ROUTE_NAME, api_fallback
+from courses import views as course_views
 from knowledge import views as knowledge_views
 from plans import views as plan_views
 from plans import views_study
@@ -47,6 +48,8 @@ pages = [
     path("reset/<uidb64>/<token>/", account_views.password_reset_confirm, name="password-reset-confirm"),
     path("reset/done/", account_views.password_reset_complete, name="password-reset-complete"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("courses/", course_views.course_list_page, name="course-list-page"),
+    path("courses/join/<str:code>", course_views.course_join_page, name="course-join-page"),
     path("library/", knowledge_views.library, name="library"),
     path("library/rows", knowledge_views.library_rows, name="library-rows"),
     path("library/<str:ref_id>/", knowledge_views.material_detail, name="material-page"),

@@ -5,6 +5,7 @@ A learner lists their courses, joins by code and leaves; a teacher makes and edi
 are listed by ``GET /materials/?courseId=`` (the knowledge app), published by ``PATCH /materials/{refId}``.
 """
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -145,7 +146,7 @@ class InvitationSerializer(serializers.Serializer):
         return selectors.invitation_usable(invitation)
 
     def get_link(self, invitation: Invitation) -> str:
-        return self.context["request"].build_absolute_uri(f"/courses/join/{invitation.code}")
+        return self.context["request"].build_absolute_uri(reverse("course-join-page", args=[invitation.code]))
 
 
 class InvitationListCreateApi(APIView):

@@ -71,3 +71,15 @@ def invitation_list(*, user, course_id: int) -> QuerySet:
 
 def invitation_usable(invitation: Invitation) -> bool:
     return invitation.revoked_at is None and invitation.expires_at > timezone.now()
+
+
+def invitation_preview(*, code: str) -> Invitation | None:
+    """The usable invitation ``code`` names, with its course, for the page a link opens (the learner is not a
+    member yet, so it is read as the system); None for a code that is unknown, expired or revoked."""
+    from accounts.rls import rls_system
+
+    with rls_system(why="show the course an invitation link is for, before the learner joins"):
+        invitation = Invitation.objects.unscoped().select_related("course", "course__owner").filter(code=code.strip().upper()).first()
+        if invitation is not None:
+            invitation.course.owner.get_full_name()  # read now, inside the system context
+    return invitation if invitation is not None and invitation_usable(invitation) else None

@@ -28,6 +28,7 @@ SKIP_PREFIXES = (
     "password-reset/",  # public: asks for a reset link (tests/accounts)
     "reset/",  # public: a reset link's own page (tests/accounts)
     "verify/",  # public: an email confirmation link's page and the resend form (tests/accounts/test_email_verification.py)
+    "courses/join/",  # a capability: whoever holds a usable code may join (tests/courses/test_course_pages.py)
 )
 FALLBACK_ROUTES = {"api/"}  # any other /api/ path: the other slash form of a route below, or a JSON 404
 METHODS = ("get", "post", "put", "patch", "delete")

@@ -1,0 +1,44 @@
+"""The learner's course pages: the courses they belong to, and joining one by link or code."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from baeum.errors import BaeumError
+
+from . import selectors, services
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def course_list_page(request):
+    """My courses, and a form to join one with a code."""
+    error = ""
+    if request.method == "POST":
+        try:
+            membership = services.course_join(user=request.user, code=request.POST.get("code", ""))
+        except BaeumError as refused:
+            error = refused.public_message()
+        else:
+            messages.success(request, _("You joined %(title)s. Ask the tutor about its materials.") % {"title": membership.course.title})
+            return redirect("course-list-page")
+    courses = selectors.course_list(user=request.user)
+    return render(request, "courses/course_list.html", {"courses": courses, "error": error, "nav": "courses"}, status=400 if error else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def course_join_page(request, code: str):
+    """The page an invitation link opens: which course it is for, and a button to join."""
+    invitation = selectors.invitation_preview(code=code)
+    if request.method == "POST" and invitation is not None:
+        try:
+            membership = services.course_join(user=request.user, code=code)
+        except BaeumError as refused:
+            messages.error(request, refused.public_message())
+            return redirect("course-list-page")
+        messages.success(request, _("You joined %(title)s. Ask the tutor about its materials.") % {"title": membership.course.title})
+        return redirect("course-list-page")
+    return render(request, "courses/course_join.html", {"invitation": invitation, "code": code}, status=200 if invitation else 404)

@@ -1,0 +1,47 @@
+"""The learner's course pages: an invitation link shows its course and joins it; a code typed on the
+courses page joins too; a bad code gets one clear answer and joins nothing."""
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from courses.models import Membership
+from courses.services import course_create, invitation_create, invitation_revoke
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def invitation():
+    teacher = UserFactory(first_name="김선생")
+    teacher.user_permissions.add(Permission.objects.get(codename="add_course"))
+    teacher = type(teacher).objects.get(pk=teacher.pk)
+    course = course_create(user=teacher, title="자료구조 101", description="연결 리스트와 트리")
+    return invitation_create(user=teacher, course_id=course.pk)
+
+
+def test_an_invitation_link_shows_the_course_and_joins_it(client, invitation):
+    learner = UserFactory()
+    client.force_login(learner)
+    page = client.get(f"/courses/join/{invitation.code}", HTTP_ACCEPT_LANGUAGE="ko")
+    assert page.status_code == 200
+    assert "자료구조 101" in page.content.decode() and "김선생" in page.content.decode()
+    assert not Membership.objects.unscoped().filter(user=learner).exists()  # opening the link alone joins nothing
+    joined = client.post(f"/courses/join/{invitation.code}", follow=True)
+    assert Membership.objects.unscoped().filter(user=learner, course=invitation.course).exists()
+    assert "자료구조 101" in joined.content.decode()
+
+
+def test_a_code_typed_on_the_courses_page_joins_and_a_bad_one_says_why(client, invitation):
+    learner = UserFactory()
+    client.force_login(learner)
+    refused = client.post("/courses/", {"code": "WRONG234"})
+    assert refused.status_code == 400 and 'role="alert"' in refused.content.decode()
+    assert client.post("/courses/", {"code": invitation.code.lower()}).status_code == 302
+    assert "자료구조 101" in client.get("/courses/").content.decode()
+    invitation_revoke(user=invitation.course.owner, course_id=invitation.course_id, code=invitation.code)
+    stranger = UserFactory()
+    client.force_login(stranger)
+    assert client.get(f"/courses/join/{invitation.code}").status_code == 404
+    assert client.post(f"/courses/join/{invitation.code}").status_code == 404
+    assert not Membership.objects.unscoped().filter(user=stranger).exists()
