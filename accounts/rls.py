@@ -42,7 +42,7 @@ OWNED_TABLES = {
 LATER_OWNED_TABLES = {
     "chat": ["chat_conversationsource"],
     "knowledge": ["knowledge_gloss"],
-    "courses": ["courses_course", "courses_invitation", "courses_membership"],
+    "courses": ["courses_course", "courses_invitation", "courses_membership", "courses_feedback"],
 }
 # The column naming a row's owner, where it is not ``owner_id``: a membership belongs to the course's owner
 # (the learner it names reads and deletes it through the ``member_self`` policies, ``course_member_sql``).

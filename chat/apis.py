@@ -21,6 +21,7 @@ from .services.conversations import (
     conversation_sources,
     conversation_sources_update,
 )
+from .services.flags import message_flag
 from .services.reply import chat_reply, chat_reply_stream
 
 STREAM_FORMAT = """Server-sent events (`text/event-stream`), each `event: <name>` then `data: <JSON>` and a blank line, in this order:
@@ -255,3 +256,33 @@ class MessageCreateApi(APIView):
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"
         return response
+
+
+class MessageFlagApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MessageFlagInput"
+
+        kind = serializers.ChoiceField(choices=[("wrong_answer", "the answer is wrong"), ("citation_off", "a citation is off the point")])
+        citation = serializers.IntegerField(required=False, min_value=1, help_text="the [n] of the quote that is off the point")
+        comment = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+    class FlagSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MessageFlag"
+
+        courseId = serializers.IntegerField(source="course_id")
+        kind = serializers.CharField()
+        refId = serializers.CharField(source="ref_id")
+        pageNumber = serializers.IntegerField(source="page_number", allow_null=True)
+
+    @extend_schema(operation_id="conversations_messages_flag", request=InputSerializer, responses={201: FlagSerializer})
+    def post(self, request, conversation_id: int, message_id: int):
+        """Flag an answer that quotes a course's material as wrong, or one of its citations as off the point:
+        the course's teacher sees the question, the answer and the quote (your name only if you share it).
+        400 `not_a_course_answer` when the answer quotes no course material."""
+        conversation = selectors.access_conversation(user=request.user, conversation_id=conversation_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        flag = message_flag(user=request.user, conversation=conversation, message_id=message_id, **data.validated_data)
+        return Response(self.FlagSerializer(flag).data, status=status.HTTP_201_CREATED)

@@ -100,7 +100,7 @@ def _glossary_questions(*, user, materials) -> list[str]:
             term = entry["term"].strip("'\"‘’“”「」 ")
             if term.casefold() in _NOT_A_TERM or term.endswith(_CUT_ENDING) or len(term) < 2:
                 continue
-            if Chunk.objects.for_user(user).filter(material=material, content__icontains=term).count() < 3:
+            if Chunk.objects.for_reader(user).filter(material=material, content__icontains=term).count() < 3:
                 continue  # defined once in passing: not a concept the material teaches
             if material.korean or is_hangul_heavy(term):
                 questions.append(f"{term}{korean_particle(term, '은', '는')} 무엇인가요?")

@@ -212,3 +212,70 @@ class MemberRemoveApi(APIView):
         """Remove a member: the course's materials are out of their reach at once."""
         services.member_remove(user=request.user, course_id=course_id, member_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MembershipApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MembershipUpdateInput"
+
+        shareName = serializers.BooleanField(
+            help_text="let the teacher see your name beside the questions you ask and the answers you flag"
+        )
+
+    class OutputSerializer(serializers.Serializer):
+        courseId = serializers.IntegerField(source="course_id")
+        role = serializers.CharField()
+        shareName = serializers.BooleanField(source="share_name")
+
+    @extend_schema(operation_id="courses_membership_update", request=InputSerializer, responses=OutputSerializer)
+    def patch(self, request, course_id: int):
+        """Your own membership: whether the teacher sees your name (off unless you turn it on)."""
+        selectors.membership_of(user=request.user, course_id=course_id)  # not yours: 404 before any 400
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        membership = services.membership_update(user=request.user, course_id=course_id, share_name=data.validated_data["shareName"])
+        return Response(self.OutputSerializer(membership).data)
+
+
+class GapQuestionSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    askedAt = serializers.DateTimeField()
+    learner = serializers.CharField(allow_null=True, help_text="null unless the learner shares their name")
+
+
+class GapSerializer(serializers.Serializer):
+    topic = serializers.CharField(help_text="the words its questions share most")
+    count = serializers.IntegerField()
+    questions = GapQuestionSerializer(many=True)
+
+
+class GapListApi(APIView):
+    @extend_schema(operation_id="courses_gaps", responses=GapSerializer(many=True))
+    def get(self, request, course_id: int):
+        """What the materials don't cover: questions learners asked that the tutor could not answer from the
+        course's materials, grouped by topic, biggest first (a course you teach)."""
+        return Response(GapSerializer(selectors.gaps(user=request.user, course_id=course_id), many=True).data)
+
+
+class FlagSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    quote = serializers.CharField()
+    refId = serializers.CharField(source="ref_id")
+    pageNumber = serializers.IntegerField(source="page_number", allow_null=True)
+    comment = serializers.CharField()
+    learner = serializers.SerializerMethodField(help_text="null unless the learner shares their name")
+    createdAt = serializers.DateTimeField(source="created_at")
+
+    def get_learner(self, flag) -> str | None:
+        return (flag.learner.get_full_name() or flag.learner.email) if flag.learner else None
+
+
+class FlagListApi(APIView):
+    @extend_schema(operation_id="courses_flags", responses=paginated_schema(FlagSerializer, "PaginatedFlags"))
+    def get(self, request, course_id: int):
+        """Answers learners flagged as wrong or whose citation is off the point, with the quote and page."""
+        return paginate(request, self, selectors.flags(user=request.user, course_id=course_id), FlagSerializer)

@@ -66,6 +66,9 @@ class Membership(models.Model):
     # The course's owner, copied: row-level security lets the teacher see the roster without reading courses_course.
     course_owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.LEARNER)
+    # Whether the teacher may see this learner's name beside the questions they asked and the answers they
+    # flagged (off by default: the teacher sees the question text alone).
+    share_name = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     objects = MembershipManager()
@@ -100,3 +103,38 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} → {self.course_id}"
+
+
+class Feedback(models.Model):
+    """What a course's learners tell its teacher without meaning to or on purpose: a question the tutor could
+    not answer from the course's materials (``uncovered``), or an answer a learner flagged as wrong or whose
+    citation is off the point. The row is the teacher's (row-level security: the course's owner), written
+    in the system context when the learner asks or flags; it holds the question and what the tutor quoted,
+    and the learner only when they chose to share their name (``Membership.share_name``)."""
+
+    class Kind(models.TextChoices):
+        UNCOVERED = "uncovered", "Not covered by the materials"
+        WRONG_ANSWER = "wrong_answer", "Answer flagged as wrong"
+        CITATION_OFF = "citation_off", "Citation off the point"
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="feedback")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    question = models.TextField()
+    answer = models.TextField(blank=True)
+    quote = models.TextField(blank=True)
+    ref_id = models.CharField(max_length=32, blank=True)
+    page_number = models.PositiveIntegerField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    # Only when the learner lets the teacher see their name; otherwise the row names nobody.
+    learner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["course", "kind", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.question[:60]}"

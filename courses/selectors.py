@@ -7,8 +7,9 @@ from django.utils import timezone
 
 from accounts.scoping import owner_id_of
 from baeum.errors import NotFound
+from baeum.language.analysis import analyze
 
-from .models import Course, Invitation, Membership
+from .models import Course, Feedback, Invitation, Membership
 
 
 class CourseNotFound(NotFound):
@@ -58,6 +59,14 @@ def is_teacher(user, course: Course) -> bool:
     return course.owner_id == owner_id_of(user)
 
 
+def membership_of(*, user, course_id: int) -> Membership:
+    """The user's own membership of ``course_id``, or ``CourseNotFound``."""
+    membership = Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id=course_id).first()
+    if membership is None:
+        raise CourseNotFound(course_id)
+    return membership
+
+
 def roster(*, user, course_id: int) -> QuerySet:
     """The memberships of a course ``user`` teaches, oldest first."""
     course = course_taught(user=user, course_id=course_id)
@@ -83,3 +92,57 @@ def invitation_preview(*, code: str) -> Invitation | None:
         if invitation is not None:
             invitation.course.owner.get_full_name()  # read now, inside the system context
     return invitation if invitation is not None and invitation_usable(invitation) else None
+
+
+# --- What the materials don't cover -------------------------------------------------------------------
+
+TOPIC_OVERLAP = 0.34  # questions sharing a third of their terms (Jaccard) are about one topic
+
+
+def _topic_terms(text: str) -> frozenset[str]:
+    return frozenset(term for term in analyze(text) if not term.startswith("~"))
+
+
+def gaps(*, user, course_id: int) -> list[dict]:
+    """The questions a course's learners asked that the tutor could not answer from its materials, grouped
+    by topic (shared terms, in either language), biggest group first: ``[{topic, count, questions: [{text,
+    askedAt, learner}]}]``. Question text only; a learner's name only where they share it."""
+    course = course_taught(user=user, course_id=course_id)
+    rows = list(Feedback.objects.for_user(user).filter(course=course, kind=Feedback.Kind.UNCOVERED).select_related("learner")[:2000])
+    groups: list[dict] = []
+    for row in rows:
+        terms = _topic_terms(row.question)
+        best, best_overlap = None, 0.0
+        for group in groups:
+            union = terms | group["terms"]
+            overlap = len(terms & group["terms"]) / len(union) if union else 0.0
+            if overlap > best_overlap:
+                best, best_overlap = group, overlap
+        if best is None or best_overlap < TOPIC_OVERLAP:
+            best = {"terms": terms, "counts": {}, "questions": []}
+            groups.append(best)
+        best["terms"] = best["terms"] | terms
+        for term in terms:
+            best["counts"][term] = best["counts"].get(term, 0) + 1
+        best["questions"].append(
+            {
+                "text": row.question,
+                "askedAt": row.created_at,
+                "learner": (row.learner.get_full_name() or row.learner.email) if row.learner else None,
+            }
+        )
+    groups.sort(key=lambda group: -len(group["questions"]))
+    return [
+        {
+            "topic": ", ".join(term for term, _count in sorted(group["counts"].items(), key=lambda item: (-item[1], item[0]))[:3]),
+            "count": len(group["questions"]),
+            "questions": group["questions"],
+        }
+        for group in groups
+    ]
+
+
+def flags(*, user, course_id: int) -> QuerySet:
+    """The answers a course's learners flagged, newest first, with the quote and page they cited."""
+    course = course_taught(user=user, course_id=course_id)
+    return Feedback.objects.for_user(user).filter(course=course).exclude(kind=Feedback.Kind.UNCOVERED).select_related("learner")

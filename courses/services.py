@@ -20,7 +20,7 @@ from accounts.scoping import owner_id_of
 from baeum.errors import BaeumError, NotFound
 from core.learner_cache import learner_cache_forget
 
-from .models import Course, Invitation, Membership
+from .models import Course, Feedback, Invitation, Membership
 from .selectors import course_taught, invitation_usable
 
 INVITATION_DAYS = 14  # how long a new invitation is good for, unless the teacher says otherwise
@@ -151,3 +151,78 @@ def member_remove(*, user, course_id: int, member_id: int) -> None:
     if not deleted:
         raise NotFound(_("No such member in this course."))
     learner_cache_forget(member_id)
+
+
+# --- What learners tell the teacher -----------------------------------------------------------------
+
+
+def _shared_learner(membership: Membership) -> int | None:
+    return membership.user_id if membership.share_name else None
+
+
+def feedback_uncovered(*, user, course_ids: list[int], question: str) -> int:
+    """Record a question the tutor refused for each of ``course_ids`` whose materials it searched (the
+    learner's memberships only); return how many rows were written. The question text alone, and the
+    learner's name only where they share it."""
+    question = question.strip()[:2000]
+    if not question or not course_ids:
+        return 0
+    memberships = list(
+        Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id__in=course_ids).select_related("course")
+    )
+    with rls_system(why="a learner's unanswered question goes to the teachers of the courses it searched"):
+        Feedback.objects.bulk_create(
+            Feedback(
+                course_id=membership.course_id,
+                owner_id=membership.course_owner_id,
+                kind=Feedback.Kind.UNCOVERED,
+                question=question,
+                learner_id=_shared_learner(membership),
+            )
+            for membership in memberships
+        )
+    return len(memberships)
+
+
+def feedback_flag(
+    *,
+    user,
+    course_id: int,
+    kind: str,
+    question: str,
+    answer: str,
+    quote: str = "",
+    ref_id: str = "",
+    page_number: int | None = None,
+    comment: str = "",
+) -> Feedback:
+    """A learner flags an answer over a course's material as wrong, or its citation as off the point."""
+    if kind not in (Feedback.Kind.WRONG_ANSWER, Feedback.Kind.CITATION_OFF):
+        raise BaeumError(_("A flag says the answer is wrong or its citation is off the point."), code="invalid", details={"kind": kind})
+    membership = Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id=course_id).first()
+    if membership is None:
+        raise NotFound(_("You are not in course %(id)s.") % {"id": course_id})
+    with rls_system(why="a learner's flag goes to the course's teacher"):
+        return Feedback.objects.create(
+            course_id=course_id,
+            owner_id=membership.course_owner_id,
+            kind=kind,
+            question=question.strip()[:2000],
+            answer=answer.strip()[:5000],
+            quote=quote.strip()[:2000],
+            ref_id=ref_id,
+            page_number=page_number,
+            comment=comment.strip()[:2000],
+            learner_id=_shared_learner(membership),
+        )
+
+
+def membership_update(*, user, course_id: int, share_name: bool) -> Membership:
+    """The learner's own choice: whether the teacher sees their name beside their questions and flags."""
+    membership = Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id=course_id).first()
+    if membership is None:
+        raise NotFound(_("You are not in course %(id)s.") % {"id": course_id})
+    with rls_system(why="a learner changes their own membership (the row is the teacher's)"):
+        Membership.objects.unscoped().filter(pk=membership.pk).update(share_name=share_name)
+    membership.share_name = share_name
+    return membership

@@ -72,7 +72,7 @@ def _record_sources(conversation: Conversation) -> None:
         return
     rows.exclude(ref_id__in=conversation.ref_ids).delete()
     known = set(rows.values_list("ref_id", flat=True))
-    materials = {material.ref_id: material for material in Material.objects.for_user(owner).filter(ref_id__in=conversation.ref_ids)}
+    materials = {material.ref_id: material for material in Material.objects.for_reader(owner).filter(ref_id__in=conversation.ref_ids)}
     ConversationSource.objects.bulk_create(
         [
             ConversationSource(
@@ -101,10 +101,33 @@ def conversation_sources(*, conversation: Conversation) -> tuple[list[str], list
     """
     if conversation.all_materials:
         return list(materials_in_scope(user=conversation.owner).values_list("ref_id", flat=True)), []
-    sources = ConversationSource.objects.for_user(conversation.owner).filter(conversation=conversation).select_related("material")
-    searched = [source.ref_id for source in sources if not source.is_removed and source.material.status == Material.Status.READY]
-    removed = [source.ref_id for source in sources if source.is_removed]
+    sources = list(ConversationSource.objects.for_user(conversation.owner).filter(conversation=conversation))
+    # What the learner may still read (their own, their courses'): a course they left reads like a removal.
+    readable = {
+        material.pk: material
+        for material in Material.objects.for_reader(conversation.owner).filter(
+            pk__in=[source.material_id for source in sources if not source.is_removed]
+        )
+    }
+    searched = [
+        source.ref_id
+        for source in sources
+        if source.material_id in readable and readable[source.material_id].status == Material.Status.READY
+    ]
+    removed = [source.ref_id for source in sources if source.is_removed or source.material_id not in readable]
     return searched, removed
+
+
+def conversation_course_ids(*, conversation: Conversation, ref_ids: list[str]) -> list[int]:
+    """The courses whose materials among ``ref_ids`` the conversation's learner reads as a member (not
+    their own materials): where a question the tutor could not answer is worth telling the teacher."""
+    return list(
+        Material.objects.for_reader(conversation.owner)
+        .filter(ref_id__in=ref_ids, course__isnull=False)
+        .exclude(owner_id=conversation.owner_id)
+        .values_list("course_id", flat=True)
+        .distinct()
+    )
 
 
 def conversation_sources_update(*, conversation: Conversation, ref_ids: list[str] | None) -> Conversation:

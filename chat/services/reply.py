@@ -22,9 +22,11 @@ from chat.services.generation import confidence, ground_checked, measure_usage, 
 from chat.services.retrieval import chat_settings
 from chat.services.turn import Turn, turn_prepare
 from core.providers import configured_llm
+from courses.services import feedback_uncovered
 from knowledge.selectors import with_page_labels
 
 from ..models import Conversation, Message
+from .conversations import conversation_course_ids, conversation_sources
 from .memory import memory_load, memory_record_turn
 
 
@@ -106,6 +108,8 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
         generator=answer.generator,
         search_query=outcome.search_query,
     )
+    if answer.refused and outcome.search_query:
+        _tell_the_teachers(conversation, question)
     conversation.turn_count = turn
     if outcome.removals:
         conversation.removals_announced = [*conversation.removals_announced, *outcome.removals]
@@ -132,6 +136,15 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
         searched=outcome.search_query,
     )
     return reply
+
+
+def _tell_the_teachers(conversation: Conversation, question: str) -> None:
+    """A question the tutor refused over course materials goes to those courses' teachers ("what the
+    materials don't cover"): the question text, and the learner's name only where they share it."""
+    searched, _removed = conversation_sources(conversation=conversation)
+    course_ids = conversation_course_ids(conversation=conversation, ref_ids=searched)
+    if course_ids:
+        feedback_uncovered(user=conversation.owner, course_ids=course_ids, question=question)
 
 
 TITLE_CHARS = 60  # a title fits two lines of the conversation list (about 30 characters a line at 210 px)
