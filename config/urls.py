@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from accounts import urls as account_urls
 from accounts import views as account_views
 from chat import views as chat_views
+from classroom import views as classroom_views
 from core.api_errors import FALLBACK_ROUTE_NAME, api_fallback
 from courses import views as course_views
 from knowledge import views as knowledge_views
@@ -50,6 +51,18 @@ pages = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("courses/", course_views.course_list_page, name="course-list-page"),
     path("courses/join/<str:code>", course_views.course_join_page, name="course-join-page"),
+    path("courses/<int:course_id>/", classroom_views.course_page, name="course-page"),
+    path("courses/<int:course_id>/publish", classroom_views.course_publish, name="course-publish-page"),
+    path("courses/<int:course_id>/invite", classroom_views.course_invite, name="course-invite-page"),
+    path(
+        "courses/<int:course_id>/invitations/<str:code>/revoke",
+        classroom_views.course_invitation_revoke,
+        name="course-invitation-revoke-page",
+    ),
+    path("courses/<int:course_id>/members/<int:user_id>/remove", classroom_views.course_member_remove, name="course-member-remove-page"),
+    path("courses/<int:course_id>/ask", classroom_views.course_ask, name="course-ask-page"),
+    path("courses/<int:course_id>/share-name", classroom_views.course_share_name, name="course-share-name-page"),
+    path("courses/<int:course_id>/leave", classroom_views.course_leave, name="course-leave-page"),
     path("library/", knowledge_views.library, name="library"),
     path("library/rows", knowledge_views.library_rows, name="library-rows"),
     path("library/<str:ref_id>/", knowledge_views.material_detail, name="material-page"),

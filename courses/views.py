@@ -16,16 +16,29 @@ from . import selectors, services
 def course_list_page(request):
     """My courses, and a form to join one with a code."""
     error = ""
-    if request.method == "POST":
+    if request.method == "POST" and request.POST.get("action") == "create":
+        try:
+            course = services.course_create(
+                user=request.user,
+                title=request.POST.get("title", ""),
+                description=request.POST.get("description", ""),
+                language=request.POST.get("language") if request.POST.get("language") in ("ko", "en") else "ko",
+            )
+        except BaeumError as refused:
+            error = refused.public_message()
+        else:
+            return redirect("course-page", course_id=course.pk)
+    elif request.method == "POST":
         try:
             membership = services.course_join(user=request.user, code=request.POST.get("code", ""))
         except BaeumError as refused:
             error = refused.public_message()
         else:
             messages.success(request, _("You joined %(title)s. Ask the tutor about its materials.") % {"title": membership.course.title})
-            return redirect("course-list-page")
+            return redirect("course-page", course_id=membership.course_id)
     courses = selectors.course_list(user=request.user)
-    return render(request, "courses/course_list.html", {"courses": courses, "error": error, "nav": "courses"}, status=400 if error else 200)
+    context = {"courses": courses, "error": error, "nav": "courses", "may_teach": services.may_teach(request.user)}
+    return render(request, "courses/course_list.html", context, status=400 if error else 200)
 
 
 @login_required
@@ -40,5 +53,5 @@ def course_join_page(request, code: str):
             messages.error(request, refused.public_message())
             return redirect("course-list-page")
         messages.success(request, _("You joined %(title)s. Ask the tutor about its materials.") % {"title": membership.course.title})
-        return redirect("course-list-page")
+        return redirect("course-page", course_id=membership.course_id)
     return render(request, "courses/course_join.html", {"invitation": invitation, "code": code}, status=200 if invitation else 404)

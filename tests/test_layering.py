@@ -1,6 +1,6 @@
 """The packages depend on each other in one direction: a new import against it fails here.
 
-    config (wiring) → chat → plans → knowledge → courses → accounts → core → baeum
+    config (wiring) → classroom → chat → plans → knowledge → courses → accounts → core → baeum
 
 ``baeum`` is machinery without Django; ``core`` is shared application code (errors, pagination,
 providers) that imports no app; ``config`` is settings, URLs, Celery and gunicorn, imported by nobody.
@@ -29,6 +29,7 @@ ALLOWED = {
     "knowledge": {"courses", "accounts", "core", "baeum"},
     "plans": {"knowledge", "courses", "accounts", "core", "baeum"},
     "chat": {"plans", "knowledge", "courses", "accounts", "core", "baeum"},
+    "classroom": {"chat", "plans", "knowledge", "courses", "accounts", "core", "baeum"},
 }
 PROJECT_PACKAGES = {*ALLOWED, "config"}
 # Machinery without Django: it runs in reader children and benchmarks without settings.

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "knowledge",
     "plans",
     "chat",
+    "classroom",
 ]
 
 MIDDLEWARE = [

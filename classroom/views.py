@@ -1,0 +1,148 @@
+"""One course's page, as its teacher and as a learner see it.
+
+The course's rows live in ``courses`` (below the apps that read materials); this page brings together its
+materials (``knowledge``), the tutor (``chat``) and what learners tell the teacher, so it sits above them.
+No models here: every write goes through a service of the app that owns the rows.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from baeum.errors import BaeumError, NotFound
+from chat.services.conversations import conversation_create
+from courses import selectors as courses
+from courses import services as course_services
+from knowledge import selectors as knowledge
+from knowledge.services.materials import material_publish
+
+
+def _course(request, course_id: int):
+    try:
+        return courses.course_get(user=request.user, course_id=course_id)
+    except BaeumError as missing:
+        raise Http404(str(missing)) from missing
+
+
+@login_required
+def course_page(request, course_id: int):
+    course = _course(request, course_id)
+    context = {"course": course, "nav": "courses", "materials": list(knowledge.course_materials(user=request.user, course_id=course_id))}
+    if courses.is_teacher(request.user, course):
+        published = {material.pk for material in context["materials"]}
+        context |= {
+            "teaching": True,
+            "unpublished": [
+                material for material in knowledge.material_list(user=request.user, status="READY") if material.pk not in published
+            ],
+            "invitations": [invitation for invitation in courses.invitation_list(user=request.user, course_id=course_id)[:20]],
+            "roster": list(courses.roster(user=request.user, course_id=course_id)),
+            "gaps": courses.gaps(user=request.user, course_id=course_id)[:20],
+            "flags": list(courses.flags(user=request.user, course_id=course_id)[:20]),
+            "new_code": request.GET.get("code", ""),
+        }
+    else:
+        context["membership"] = courses.membership_of(user=request.user, course_id=course_id)
+    return render(request, "classroom/course.html", context)
+
+
+def _done(request, course_id: int, message: str = ""):
+    if message:
+        messages.success(request, message)
+    return redirect("course-page", course_id=course_id)
+
+
+def _refused(request, course_id: int, error: BaeumError):
+    if isinstance(error, NotFound):
+        raise Http404(error.public_message()) from error  # not theirs, or no such row: as for any other page
+    messages.error(request, error.public_message())
+    return redirect("course-page", course_id=course_id)
+
+
+@login_required
+@require_POST
+def course_publish(request, course_id: int):
+    """The teacher puts one of their materials in the course, or takes it out (``remove``)."""
+    course = _course(request, course_id)
+    try:
+        material = knowledge.access_material(user=request.user, ref_id=request.POST.get("ref_id", ""))
+        material_publish(user=request.user, material=material, course_id=None if request.POST.get("remove") else course.pk)
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    return _done(request, course_id)
+
+
+@login_required
+@require_POST
+def course_invite(request, course_id: int):
+    """A new code for anyone, or one invitation per address typed (one per line or comma)."""
+    _course(request, course_id)
+    emails = [address.strip() for address in request.POST.get("emails", "").replace(",", "\n").splitlines() if address.strip()]
+    try:
+        if emails:
+            made = course_services.invitations_for_emails(user=request.user, course_id=course_id, emails=emails)
+            return _done(request, course_id, _("%(count)d invitations made: each works only for its address.") % {"count": len(made)})
+        invitation = course_services.invitation_create(user=request.user, course_id=course_id)
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    return redirect(f"/courses/{course_id}/?code={invitation.code}")
+
+
+@login_required
+@require_POST
+def course_invitation_revoke(request, course_id: int, code: str):
+    _course(request, course_id)
+    try:
+        course_services.invitation_revoke(user=request.user, course_id=course_id, code=code)
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    return _done(request, course_id, _("The code %(code)s no longer works.") % {"code": code})
+
+
+@login_required
+@require_POST
+def course_member_remove(request, course_id: int, user_id: int):
+    _course(request, course_id)
+    try:
+        course_services.member_remove(user=request.user, course_id=course_id, member_id=user_id)
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    return _done(request, course_id, _("The learner was removed from the course."))
+
+
+@login_required
+@require_POST
+def course_ask(request, course_id: int):
+    """A learner (or the teacher) starts a conversation over the course's materials."""
+    _course(request, course_id)
+    ref_ids = [material.ref_id for material in knowledge.course_materials(user=request.user, course_id=course_id, status="READY")]
+    if not ref_ids:
+        return _refused(request, course_id, BaeumError(_("This course has no material ready yet.")))
+    conversation = conversation_create(owner=request.user, ref_ids=ref_ids)
+    return redirect("chat-page", conversation_id=conversation.pk)
+
+
+@login_required
+@require_POST
+def course_share_name(request, course_id: int):
+    _course(request, course_id)
+    try:
+        course_services.membership_update(user=request.user, course_id=course_id, share_name=request.POST.get("share_name") == "on")
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    return _done(request, course_id, _("Saved."))
+
+
+@login_required
+@require_POST
+def course_leave(request, course_id: int):
+    _course(request, course_id)
+    try:
+        course_services.course_leave(user=request.user, course_id=course_id)
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    messages.success(request, _("You left the course; its materials are no longer in your reach."))
+    return redirect("course-list-page")
