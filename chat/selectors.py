@@ -3,6 +3,7 @@
 from django.utils.translation import gettext as _
 
 from baeum.errors import NotFound
+from knowledge.models import Material
 
 from .models import Conversation, Message
 
@@ -117,3 +118,9 @@ def _with_article(term: str, definition: str) -> str:
 
     found = re.search(rf"\b(an?|the)\s+{re.escape(term)}\b", definition, re.IGNORECASE)
     return f"{found.group(1).lower()} {term}" if found else term
+
+
+def course_material_refs(*, user) -> set[str]:
+    """The refIds of the course materials ``user`` reads as a member (not their own): an answer quoting one
+    can be flagged to the course's teacher."""
+    return set(Material.objects.for_reader(user).filter(course__isnull=False).exclude(owner_id=user.pk).values_list("ref_id", flat=True))

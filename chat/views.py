@@ -12,10 +12,18 @@ from .services.conversations import conversation_create, conversation_sources
 from .steps import step_sentences
 
 
-def _shown(*, user, message, titles: dict[str, str], saved: set[str] = frozenset(), conversation=None) -> dict:
+def _shown(
+    *, user, message, titles: dict[str, str], saved: set[str] = frozenset(), conversation=None, course_refs: set[str] | None = None
+) -> dict:
     """A message as the page shows it: the learner's words for its steps; timings and confidence for staff only;
-    an answer with its citations as the note "Save to notes" keeps (or "Saved" when it is kept already)."""
+    an answer with its citations as the note "Save to notes" keeps (or "Saved" when it is kept already); an
+    answer quoting a course's material can be flagged to its teacher."""
     answered = message.role == "assistant" and not message.refused and bool(message.citations)
+    if course_refs is None:
+        course_refs = selectors.course_material_refs(user=user) if answered else set()
+    flag = None
+    if answered and conversation is not None and {item.get("refId") for item in message.citations} & course_refs:
+        flag = f"conversations/{conversation.pk}/messages/{message.pk}/flag"
     note = None
     if answered and message.content.strip() not in saved:
         note = {
@@ -31,6 +39,7 @@ def _shown(*, user, message, titles: dict[str, str], saved: set[str] = frozenset
         "debug": user.is_staff,
         "note": note,
         "saved": answered and note is None,
+        "flag": flag,
     }
 
 
@@ -64,8 +73,10 @@ def chat_page(request, conversation_id: int | None = None):
         titles = conversation.material_titles
         messages = list(selectors.message_list(user=request.user, conversation=conversation))
         saved = _saved_answers(user=request.user, messages=messages)
+        course_refs = selectors.course_material_refs(user=request.user)
         context["chat_messages"] = [
-            _shown(user=request.user, message=message, titles=titles, saved=saved, conversation=conversation) for message in messages
+            _shown(user=request.user, message=message, titles=titles, saved=saved, conversation=conversation, course_refs=course_refs)
+            for message in messages
         ]
         context["sources"] = _sources(user=request.user, conversation=conversation)
         if not messages:

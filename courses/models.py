@@ -11,6 +11,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from accounts.scoping import OwnedManager, OwnedQuerySet, owner_id_of
 
@@ -58,8 +59,8 @@ class MembershipManager(OwnedManager.from_queryset(MembershipQuerySet)):
 
 class Membership(models.Model):
     class Role(models.TextChoices):
-        LEARNER = "learner", "Learner"
-        CO_TEACHER = "co_teacher", "Co-teacher"
+        LEARNER = "learner", _("Learner")
+        CO_TEACHER = "co_teacher", _("Co-teacher")
 
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_memberships")
@@ -113,9 +114,9 @@ class Feedback(models.Model):
     and the learner only when they chose to share their name (``Membership.share_name``)."""
 
     class Kind(models.TextChoices):
-        UNCOVERED = "uncovered", "Not covered by the materials"
-        WRONG_ANSWER = "wrong_answer", "Answer flagged as wrong"
-        CITATION_OFF = "citation_off", "Citation off the point"
+        UNCOVERED = "uncovered", _("Not covered by the materials")
+        WRONG_ANSWER = "wrong_answer", _("Answer flagged as wrong")
+        CITATION_OFF = "citation_off", _("Citation off the point")
 
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="feedback")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -33,6 +33,27 @@
     }
   }
 
+  // A tutor answer quoting a course's material: <button data-flag="conversations/1/messages/2/flag"
+  // data-kind="wrong_answer|citation_off"> tells the course's teacher.
+  const F = korean
+    ? { sent: "선생님께 알렸습니다", failed: "보내지 못했습니다" }
+    : { sent: "Sent to your teacher", failed: "Not sent" };
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-flag]");
+    if (!button || button.disabled) return;
+    event.preventDefault();
+    const line = button.parentElement;
+    line.querySelectorAll("[data-flag]").forEach((each) => (each.disabled = true));
+    try {
+      await Baeum.api(button.dataset.flag, { method: "POST", json: { kind: button.dataset.kind } });
+      line.textContent = F.sent;
+      line.setAttribute("role", "status");
+    } catch (error) {
+      line.querySelectorAll("[data-flag]").forEach((each) => (each.disabled = false));
+      button.title = F.failed + ": " + error.message;
+    }
+  });
+
   document.addEventListener("click", (event) => {
     const button = event.target.closest("[data-save-note]");
     if (button && !button.disabled) {
