@@ -310,14 +310,6 @@ def topic_question(entry: dict) -> str:
     return searched if searched and ordinal_of(question) is not None else question
 
 
-# A question that goes back to an earlier topic by name: "Going back to tuples, …", "Back to the stack: …",
-# "다시 스택 얘기로 돌아가서, …".
-_RETURNS_TO = re.compile(
-    r"^\s*(?:(?:so|ok|okay),?\s+)?(?:going|coming|getting|turning)?\s*back\s+to\b|^\s*다시\s+(?=\S+\s*(?:얘기|이야기)로\s*돌아가)",
-    re.IGNORECASE,
-)
-
-
 @dataclass(frozen=True)
 class FollowUp:
     """A question read once against the conversation: what every resolver decides on."""
@@ -341,23 +333,11 @@ class FollowUp:
         return cls(question, memory, item, previous_turn(memory), topic, ordinal, refers)
 
 
-def _returns_to_a_topic(follow_up: FollowUp) -> str | None:
-    """ "Going back to tuples, can I change one?": it names its topic; the turn before is another."""
-    returning = _RETURNS_TO.search(follow_up.question)
-    question = follow_up.question
-    return normalize_query(question[: returning.start()] + question[returning.end() :]) if returning else None
-
-
 def _stands_alone(follow_up: FollowUp) -> str | None:
     """Points back at nothing, or there is nothing to point at."""
     if not follow_up.refers or (follow_up.previous is None and not follow_up.topic):
         return normalize_query(follow_up.question)
     return None
-
-
-def _the_stated_topic(follow_up: FollowUp) -> str | None:
-    """No answered turn yet: the topic the learner stated ("그 회사 매출은?" after naming A사)."""
-    return normalize_query(f"{follow_up.topic} {without_anaphora(follow_up.question)}") if follow_up.previous is None else None
 
 
 def _the_nth_item(follow_up: FollowUp) -> str | None:
@@ -383,9 +363,7 @@ def _the_previous_topic(follow_up: FollowUp) -> str | None:
 
 # How a follow-up is made to stand alone: the first resolver that answers decides.
 RESOLVERS = rules.register(
-    rules.Rule("followup:returns-to-topic", _returns_to_a_topic, "Going back to tuples, can I change one?", "names its own topic"),
     rules.Rule("followup:stands-alone", _stands_alone, "What is a register?", "points back at nothing"),
-    rules.Rule("followup:stated-topic", _the_stated_topic, "그 회사 매출은?", "the topic the learner stated, before any answer"),
     rules.Rule("followup:nth-item", _the_nth_item, "Tell me more about the second one.", "an ordinal: the item it counts to"),
     rules.Rule("followup:previous-topic", _the_previous_topic, "Give me an example of one.", "the previous turn's topic"),
 )

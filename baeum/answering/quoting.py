@@ -48,18 +48,6 @@ def quotable(sentence: str, *, note: bool = False) -> str:
     return rules.cleaned(NOTE_NUMBER, sentence) if note else sentence
 
 
-def _without_leading_prompt(sentence: str) -> str:
-    """Drop an interpreter session glued before a sentence by a lost line break (">>> cheeses[0] 'Cheddar'
-    Unlike strings, lists are mutable."): from the prompt to the first capitalised word of prose."""
-    if not sentence.startswith(">>>"):
-        return sentence
-    words = sentence.split(" ")
-    for index, word in enumerate(words[:40]):
-        if index and re.fullmatch(r"[A-Z][a-z]+,?", word) and len(words) - index >= 3:
-            return " ".join(words[index:])
-    return sentence
-
-
 def _without_leading_formula(sentence: str) -> str:
     """Drop a worked formula glued before a sentence by a lost line break ("110.0112 = 4 + 2 + 0.25 = 6.375
     Converting from decimal to binary is …", "2BD16 = 2 × 162 + 11 × 161 = 701 To convert …"): words up to
@@ -115,10 +103,6 @@ CLEANERS = rules.register(
     rules.Rule(
         "quote:leading-formula", lambda sentence: _without_leading_formula(sentence),
         "110.0112 = 4 + 2 + 0.25 = 6.375 Converting from decimal to binary is simple.", "a worked formula glued before it",
-    ),
-    rules.Rule(
-        "quote:leading-prompt", lambda sentence: _without_leading_prompt(sentence),
-        ">>> cheeses[0] 'Cheddar' Unlike strings, lists are mutable.", "an interpreter session glued before it",
     ),
     rules.Rule(
         "quote:leading-listing", lambda sentence: _without_leading_listing(sentence),

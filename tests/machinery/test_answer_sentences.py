@@ -227,14 +227,6 @@ def test_a_numbered_item_is_quoted_from_its_ordinal_when_a_run_in_heading_is_glu
     assert cut(kept, "세 번째") == kept
 
 
-def test_an_interpreter_session_glued_before_a_sentence_is_not_quoted_with_it():
-    # Think Python's "10.2 Lists are mutable": the PDF runs the example into the prose after it.
-    page = ">>> cheeses[0] 'Cheddar' Unlike strings, lists are mutable. When the bracket operator appears on the left side, it assigns."
-    answer = extractive_answer("What does it mean that lists are mutable?", [_passage(page)])
-    assert "Unlike strings, lists are mutable. [1]" in answer.text, answer.text
-    assert ">>>" not in answer.text and "Cheddar" not in answer.text
-
-
 def test_a_listing_or_a_figures_numbers_glued_before_a_sentence_are_not_quoted_with_it():
     """A walkthrough: the RCL/RCR sentence was never a candidate (the rotate listing ran into it), and "What is
     a nibble?" opened with the figure's digits. A year or a line number before a sentence stays."""

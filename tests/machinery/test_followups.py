@@ -114,21 +114,6 @@ def test_a_list_written_out_after_a_colon_is_what_an_ordinal_counts():
     assert resolve_references("Why is the second kind hard to find?", memory).startswith("runtime error")
 
 
-@pytest.mark.parametrize(
-    ("question", "resolved"),
-    [
-        ("Going back to tuples, can I change one after I create it?", "tuples can i change one after i create it"),
-        ("Back to the stack: what does POP do?", "the stack what does pop do"),
-        ("다시 스택 얘기로 돌아가서, POP 은 뭘 해?", "스택 얘기로 돌아가서 pop 은 뭘 해"),
-    ],
-)
-def test_going_back_to_a_topic_by_name_carries_nothing_from_the_turn_before(question, resolved):
-    # A learner's walkthrough: the dictionary turn leaked into "Going back to tuples, …".
-    memory = _after_one_turn("How do I loop over a dictionary?", "The first line of the function creates an empty dictionary. [1]")
-    assert resolve_references(question, memory) == resolved
-    assert "dictionary" in resolve_references("Can I change one?", memory)  # a follow-up that names nothing still carries
-
-
 def test_a_follow_up_carries_words_of_the_previous_turn_not_its_numbers():
     memory = _after_one_turn("How do I convert 25 into binary?", "Divide 25 by 2 and keep 0.5 remainders for binary digits. [1]")
     resolved = resolve_references("What about converting it to hexadecimal instead?", memory).split()

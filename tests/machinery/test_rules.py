@@ -76,11 +76,9 @@ def test_each_follow_up_resolver_decides_its_own_example():
             }
         ]
     )
-    stated = Memory(entities=[{"key": "topic", "value": "A사", "turn": 1}])
-    memories = {"followup:stated-topic": stated}
     for resolver in RESOLVERS:
         with rules.counting() as fired:
-            query, name = resolve(resolver.example, memories.get(resolver.name, answered))
+            query, name = resolve(resolver.example, answered)
         assert name == resolver.name, (resolver.example, name, query)
         assert fired == {resolver.name: 1}
     assert resolve("Tell me more about the second one.", answered)[0].startswith("runtime error")
