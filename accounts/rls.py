@@ -42,6 +42,7 @@ OWNED_TABLES = {
 LATER_OWNED_TABLES = {
     "chat": ["chat_conversationsource"],
     "knowledge": ["knowledge_gloss"],
+    "plans": ["plans_sessionprogress"],
     "courses": ["courses_course", "courses_invitation", "courses_membership", "courses_feedback"],
 }
 # The column naming a row's owner, where it is not ``owner_id``: a membership belongs to the course's owner
@@ -100,10 +101,17 @@ def course_member_sql(table: str) -> list[str]:
             "DROP POLICY IF EXISTS member_leaves ON courses_membership",
             f"CREATE POLICY member_leaves ON courses_membership FOR DELETE USING ({mine})",
         ]
+    if table == "plans_sessionprogress":  # not the members': the course's teacher reads each learner's progress
+        return [
+            "DROP POLICY IF EXISTS course_teacher ON plans_sessionprogress",
+            f"CREATE POLICY course_teacher ON plans_sessionprogress FOR SELECT USING (course_owner_id = {CURRENT_USER_SQL})",
+        ]
     if table == "courses_course":
         condition = f"id IN ({MEMBER_COURSES_SQL})"
-    elif table == "knowledge_material":
+    elif table in ("knowledge_material", "plans_plan"):
         condition = f"course_id IN ({MEMBER_COURSES_SQL})"
+    elif table.startswith("plans_"):
+        condition = f"plan_id IN (SELECT pp.id FROM plans_plan pp WHERE pp.course_id IN ({MEMBER_COURSES_SQL}))"
     else:
         condition = f"material_id IN (SELECT km.id FROM knowledge_material km WHERE km.course_id IN ({MEMBER_COURSES_SQL}))"
     return [
@@ -113,7 +121,9 @@ def course_member_sql(table: str) -> list[str]:
 
 
 def course_member_reverse_sql(table: str) -> list[str]:
-    names = ["member_self", "member_leaves"] if table == "courses_membership" else ["course_member"]
+    names = {"courses_membership": ["member_self", "member_leaves"], "plans_sessionprogress": ["course_teacher"]}.get(
+        table, ["course_member"]
+    )
     return [f"DROP POLICY IF EXISTS {name} ON {table}" for name in names]
 
 

@@ -18,6 +18,9 @@ from courses import selectors as courses
 from courses import services as course_services
 from knowledge import selectors as knowledge
 from knowledge.services.materials import material_publish
+from plans import selectors_course as course_plans
+from plans.services.course_plans import course_plan_create, session_progress_record
+from plans.services.session_content import session_content
 
 
 def _course(request, course_id: int):
@@ -31,6 +34,11 @@ def _course(request, course_id: int):
 def course_page(request, course_id: int):
     course = _course(request, course_id)
     context = {"course": course, "nav": "courses", "materials": list(knowledge.course_materials(user=request.user, course_id=course_id))}
+    plan = course_plans.course_plan(user=request.user, course_id=course_id)
+    if plan is not None:
+        mine = course_plans.my_progress(user=request.user, plan=plan)
+        context["plan"] = plan
+        context["sessions"] = [(session, mine.get(session.pk)) for session in course_plans.course_sessions(user=request.user, plan=plan)]
     if courses.is_teacher(request.user, course):
         published = {material.pk for material in context["materials"]}
         context |= {
@@ -39,7 +47,7 @@ def course_page(request, course_id: int):
                 material for material in knowledge.material_list(user=request.user, status="READY") if material.pk not in published
             ],
             "invitations": [invitation for invitation in courses.invitation_list(user=request.user, course_id=course_id)[:20]],
-            "roster": list(courses.roster(user=request.user, course_id=course_id)),
+            "roster": course_plans.roster_progress(user=request.user, course_id=course_id),
             "gaps": courses.gaps(user=request.user, course_id=course_id)[:20],
             "flags": list(courses.flags(user=request.user, course_id=course_id)[:20]),
             "new_code": request.GET.get("code", ""),
@@ -146,3 +154,54 @@ def course_leave(request, course_id: int):
         return _refused(request, course_id, error)
     messages.success(request, _("You left the course; its materials are no longer in your reach."))
     return redirect("course-list-page")
+
+
+@login_required
+@require_POST
+def course_plan_build(request, course_id: int):
+    """The teacher builds (or builds again) the course's study plan from its materials."""
+    _course(request, course_id)
+    try:
+        course_plan_create(user=request.user, course_id=course_id)
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    return _done(request, course_id, _("The study plan is being built; its sessions appear here in a moment."))
+
+
+def _course_session(request, course_id: int, number: int):
+    _course(request, course_id)
+    plan = course_plans.course_plan(user=request.user, course_id=course_id)
+    session = (
+        next((session for session in course_plans.course_sessions(user=request.user, plan=plan) if session.number == number), None)
+        if plan
+        else None
+    )
+    if session is None:
+        raise Http404(_("No such session in this course."))
+    return plan, session
+
+
+@login_required
+def course_session_page(request, course_id: int, number: int):
+    """One session of the course's plan: its objectives, key points and practice questions (each cited),
+    and the learner's own progress on it."""
+    plan, session = _course_session(request, course_id, number)
+    content = session_content(user=request.user, plan=plan, session=session)
+    progress = course_plans.my_progress(user=request.user, plan=plan).get(session.pk)
+    context = {"course": plan.course, "plan": plan, "session": session, "content": content, "progress": progress, "nav": "courses"}
+    return render(request, "classroom/session.html", context)
+
+
+@login_required
+@require_POST
+def course_session_complete(request, course_id: int, number: int):
+    """The learner marks a session done, with the practice questions they got right (ticked)."""
+    plan, session = _course_session(request, course_id, number)
+    content = session_content(user=request.user, plan=plan, session=session)
+    asked = {question["id"] for question in content.questions}
+    right = len(asked & set(request.POST.getlist("right")))
+    try:
+        session_progress_record(user=request.user, session=session, status="completed", answered=len(asked), right=right)
+    except BaeumError as error:
+        return _refused(request, course_id, error)
+    return _done(request, course_id, _("Session %(number)d done.") % {"number": number})

@@ -30,6 +30,7 @@ api_v1 = [
     path("", include("plans.urls")),
     path("", include("chat.urls")),
     path("", include("courses.urls")),
+    path("", include("classroom.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", ApiDocsView.as_view(url_name="schema"), name="api-docs"),
 ]
@@ -61,6 +62,13 @@ pages = [
     ),
     path("courses/<int:course_id>/members/<int:user_id>/remove", classroom_views.course_member_remove, name="course-member-remove-page"),
     path("courses/<int:course_id>/ask", classroom_views.course_ask, name="course-ask-page"),
+    path("courses/<int:course_id>/plan", classroom_views.course_plan_build, name="course-plan-build-page"),
+    path("courses/<int:course_id>/sessions/<int:number>/", classroom_views.course_session_page, name="course-session-page"),
+    path(
+        "courses/<int:course_id>/sessions/<int:number>/complete",
+        classroom_views.course_session_complete,
+        name="course-session-complete-page",
+    ),
     path("courses/<int:course_id>/share-name", classroom_views.course_share_name, name="course-share-name-page"),
     path("courses/<int:course_id>/leave", classroom_views.course_leave, name="course-leave-page"),
     path("library/", knowledge_views.library, name="library"),

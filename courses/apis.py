@@ -224,6 +224,9 @@ class MembershipApi(APIView):
         )
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CourseMembership"
+
         courseId = serializers.IntegerField(source="course_id")
         role = serializers.CharField()
         shareName = serializers.BooleanField(source="share_name")

@@ -5,36 +5,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from pgvector.django import VectorField
 
-from accounts.scoping import OwnedManager, OwnedQuerySet, owner_id_of
-
-
-class ReadableQuerySet(OwnedQuerySet):
-    """Rows of materials: ``for_user`` is what the user owns (and may change); ``for_reader`` adds what
-    the courses they belong to publish (read only). The one place a course widens a learner's reading
-    scope; row-level security's ``course_member`` policy says the same in the database."""
-
-    course_path = "material__course"  # how a row reaches its material's course
-
-    def for_reader(self, user):
-        from courses.selectors import member_course_ids
-
-        me = owner_id_of(user)
-        return self._scoped().filter(models.Q(owner_id=me) | models.Q(**{f"{self.course_path}__in": member_course_ids(user)}))
-
-
-class MaterialQuerySet(ReadableQuerySet):
-    course_path = "course"
-
-
-class ReadableManager(OwnedManager.from_queryset(ReadableQuerySet)):
-    def for_reader(self, user):
-        """``user``'s own rows and those of the courses they belong to; ``ScopeError`` with no user."""
-        return super().get_queryset().for_reader(user)
-
-
-class MaterialManager(ReadableManager.from_queryset(MaterialQuerySet)):
-    pass
-
+from courses.scoping import readable_manager
 
 REF_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
@@ -102,7 +73,7 @@ class Material(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     ready_at = models.DateTimeField(null=True, blank=True)
 
-    objects = MaterialManager()
+    objects = readable_manager("course")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -132,7 +103,7 @@ class MaterialPage(models.Model):
     # "front" (title, contents, preface…) or "back" (index, bibliography): outside the chapters (baeum.extraction.structure).
     matter = models.CharField(max_length=8, blank=True)
 
-    objects = ReadableManager()
+    objects = readable_manager("material__course")
 
     class Meta:
         ordering = ["material", "number"]
@@ -164,7 +135,7 @@ class Chunk(models.Model):
     note_spans = models.JSONField(default=list, blank=True)
     matter = models.CharField(max_length=8, blank=True)  # every page of the chunk is front or back matter
 
-    objects = ReadableManager()
+    objects = readable_manager("material__course")
 
     class Meta:
         ordering = ["material", "chunk_index"]
@@ -210,7 +181,7 @@ class ChunkTerm(models.Model):
     tf = models.PositiveIntegerField()
     doc_length = models.PositiveIntegerField()
 
-    objects = ReadableManager()
+    objects = readable_manager("material__course")
 
     class Meta:
         indexes = [models.Index(fields=["owner", "term"], include=["material", "chunk", "tf", "doc_length"], name="chunkterm_owner_term")]
@@ -231,7 +202,7 @@ class Gloss(models.Model):
     english = models.CharField(max_length=100)  # "branch instruction", lower case
     english_first = models.CharField(max_length=60)  # its first word as a question writes it ("branch")
 
-    objects = ReadableManager()
+    objects = readable_manager("material__course")
 
     class Meta:
         indexes = [
@@ -253,7 +224,7 @@ class ChunkEmbedding(models.Model):
     dimension = models.PositiveIntegerField()
     embedding = VectorField()
 
-    objects = ReadableManager()
+    objects = readable_manager("material__course")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["chunk", "model"], name="unique_embedding_per_chunk_model")]

@@ -2,7 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from accounts.scoping import OwnedManager
+from accounts.scoping import OwnedManager, OwnedQuerySet, owner_id_of
+from courses.scoping import readable_manager
 
 
 class Plan(models.Model):
@@ -13,6 +14,9 @@ class Plan(models.Model):
         FAILED = "FAILED"
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="plans")
+    # The course whose plan it is (its owner teaches the course): members read it, their progress is their own
+    # (``SessionProgress``). A course deleted leaves the plan in its owner's plans.
+    course = models.ForeignKey("courses.Course", on_delete=models.SET_NULL, null=True, blank=True, related_name="plans")
     title = models.CharField(max_length=200)
     goal = models.TextField(blank=True)
     minutes_per_session = models.PositiveIntegerField(default=25)
@@ -27,7 +31,7 @@ class Plan(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = OwnedManager()
+    objects = readable_manager("course")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -56,7 +60,7 @@ class PlanMaterial(models.Model):
     page_count = models.PositiveIntegerField()
     position = models.PositiveIntegerField()
 
-    objects = OwnedManager()
+    objects = readable_manager("plan__course")
 
     class Meta:
         ordering = ["plan", "position"]
@@ -84,7 +88,7 @@ class Module(models.Model):
     tokens = models.PositiveIntegerField()
     optional = models.BooleanField(default=False)  # front or back matter: optional reading, no session
 
-    objects = OwnedManager()
+    objects = readable_manager("plan__course")
 
     class Meta:
         ordering = ["plan", "position"]
@@ -113,7 +117,7 @@ class StudySession(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     scheduled_for = models.DateField(null=True, blank=True)  # the day the exam date spreads it to
 
-    objects = OwnedManager()
+    objects = readable_manager("plan__course")
 
     class Meta:
         ordering = ["plan", "number"]
@@ -206,3 +210,38 @@ class Note(models.Model):
 
     def __str__(self) -> str:
         return self.text[:60]
+
+
+class ProgressQuerySet(OwnedQuerySet):
+    def for_teacher(self, user):
+        """The progress rows of the courses ``user`` teaches (every learner's); ``ScopeError`` with no user."""
+        return self._scoped().filter(course_owner_id=owner_id_of(user))
+
+
+class SessionProgress(models.Model):
+    """A learner's progress on one session of a course's plan: the plan is the teacher's, the progress the
+    learner's. The course's owner is copied so the teacher's roster reads it (row-level security's
+    ``course_teacher`` policy) without reading any other table."""
+
+    class Status(models.TextChoices):
+        STARTED = "started", _("Started")
+        COMPLETED = "completed", _("Completed")
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    course_owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="progress")
+    session = models.ForeignKey(StudySession, on_delete=models.CASCADE, related_name="progress")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.STARTED)
+    questions_answered = models.PositiveIntegerField(default=0)
+    questions_right = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedManager.from_queryset(ProgressQuerySet)()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "session"], name="one_progress_per_learner_and_session")]
+        indexes = [models.Index(fields=["plan", "owner"]), models.Index(fields=["course_owner", "plan"])]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} on {self.session_id}: {self.status}"

@@ -284,6 +284,7 @@ SPECTACULAR_SETTINGS = {
         "CardKindEnum": "plans.models.Card.Kind",
         "CourseLanguageEnum": "courses.models.Course.Language",
         "MembershipRoleEnum": "courses.models.Membership.Role",
+        "SessionProgressStatusEnum": "plans.models.SessionProgress.Status",
     },
 }
 

@@ -52,6 +52,7 @@ def plan_create(
     ranges: list[dict] | None = None,
     exam_date: date | None = None,
     enqueue: bool = True,
+    course=None,
 ) -> Plan:
     """Snapshot the owner's READY materials and queue the plan's generation (``enqueue=False``: the caller
     runs ``plan_generate`` itself, as the demo account does before the web server starts). ``ranges``
@@ -65,6 +66,7 @@ def plan_create(
     with transaction.atomic():
         plan = Plan.objects.create(
             owner=owner,
+            course=course,
             title=title[:200] or materials[ref_ids[0]].title[:200],
             goal=goal,
             minutes_per_session=minutes_per_session,

@@ -105,6 +105,10 @@ def owner_data(user, ingest, django_capture_on_commit_callbacks):
     teacher = type(user).objects.get(pk=user.pk)
     course = course_create(user=teacher, title="Registers 101")
     material_publish(user=teacher, material=material, course_id=course.pk)
+    from plans.services.course_plans import course_plan_create
+
+    with django_capture_on_commit_callbacks(execute=True):
+        course_plan_create(user=teacher, course_id=course.pk)
     invitation = invitation_create(user=teacher, course_id=course.pk)
     learner = UserFactory()
     course_join(user=learner, code=invitation.code)

@@ -1,0 +1,141 @@
+"""The course's plan through the API: its sessions with your progress, one session's content, your progress
+on it, and (for the teacher) every learner's progress."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from baeum.errors import NotFound
+from plans import selectors_course as course_plans
+from plans.models import SessionProgress
+from plans.services.course_plans import session_progress_record
+from plans.services.session_content import session_content
+
+
+class CoursePlanMissing(NotFound):
+    code = "no_course_plan"
+
+
+def _plan(request, course_id: int):
+    plan = course_plans.course_plan(user=request.user, course_id=course_id)
+    if plan is None:
+        raise CoursePlanMissing("The teacher has not built this course's plan yet.")
+    return plan
+
+
+def _session(request, course_id: int, number: int):
+    plan = _plan(request, course_id)
+    session = next((item for item in course_plans.course_sessions(user=request.user, plan=plan) if item.number == number), None)
+    if session is None:
+        raise NotFound(f"No session {number} in this course's plan.")
+    return plan, session
+
+
+class CourseSessionSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    title = serializers.CharField()
+    objectives = serializers.ListField(child=serializers.CharField())
+    estimatedMinutes = serializers.IntegerField(source="estimated_minutes")
+    myStatus = serializers.SerializerMethodField(help_text="not_started, started or completed: your own progress")
+
+    def get_myStatus(self, session) -> str:  # noqa: N802 - the API's field name
+        progress = self.context["progress"].get(session.pk)
+        return progress.status if progress else "not_started"
+
+
+class CoursePlanSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    status = serializers.CharField()
+    sessions = serializers.SerializerMethodField()
+
+    def get_sessions(self, plan) -> list:
+        return CourseSessionSerializer(self.context["sessions"], many=True, context=self.context).data
+
+
+class CoursePlanApi(APIView):
+    @extend_schema(operation_id="courses_plan", responses=CoursePlanSerializer)
+    def get(self, request, course_id: int):
+        """The course's plan (the newest the teacher built) with your status on each session. 404
+        `no_course_plan` before the teacher builds one."""
+        plan = _plan(request, course_id)
+        context = {
+            "sessions": course_plans.course_sessions(user=request.user, plan=plan),
+            "progress": course_plans.my_progress(user=request.user, plan=plan),
+        }
+        return Response(CoursePlanSerializer(plan, context=context).data)
+
+
+class CourseSessionContentSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    title = serializers.CharField()
+    objectives = serializers.ListField(child=serializers.CharField())
+    keyPoints = serializers.ListField(child=serializers.DictField(), help_text="[{text, refId, chunkIndex, pageNumber, pageLabel?}]")
+    questions = serializers.ListField(child=serializers.DictField(), help_text="as GET plans/{id}/sessions/{n}/ gives them")
+
+
+class CourseSessionApi(APIView):
+    @extend_schema(operation_id="courses_session", responses=CourseSessionContentSerializer)
+    def get(self, request, course_id: int, number: int):
+        """One session of the course's plan: objectives, key points and practice questions, each cited."""
+        plan, session = _session(request, course_id, number)
+        content = session_content(user=request.user, plan=plan, session=session)
+        return Response(
+            {
+                "number": session.number,
+                "title": session.title,
+                "objectives": session.objectives,
+                "keyPoints": content.key_points,
+                "questions": content.questions,
+            }
+        )
+
+
+class CourseSessionProgressApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CourseSessionProgressInput"
+
+        status = serializers.ChoiceField(choices=SessionProgress.Status.choices)
+        answered = serializers.IntegerField(min_value=0, max_value=1000, default=0)
+        right = serializers.IntegerField(min_value=0, max_value=1000, default=0)
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CourseSessionProgress"
+
+        status = serializers.CharField()
+        questionsAnswered = serializers.IntegerField(source="questions_answered")
+        questionsRight = serializers.IntegerField(source="questions_right")
+        completedAt = serializers.DateTimeField(source="completed_at", allow_null=True)
+
+    @extend_schema(operation_id="courses_session_progress", request=InputSerializer, responses=OutputSerializer)
+    def post(self, request, course_id: int, number: int):
+        """Your progress on a session of the course's plan (counts only grow; completed stays completed)."""
+        session = _session(request, course_id, number)[1]
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        progress = session_progress_record(user=request.user, session=session, **data.validated_data)
+        return Response(self.OutputSerializer(progress).data)
+
+
+class LearnerProgressSerializer(serializers.Serializer):
+    userId = serializers.IntegerField(source="membership.user_id")
+    email = serializers.EmailField(source="membership.user.email")
+    name = serializers.SerializerMethodField()
+    sessionsCompleted = serializers.IntegerField(source="completed")
+    sessions = serializers.IntegerField()
+    questionsAnswered = serializers.IntegerField(source="answered")
+    questionsRight = serializers.IntegerField(source="right")
+    joinedAt = serializers.DateTimeField(source="membership.joined_at")
+
+    def get_name(self, row) -> str:
+        return row["membership"].user.get_full_name()
+
+
+class CourseProgressApi(APIView):
+    @extend_schema(operation_id="courses_progress", responses=LearnerProgressSerializer(many=True))
+    def get(self, request, course_id: int):
+        """Every learner of a course you teach, with sessions completed and questions right on its plan."""
+        return Response(LearnerProgressSerializer(course_plans.roster_progress(user=request.user, course_id=course_id), many=True).data)

@@ -1,0 +1,57 @@
+"""Reads of a course's plan: the plan its learners study, and each learner's progress on it."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q, Sum
+
+from courses.selectors import course_get, course_taught, roster
+
+from .models import Plan, SessionProgress, StudySession
+
+
+def course_plan(*, user, course_id: int) -> Plan | None:
+    """The newest plan of a course the user teaches or belongs to (None before the teacher builds one)."""
+    course = course_get(user=user, course_id=course_id)
+    return Plan.objects.for_reader(user).filter(course=course).order_by("-created_at", "-id").first()
+
+
+def course_sessions(*, user, plan: Plan) -> list[StudySession]:
+    return list(StudySession.objects.for_reader(user).filter(plan=plan).order_by("number"))
+
+
+def my_progress(*, user, plan: Plan) -> dict[int, SessionProgress]:
+    """The user's own progress on the plan's sessions, by session id."""
+    return {progress.session_id: progress for progress in SessionProgress.objects.for_user(user).filter(plan=plan)}
+
+
+def roster_progress(*, user, course_id: int) -> list[dict]:
+    """Each learner of a course the user teaches, with their progress on its newest plan: sessions completed
+    of all, questions answered and right, last activity. Two queries, whatever the number of learners."""
+    course = course_taught(user=user, course_id=course_id)
+    plan = Plan.objects.for_user(user).filter(course=course).order_by("-created_at", "-id").first()
+    members = list(roster(user=user, course_id=course.pk))
+    totals: dict[int, dict] = {}
+    sessions = 0
+    if plan is not None:
+        sessions = plan.sessions.count()
+        rows = (
+            SessionProgress.objects.for_teacher(user)
+            .filter(plan=plan)
+            .values("owner_id")
+            .annotate(
+                completed=Count("id", filter=Q(status=SessionProgress.Status.COMPLETED)),
+                answered=Sum("questions_answered"),
+                right=Sum("questions_right"),
+            )
+        )
+        totals = {row["owner_id"]: row for row in rows}
+    return [
+        {
+            "membership": membership,
+            "sessions": sessions,
+            "completed": totals.get(membership.user_id, {}).get("completed", 0),
+            "answered": totals.get(membership.user_id, {}).get("answered") or 0,
+            "right": totals.get(membership.user_id, {}).get("right") or 0,
+        }
+        for membership in members
+    ]

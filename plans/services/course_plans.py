@@ -1,0 +1,51 @@
+"""A course's plan: the teacher builds it from the course's materials; each learner's progress on its
+sessions is their own row (``SessionProgress``), which the teacher's roster reads."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from baeum.errors import BaeumError
+from courses.selectors import course_taught
+from knowledge import selectors as knowledge
+
+from ..models import Plan, SessionProgress, StudySession
+from .plans import plan_create
+
+
+def course_plan_create(*, user, course_id: int, minutes_per_session: int = 25) -> Plan:
+    """Build (or build again) the plan of a course the user teaches, from its READY materials; the newest
+    plan of a course is the one its learners study."""
+    course = course_taught(user=user, course_id=course_id)
+    ref_ids = [material.ref_id for material in knowledge.course_materials(user=user, course_id=course.pk, status="READY")]
+    if not ref_ids:
+        raise BaeumError(_("Add a material that is ready to the course first."), code="invalid")
+    return plan_create(owner=user, title=course.title, ref_ids=ref_ids, minutes_per_session=minutes_per_session, course=course)
+
+
+def session_progress_record(*, user, session: StudySession, status: str, answered: int = 0, right: int = 0) -> SessionProgress:
+    """A learner's progress on a session of a course's plan (read through their membership): started or
+    completed, and how many of its questions they answered and got right (each count only grows)."""
+    plan = session.plan
+    if plan.course_id is None:
+        raise BaeumError(_("This session is not part of a course's plan."), code="invalid")
+    if status not in SessionProgress.Status.values:
+        raise BaeumError(_("Progress is started or completed."), code="invalid", details={"status": status})
+    now = timezone.now()
+    progress = SessionProgress.objects.for_user(user).filter(session=session).first()
+    if progress is None:
+        try:
+            with transaction.atomic():
+                progress = SessionProgress.objects.create(
+                    owner=user, course_owner_id=plan.owner_id, plan=plan, session=session, status=status
+                )
+        except IntegrityError:  # the same learner's other tab made it first
+            progress = SessionProgress.objects.for_user(user).get(session=session)
+    if status == SessionProgress.Status.COMPLETED and progress.status != status:
+        progress.status, progress.completed_at = status, now
+    progress.questions_answered = max(progress.questions_answered, answered)
+    progress.questions_right = max(progress.questions_right, min(right, max(progress.questions_answered, answered)))
+    progress.save()
+    return progress

@@ -1,0 +1,109 @@
+"""A course's plan: the teacher builds it from the course's book; learners study its sessions and their
+progress is their own; the teacher's roster shows each learner's sessions done and questions right;
+nobody else reads any of it, and no learner can change the plan."""
+
+import pytest
+
+from accounts.content_managers import content_managers_group_sync
+from accounts.rls import rls_user
+from courses.services import course_create, course_join, invitation_create
+from knowledge.services.materials import material_publish
+from plans.models import Plan, SessionProgress, StudySession
+from tests.factories import UserFactory
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BOOK = [
+    "Chapter 1 Stacks\nA stack is a collection where the last element added is the first one removed. The push operation adds "
+    "an element on top and the pop operation removes the top element. A stack overflow happens when a full stack receives a push.",
+    "Chapter 2 Queues\nA queue is a collection where the first element added is the first one removed. The enqueue operation adds "
+    "an element at the back and the dequeue operation removes the element at the front. A circular buffer can hold a queue.",
+]
+
+
+@pytest.fixture
+def course_with_plan(client, ingest, django_capture_on_commit_callbacks):
+    teacher = UserFactory(first_name="Teacher")
+    teacher.groups.add(content_managers_group_sync())
+    book = ingest(teacher, make_pdf(BOOK), "structures.pdf")
+    course = course_create(user=teacher, title="Data structures", language="en")
+    material_publish(user=teacher, material=book, course_id=course.pk)
+    client.force_login(teacher)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(f"/courses/{course.pk}/plan").status_code == 302
+    plan = Plan.objects.unscoped().get(course=course)
+    assert plan.status == Plan.Status.READY and plan.owner_id == teacher.pk
+    code = invitation_create(user=teacher, course_id=course.pk).code
+    learners = [UserFactory(first_name=name) for name in ("Ana", "Ben")]
+    for learner in learners:
+        course_join(user=learner, code=code)
+    return {"teacher": teacher, "course": course, "plan": plan, "learners": learners}
+
+
+def test_a_learner_studies_a_session_and_the_teacher_sees_their_progress(client, course_with_plan):
+    course, plan, (ana, ben) = course_with_plan["course"], course_with_plan["plan"], course_with_plan["learners"]
+    client.force_login(ana)
+    page = client.get(f"/courses/{course.pk}/").content.decode()
+    assert f"/courses/{course.pk}/sessions/1/" in page
+    session = client.get(f"/courses/{course.pk}/sessions/1/")
+    assert session.status_code == 200
+    text = session.content.decode()
+    assert "stack" in text.lower() and 'name="right"' in text  # key points and questions of the teacher's plan
+    question_ids = [question["id"] for question in session.context["content"].questions]
+    assert question_ids
+    client.post(f"/courses/{course.pk}/sessions/1/complete", {"right": question_ids[:1]})
+    progress = SessionProgress.objects.unscoped().get(owner=ana)
+    assert progress.status == "completed" and progress.questions_right == 1 and progress.questions_answered == len(question_ids)
+    assert "✓" in client.get(f"/courses/{course.pk}/").content.decode()
+
+    client.force_login(course_with_plan["teacher"])
+    roster = client.get(f"/courses/{course.pk}/").context["roster"]
+    by_name = {row["membership"].user.first_name: row for row in roster}
+    assert by_name["Ana"]["completed"] == 1 and by_name["Ana"]["right"] == 1 and by_name["Ana"]["sessions"] == plan.sessions.count()
+    assert by_name["Ben"]["completed"] == 0
+
+    # Another learner of the course sees only their own progress; nobody outside it sees the plan at all.
+    with rls_user(ben.pk):
+        assert not SessionProgress.objects.unscoped().exists()
+        assert Plan.objects.for_reader(ben).filter(pk=plan.pk).exists()
+    stranger = UserFactory()
+    client.force_login(stranger)
+    assert client.get(f"/courses/{course.pk}/sessions/1/").status_code == 404
+    assert client.post(f"/courses/{course.pk}/sessions/1/complete").status_code == 404
+    assert client.get(f"/api/v1/plans/{plan.pk}/").status_code == 404
+    with rls_user(stranger.pk):
+        assert not StudySession.objects.unscoped().filter(plan=plan).exists()
+
+
+def test_learners_read_the_course_plan_and_never_change_it(course_with_plan):
+    plan, ana = course_with_plan["plan"], course_with_plan["learners"][0]
+    with rls_user(ana.pk):
+        assert StudySession.objects.unscoped().filter(plan=plan).count() == plan.sessions.count() > 0
+        assert Plan.objects.unscoped().filter(pk=plan.pk).update(title="mine now") == 0
+        assert StudySession.objects.unscoped().filter(plan=plan).delete()[0] == 0
+    assert Plan.objects.unscoped().get(pk=plan.pk).title == "Data structures"
+
+
+def test_the_course_plan_through_the_api(course_with_plan):
+    from rest_framework.test import APIClient
+
+    course, (ana, _ben) = course_with_plan["course"], course_with_plan["learners"]
+    phone = APIClient()
+    phone.force_login(ana)
+    plan = phone.get(f"/api/v1/courses/{course.pk}/plan").json()
+    assert plan["sessions"] and {session["myStatus"] for session in plan["sessions"]} == {"not_started"}
+    session = phone.get(f"/api/v1/courses/{course.pk}/sessions/1/").json()
+    assert session["keyPoints"] and all(point["refId"] for point in session["keyPoints"])
+    done = phone.post(f"/api/v1/courses/{course.pk}/sessions/1/progress", {"status": "completed", "answered": 3, "right": 2}, format="json")
+    assert done.json()["status"] == "completed" and done.json()["questionsRight"] == 2
+    assert phone.get(f"/api/v1/courses/{course.pk}/plan").json()["sessions"][0]["myStatus"] == "completed"
+    assert phone.get(f"/api/v1/courses/{course.pk}/progress").status_code == 404  # the roster is the teacher's
+    teacher = APIClient()
+    teacher.force_login(course_with_plan["teacher"])
+    rows = {row["name"]: row for row in teacher.get(f"/api/v1/courses/{course.pk}/progress").json()}
+    assert rows["Ana"]["sessionsCompleted"] == 1 and rows["Ana"]["questionsRight"] == 2 and rows["Ben"]["sessionsCompleted"] == 0
+    stranger = APIClient()
+    stranger.force_login(UserFactory())
+    for path in ("plan", "sessions/1/", "progress"):
+        assert stranger.get(f"/api/v1/courses/{course.pk}/{path}").status_code == 404
