@@ -47,7 +47,7 @@ def course_page(request, course_id: int):
                 material for material in knowledge.material_list(user=request.user, status="READY") if material.pk not in published
             ],
             "invitations": [invitation for invitation in courses.invitation_list(user=request.user, course_id=course_id)[:20]],
-            "roster": course_plans.roster_progress(user=request.user, course_id=course_id),
+            **_roster_page(request, course),
             "gaps": courses.gaps(user=request.user, course_id=course_id)[:20],
             "flags": list(courses.flags(user=request.user, course_id=course_id)[:20]),
             "new_code": request.GET.get("code", ""),
@@ -55,6 +55,29 @@ def course_page(request, course_id: int):
     else:
         context["membership"] = courses.membership_of(user=request.user, course_id=course_id)
     return render(request, "classroom/course.html", context)
+
+
+ROSTER_PAGE = 50  # learners a course page lists at once (a class of 500 is ten pages, each drawn in a blink)
+
+
+def _roster_page(request, course) -> dict:
+    try:
+        page = max(1, int(request.GET.get("learners", 1)))
+    except ValueError:
+        page = 1
+    total = courses.roster(user=request.user, course_id=course.pk).count()
+    pages = max(1, -(-total // ROSTER_PAGE))
+    page = min(page, pages)
+    rows = course_plans.roster_progress(user=request.user, course_id=course.pk, offset=(page - 1) * ROSTER_PAGE, limit=ROSTER_PAGE)
+    first = (page - 1) * ROSTER_PAGE + 1
+    return {
+        "roster": rows,
+        "roster_page": page,
+        "roster_pages": pages,
+        "roster_first": first,
+        "roster_last": first + len(rows) - 1,
+        "roster_total": total,
+    }
 
 
 def _done(request, course_id: int, message: str = ""):

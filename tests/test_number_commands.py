@@ -218,8 +218,8 @@ def test_eval_documents_prints_ours_beside_the_page_baseline_and_the_tutor_and_c
 def test_eval_study_prints_a_report_per_book_and_cleans_up(tmp_path, capsys):
     users = get_user_model().objects.count()
     path = tmp_path / "asm.pdf"
-    # A page whose key-point candidates include a sentence the rules reject (an address).
-    errata = "Chapter 4 Errata\nWrite to me at author@example.com for the answers to the exercises. The ESP register points to the stack."
+    # A page whose key-point candidates include sentences the rules reject (a heading, a fragment).
+    errata = "Chapter 4 Errata\nSee below. The ESP register points to the top of the stack in memory at all times."
     path.write_bytes(make_pdf([*BOOK, errata]))
     call_command("eval_study", str(path), "--json", "--without", "sentence:heading")
     report = json.loads(capsys.readouterr().out)

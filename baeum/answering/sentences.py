@@ -77,21 +77,6 @@ PROSE_CHECK_WORDS = 12
 TERMINAL_PUNCTUATION = re.compile(r"(?:[.!?。！？…:;]['\"”’)\]]*|[가-힣]다)(?:\s*\[[^\]]{1,40}\])?$")
 
 
-_EMAIL_OR_URL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.", re.IGNORECASE)
-
-
-_AUTHOR_LINE = re.compile(
-    r"©|\b(?i:copyright|all rights reserved)\b|\bISBN\b"
-    r"|^(?:[Bb]y|[Ww]ritten by|[Ee]dited by|[Tt]ranslated by|Authors?:)\s+(?:(?:and\s+)?[A-Z][\w.'-]*,?\s*){1,8}$"
-)
-
-
-_REFERENCE_ENTRY = re.compile(
-    r"^\s*\[\d{1,3}\]\s|\bdoi:\s*10\.|\bpp\.\s*\d+\s*[-–]\s*\d+|^[A-Z][\w'-]+,\s(?:[A-Z]\.\s?){1,3}"
-    r"|^[A-Z][^.]{0,80}\(\d{4}[a-z]?\)\.\s"
-)
-
-
 _CODE_LINE = re.compile(
     # A numbered listing line ("10 return ret status ;", "9 data = i ;", "27 else 28 printf (…);"), a C control line.
     r"^\s*\d{1,3}\s+\S.*;\s*$|^\s*\d{1,3}\s+(?:else|if|for|while|return|printf)\b|^\s*\d{1,3}\s+[A-Za-z_]\w*\s*(?:=|\[)"
@@ -105,10 +90,6 @@ _CODE_LINE = re.compile(
 # A figure's or table's caption ("Figure 3.4: How to Determine Endianness", "그림 4.12: printf 내부의 스택
 # 모습"): in a "sentence" it means the figure's labels were read along with it.
 _CAPTION_LABEL = re.compile(r"(?:\bFigure|\bFig\.|\bTable|그림|표)\s*\d+(?:\.\d+)*\s*:")
-
-
-# A table of contents read as a sentence: leaders and page numbers ("1.5 Skeleton File … 25 2 Basic …").
-_CONTENTS_ENTRY = re.compile(r"(?:…|\.{3,})\s*\d{1,4}\b.*(?:…|\.{3,})\s*\d{1,4}\b")
 
 
 LIST_ITEM = re.compile(r"^\s*(?:[-•*·▪●◦]|\(?\d{1,2}[.)]|[a-z][.)])\s+\S")
@@ -210,22 +191,8 @@ UNQUOTABLE = rules.register(
     rules.Rule(
         "sentence:dangling-lead-in", _DANGLING_LEAD_IN.search, "The sum is found by the following two steps: 1.", "an item's number cut off"
     ),
-    rules.Rule("sentence:contact", _EMAIL_OR_URL.search, "Write to me at author@example.com for the answers.", "an address"),
-    rules.Rule("sentence:author-line", _AUTHOR_LINE.search, "Copyright © 2003 by Paul Carter, all rights reserved.", "a title page's line"),
-    rules.Rule(
-        "sentence:reference-entry",
-        _REFERENCE_ENTRY.search,
-        "[12] Smith, J. Memory and learning in practice. doi:10.1000/182.",
-        "a bibliography entry",
-    ),
     rules.Rule(
         "sentence:caption", _CAPTION_LABEL.search, "Figure 3.4: How to Determine Endianness and what it means.", "a figure's labels"
-    ),
-    rules.Rule(
-        "sentence:contents-entry",
-        _CONTENTS_ENTRY.search,
-        "1.5 Skeleton File ..... 25 2 Basic Assembly Language ..... 27.",
-        "a table of contents",
     ),
 )
 CUT_BY_OVERLAP = rules.register(

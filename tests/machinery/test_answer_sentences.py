@@ -38,12 +38,6 @@ def test_figure_labels_read_with_their_caption_are_not_a_sentence():
     assert is_readable_sentence("그림 3.3 는 ADC 명령을 사용해 캐리 플래그에 직접 더하는 방법을 보여주고 있다.")
 
 
-def test_a_contents_line_is_not_a_sentence():
-    assert not is_readable_sentence(
-        "ii CONTENTS 1.5 Skeleton File … 25 2 Basic Assembly Language 27 2.1 Working with Integers … 27 2.1.1 Integer"
-    )
-
-
 def test_comparison_sides_are_found_in_both_languages():
     assert compared_terms("What is the difference between big endian and little endian?") == ("big endian", "little endian")
     assert compared_terms("리틀 엔디안과 빅 엔디안의 차이는?") == ("리틀 엔디안", "빅 엔디안")
