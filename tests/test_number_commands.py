@@ -45,6 +45,7 @@ SMOKE_TESTED = {
     "load_test": "test_load_test_*",
     "bench_fairness": "test_bench_fairness_*",
     "fit_weights": "test_fit_weights_*",
+    "bench_course": "tests/courses/test_bench_course.py",
 }
 
 PASSAGES = [
