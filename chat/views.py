@@ -50,7 +50,7 @@ def _saved_answers(*, user, messages) -> set[str]:
 def _sources(*, user, conversation) -> dict:
     """What the conversation searches, what was removed, and the READY materials it could search instead."""
     searched, removed = conversation_sources(conversation=conversation)
-    library = list(material_list(user=user, status="READY").only("ref_id", "title"))
+    library = list(material_list(user=user, status="READY", with_courses=True).only("ref_id", "title"))
     titles = {material.ref_id: material.title for material in library}
     return {
         "all_materials": conversation.all_materials,

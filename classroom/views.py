@@ -20,6 +20,7 @@ from knowledge import selectors as knowledge
 from knowledge.services.materials import material_publish
 from plans import selectors_course as course_plans
 from plans.services.course_plans import course_plan_create, session_progress_record
+from plans.services.review import cards_from_key_points
 from plans.services.session_content import session_content
 
 
@@ -227,4 +228,9 @@ def course_session_complete(request, course_id: int, number: int):
         session_progress_record(user=request.user, session=session, status="completed", answered=len(asked), right=right)
     except BaeumError as error:
         return _refused(request, course_id, error)
-    return _done(request, course_id, _("Session %(number)d done.") % {"number": number})
+    made = cards_from_key_points(user=request.user, plan=plan, session=session)  # its key points come back for review
+    return _done(
+        request,
+        course_id,
+        _("Session %(number)d done: %(cards)d key points added to your review.") % {"number": number, "cards": len(made)},
+    )

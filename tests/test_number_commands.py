@@ -219,8 +219,11 @@ def test_eval_documents_prints_ours_beside_the_page_baseline_and_the_tutor_and_c
 def test_eval_study_prints_a_report_per_book_and_cleans_up(tmp_path, capsys):
     users = get_user_model().objects.count()
     path = tmp_path / "asm.pdf"
-    # A page whose key-point candidates include sentences the rules reject (a heading, a fragment).
-    errata = "Chapter 4 Errata\nSee below. The ESP register points to the top of the stack in memory at all times."
+    # A page whose key-point candidates include sentences the rules reject (a lead-in cut from its list, a caption).
+    errata = (
+        "Chapter 4 Errata\nThe stack pointer is updated by the following two steps: 1. "
+        "Figure 4.2: How the stack grows downwards in memory when a value is pushed. The ESP register points to the top of the stack."
+    )
     path.write_bytes(make_pdf([*BOOK, errata]))
     call_command("eval_study", str(path), "--json", "--without", "sentence:heading")
     report = json.loads(capsys.readouterr().out)

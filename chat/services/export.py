@@ -17,7 +17,8 @@ def conversation_markdown(*, user, conversation: Conversation) -> Export:
     lines = [f"# {one_line(title)}", ""]
     sources = sorted(conversation.material_titles.values())
     if sources:
-        lines += [f"**{gettext('Materials:')}** " + "; ".join(sources), ""]
+        label = gettext("Materials:")  # outside the f-string: makemessages does not read calls inside one
+        lines += [f"**{label}** " + "; ".join(sources), ""]
     for message in message_list(user=user, conversation=conversation):
         if message.role == message.Role.USER:
             lines += ["## " + one_line(message.content), ""]

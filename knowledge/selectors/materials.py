@@ -31,9 +31,10 @@ class MaterialFileMissing(NotFound):
         super().__init__(_("The stored file of “%(name)s” is missing. Upload it again.") % {"name": material.original_filename})
 
 
-def material_list(*, user, status: str | None = None):
-    """Return the user's materials, newest first."""
-    materials = Material.objects.for_user(user)
+def material_list(*, user, status: str | None = None, with_courses: bool = False):
+    """Return the user's materials, newest first; ``with_courses``: and those of the courses they belong to
+    (to read and search, never to change)."""
+    materials = Material.objects.for_reader(user) if with_courses else Material.objects.for_user(user)
     return materials.filter(status=status) if status else materials
 
 

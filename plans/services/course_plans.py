@@ -15,14 +15,16 @@ from ..models import Plan, SessionProgress, StudySession
 from .plans import plan_create
 
 
-def course_plan_create(*, user, course_id: int, minutes_per_session: int = 25) -> Plan:
+def course_plan_create(*, user, course_id: int, minutes_per_session: int = 25, enqueue: bool = True) -> Plan:
     """Build (or build again) the plan of a course the user teaches, from its READY materials; the newest
     plan of a course is the one its learners study."""
     course = course_taught(user=user, course_id=course_id)
     ref_ids = [material.ref_id for material in knowledge.course_materials(user=user, course_id=course.pk, status="READY")]
     if not ref_ids:
         raise BaeumError(_("Add a material that is ready to the course first."), code="invalid")
-    return plan_create(owner=user, title=course.title, ref_ids=ref_ids, minutes_per_session=minutes_per_session, course=course)
+    return plan_create(
+        owner=user, title=course.title, ref_ids=ref_ids, minutes_per_session=minutes_per_session, course=course, enqueue=enqueue
+    )
 
 
 def session_progress_record(*, user, session: StudySession, status: str, answered: int = 0, right: int = 0) -> SessionProgress:

@@ -119,7 +119,8 @@ def _session_lines(*, user, plan: Plan, session: StudySession, titles: dict[str,
             lines.append(f"{number}. {one_line(question.get('question') or question.get('prompt', ''))}")
             lines += [f"   - {one_line(choice)}" for choice in question.get("choices") or []]
             reference = citation_reference(question.get("citation") or {}, titles)
-            lines.append(f"   - **{gettext('Answer:')}** {one_line(question.get('answer', ''))} {reference}".rstrip())
+            label = gettext("Answer:")  # outside the f-string: makemessages does not read calls inside one
+            lines.append(f"   - **{label}** {one_line(question.get('answer', ''))} {reference}".rstrip())
         lines.append("")
     return lines
 
@@ -130,12 +131,12 @@ def plan_markdown(*, user, plan: Plan) -> Export:
     lines = [f"# {one_line(plan.title)}", ""]
     if plan.goal:
         lines += [plan.goal.strip(), ""]
-    materials = "; ".join(
-        f"{material.title} ({gettext('%(pages)s pages') % {'pages': material.page_count}})" for material in plan.snapshot.all()
-    )
-    lines += [f"**{gettext('Materials:')}** {materials}", ""]
+    # Labels outside the f-strings: makemessages does not read calls inside one.
+    pages, materials_label, exam_label = gettext("%(pages)s pages"), gettext("Materials:"), gettext("Exam date:")
+    materials = "; ".join(f"{material.title} ({pages % {'pages': material.page_count}})" for material in plan.snapshot.all())
+    lines += [f"**{materials_label}** {materials}", ""]
     if plan.exam_date:
-        lines += [f"**{gettext('Exam date:')}** {plan.exam_date:%Y-%m-%d}", ""]
+        lines += [f"**{exam_label}** {plan.exam_date:%Y-%m-%d}", ""]
     for session in plan.sessions.all():
         lines += _session_lines(user=user, plan=plan, session=session, titles=titles, removed=removed, questions=False)
     optional = [module for module in plan.modules.all() if module.optional]

@@ -445,12 +445,14 @@ def plan_delete(*, plan: Plan) -> None:
     """Delete a plan with its sessions, modules and cards (its notes stay, filed under no plan)."""
     from django.db import IntegrityError
 
+    plan_id = plan.pk
     for attempt in range(PLAN_DELETE_ATTEMPTS):
         try:
             with transaction.atomic():
                 plan.delete()
             return
-        except IntegrityError:
+        except IntegrityError:  # a row its generation committed meanwhile (foreign keys are checked at commit)
+            plan.pk = plan_id  # the collector cleared it before the commit failed; collect again, that row too
             if attempt == PLAN_DELETE_ATTEMPTS - 1:
                 raise
 

@@ -56,6 +56,12 @@ def test_a_learner_studies_a_session_and_the_teacher_sees_their_progress(client,
     progress = SessionProgress.objects.unscoped().get(owner=ana)
     assert progress.status == "completed" and progress.questions_right == 1 and progress.questions_answered == len(question_ids)
     assert "✓" in client.get(f"/courses/{course.pk}/").content.decode()
+    # Its key points are the learner's review cards now; the review page shows them.
+    from plans.models import Card
+
+    cards = Card.objects.unscoped().filter(owner=ana, plan=plan)
+    assert cards.count() == len(session.context["content"].key_points) > 0
+    assert client.get("/review/").status_code == 200 and client.get("/api/v1/review/").json()["stats"]["cards"] == cards.count()
 
     client.force_login(course_with_plan["teacher"])
     roster = client.get(f"/courses/{course.pk}/").context["roster"]
@@ -74,6 +80,19 @@ def test_a_learner_studies_a_session_and_the_teacher_sees_their_progress(client,
     assert client.get(f"/api/v1/plans/{plan.pk}/").status_code == 404
     with rls_user(stranger.pk):
         assert not StudySession.objects.unscoped().filter(plan=plan).exists()
+
+
+def test_leaving_the_course_takes_its_review_cards_and_keeps_the_review_page_working(client, course_with_plan):
+    from courses.services import course_leave
+    from plans.models import Card
+
+    course, ana = course_with_plan["course"], course_with_plan["learners"][0]
+    client.force_login(ana)
+    client.post(f"/courses/{course.pk}/sessions/1/complete")
+    assert Card.objects.unscoped().filter(owner=ana).exists()
+    course_leave(user=ana, course_id=course.pk)
+    assert not Card.objects.unscoped().filter(owner=ana).exists()
+    assert client.get("/review/").status_code == 200
 
 
 def test_learners_read_the_course_plan_and_never_change_it(course_with_plan):

@@ -38,6 +38,16 @@ def test_the_demo_learner_gets_ready_materials_plans_and_a_cited_tutor(demo_allo
     assert "spaced repetition" in reply.content.lower()
     assert reply.citations and reply.citations[0]["refId"] == english.ref_id
 
+    # The demo teacher's course over the Korean guide, with its plan and a code to join it with.
+    from courses.models import Course, Invitation
+    from plans.management.commands.demo_account import DEMO_TEACHER_EMAIL
+
+    teacher = User.objects.get(email=DEMO_TEACHER_EMAIL)
+    course = Course.objects.for_user(teacher).get()
+    assert Plan.objects.for_user(teacher).get(course=course).status == Plan.Status.READY
+    assert Material.objects.for_user(teacher).get(course=course).status == Material.Status.READY
+    assert Invitation.objects.for_user(teacher).filter(course=course).count() == 1  # kept on the second run
+
     korean = next(material for material in materials if material.title != "How We Learn")
     conversation = conversation_create(owner=learner, ref_ids=[korean.ref_id])
     reply = chat_reply(conversation=conversation, content="간격 반복이란 무엇인가요?")

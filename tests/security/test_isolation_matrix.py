@@ -158,7 +158,7 @@ def test_second_user_gets_404_and_changes_nothing_on_every_object_route(client, 
 
 def test_second_user_lists_and_searches_see_nothing(client, other_user, owner_data):
     client.force_login(other_user)
-    for path in ["/api/v1/materials/", "/api/v1/plans/", "/api/v1/conversations/", "/api/v1/notes/"]:
+    for path in ["/api/v1/materials/", "/api/v1/plans/", "/api/v1/conversations/", "/api/v1/notes/", "/api/v1/courses/"]:
         assert client.get(path).json()["count"] == 0
     assert "A register note" not in client.get("/api/v1/notes/export.md").content.decode()
     assert "A register note" not in client.get("/notes/").content.decode()

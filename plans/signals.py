@@ -1,0 +1,17 @@
+"""What leaving a course takes with it from the learner's own study: the review cards made from its plan's
+sessions (they quote its materials, which are no longer theirs to read). Their notes and answers stay."""
+
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
+
+from accounts.rls import rls_system
+from courses.models import Membership
+
+from .models import Card
+
+
+@receiver(post_delete, sender=Membership, dispatch_uid="plans-cards-leave-with-the-course")
+def cards_leave_with_the_course(sender, instance: Membership, **kwargs) -> None:
+    # The learner's rows, removed when they leave or the teacher removes them: as the system, saying why.
+    with rls_system(why="a learner left a course: the review cards quoting its materials go with it"):
+        Card.objects.unscoped().filter(owner_id=instance.user_id, plan__course_id=instance.course_id).delete()
