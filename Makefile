@@ -37,8 +37,10 @@ test-deps:
 	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi
 
 # Lint first (ruff, no missing migration): a failing check stops the run before the suite.
+# Two pytest workers (pytest-xdist; each its own test database, Redis database and media folder), then the
+# few tests that crash or restart a shared server, alone.
 test: setup test-deps lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 -m "not serial" && $(PY) -m pytest -m serial
 
 # The fast lane: the machinery and its rules with no database, no embedding model and no child process
 # (tests/conftest.py, FAST_LANE), in seconds. The URLs point nowhere: settings start no embedded server,

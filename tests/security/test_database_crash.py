@@ -19,6 +19,7 @@ from knowledge.models import Chunk, Material
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.slow,
+    pytest.mark.serial,  # every session of the shared server ends: nothing else may run beside it
     pytest.mark.skipif(not settings.EMBEDDED_DATABASE, reason="kills a backend of the embedded server"),
 ]
 

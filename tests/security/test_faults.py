@@ -47,6 +47,7 @@ def test_nothing_was_written_during_the_outage(api_client, user, english_pdf):
     assert Material.objects.count() == 0
 
 
+@pytest.mark.serial  # the shared Redis goes away for a moment
 @pytest.mark.skipif(bool(__import__("os").environ.get("REDIS_URL")), reason="restarts the embedded Redis only")
 def test_redis_restart_loses_no_conversation_memory(user, ingest):
     """Redis dies without saving and comes back: working memory is rebuilt from PostgreSQL."""
