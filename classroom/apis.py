@@ -80,6 +80,8 @@ class CourseSessionApi(APIView):
     def get(self, request, course_id: int, number: int):
         """One session of the course's plan: objectives, key points and practice questions, each cited."""
         plan, session = _session(request, course_id, number)
+        if course_plans.session_out_of_reach(user=request.user, session=session):
+            raise NotFound("The material of this session is no longer in the course.")
         content = session_content(user=request.user, plan=plan, session=session)
         return Response(
             {

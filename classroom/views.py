@@ -21,7 +21,7 @@ from knowledge.services.materials import material_publish
 from plans import selectors_course as course_plans
 from plans.services.course_plans import course_plan_create, session_progress_record
 from plans.services.review import cards_from_key_points
-from plans.services.session_content import session_content
+from plans.services.session_content import SessionContent, session_content
 
 
 def _course(request, course_id: int):
@@ -44,9 +44,10 @@ def course_page(request, course_id: int):
         published = {material.pk for material in context["materials"]}
         context |= {
             "teaching": True,
-            "unpublished": [
-                material for material in knowledge.material_list(user=request.user, status="READY") if material.pk not in published
-            ],
+            # One course per material: those in another course are not offered (the service refuses a move too).
+            "unpublished": list(
+                knowledge.material_list(user=request.user, status="READY").filter(course__isnull=True).exclude(pk__in=published)
+            ),
             "invitations": [invitation for invitation in courses.invitation_list(user=request.user, course_id=course_id)[:20]],
             **_roster_page(request, course),
             "gaps": courses.gaps(user=request.user, course_id=course_id)[:20],
@@ -210,7 +211,8 @@ def course_session_page(request, course_id: int, number: int):
     """One session of the course's plan: its objectives, key points and practice questions (each cited),
     and the learner's own progress on it."""
     plan, session = _course_session(request, course_id, number)
-    content = session_content(user=request.user, plan=plan, session=session)
+    gone = course_plans.session_out_of_reach(user=request.user, session=session)
+    content = SessionContent(removed_materials=gone) if gone else session_content(user=request.user, plan=plan, session=session)
     progress = course_plans.my_progress(user=request.user, plan=plan).get(session.pk)
     context = {"course": plan.course, "plan": plan, "session": session, "content": content, "progress": progress, "nav": "courses"}
     return render(request, "classroom/session.html", context)
@@ -221,6 +223,8 @@ def course_session_page(request, course_id: int, number: int):
 def course_session_complete(request, course_id: int, number: int):
     """The learner marks a session done, with the practice questions they got right (ticked)."""
     plan, session = _course_session(request, course_id, number)
+    if course_plans.session_out_of_reach(user=request.user, session=session):
+        return _refused(request, course_id, BaeumError(_("The material of this session is no longer in the course.")))
     content = session_content(user=request.user, plan=plan, session=session)
     asked = {question["id"] for question in content.questions}
     right = len(asked & set(request.POST.getlist("right")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, Q, Sum
 
 from courses.selectors import course_get, course_taught, roster
+from knowledge import selectors as knowledge
 
 from .models import Plan, SessionProgress, StudySession
 
@@ -17,6 +18,15 @@ def course_plan(*, user, course_id: int) -> Plan | None:
 
 def course_sessions(*, user, plan: Plan) -> list[StudySession]:
     return list(StudySession.objects.for_reader(user).filter(plan=plan).order_by("number"))
+
+
+def session_out_of_reach(*, user, session: StudySession) -> list[str]:
+    """The titles of the session's materials the user may no longer read (taken out of the course, or the
+    course left): such a session is shown as gone, not served from the teacher's cached content."""
+    wanted = {item["refId"] for item in session.ranges}
+    readable = set(knowledge.material_list(user=user, with_courses=True).filter(ref_id__in=wanted).values_list("ref_id", flat=True))
+    titles = {material.ref_id: material.title for material in session.plan.snapshot.all()}
+    return [titles.get(ref_id, ref_id) for ref_id in sorted(wanted - readable)]
 
 
 def my_progress(*, user, plan: Plan) -> dict[int, SessionProgress]:

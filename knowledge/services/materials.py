@@ -139,6 +139,14 @@ def material_publish(*, user, material: Material, course_id: int | None) -> Mate
     if material.owner_id != user.pk:
         raise MaterialNotFound(material.ref_id)
     course = course_taught(user=user, course_id=course_id) if course_id is not None else None
+    if course is not None and material.course_id not in (None, course.pk):
+        # One course per material: moving it would empty the other course under its learners' feet.
+        raise BaeumError(
+            _("“%(title)s” is already in the course “%(course)s”: take it out there first, or upload another copy for this course.")
+            % {"title": material.title, "course": material.course.title},
+            code="in_another_course",
+            status=409,
+        )
     material.course = course
     material.save(update_fields=["course", "updated_at"])
     return material

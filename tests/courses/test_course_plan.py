@@ -126,3 +126,26 @@ def test_the_course_plan_through_the_api(course_with_plan):
     stranger.force_login(UserFactory())
     for path in ("plan", "sessions/1/", "progress"):
         assert stranger.get(f"/api/v1/courses/{course.pk}/{path}").status_code == 404
+
+
+def test_a_material_in_one_course_is_not_moved_to_another_and_a_session_whose_material_left_says_so(client, course_with_plan):
+    from baeum.errors import BaeumError
+    from courses.services import course_create
+    from knowledge.models import Material
+    from knowledge.services.materials import material_publish
+
+    teacher, course, ana = course_with_plan["teacher"], course_with_plan["course"], course_with_plan["learners"][0]
+    book = Material.objects.unscoped().get(course=course)
+    other = course_create(user=teacher, title="Another course")
+    with pytest.raises(BaeumError, match="already in the course"):
+        material_publish(user=teacher, material=book, course_id=other.pk)  # the walkthrough: it emptied the first course
+    assert Material.objects.unscoped().get(pk=book.pk).course_id == course.pk
+    client.force_login(teacher)
+    assert book.ref_id not in str(client.get(f"/courses/{other.pk}/").context["unpublished"])  # not offered either
+
+    material_publish(user=teacher, material=book, course_id=None)  # the teacher takes it out of the course
+    client.force_login(ana)
+    page = client.get(f"/courses/{course.pk}/sessions/1/")
+    assert page.status_code == 200 and page.context["content"].key_points == [] and 'role="alert"' in page.content.decode()
+    client.post(f"/courses/{course.pk}/sessions/1/complete")
+    assert not SessionProgress.objects.unscoped().filter(owner=ana).exists()

@@ -71,7 +71,7 @@ class Command(BaseCommand):
         from plans.services.course_plans import course_plan_create
 
         teacher = User.objects.filter(email=DEMO_TEACHER_EMAIL).first() or User.objects.create_user(
-            email=DEMO_TEACHER_EMAIL, password=DEMO_PASSWORD, first_name="Demo teacher"
+            email=DEMO_TEACHER_EMAIL, password=DEMO_PASSWORD, first_name="데모 선생님"
         )
         teacher.set_password(DEMO_PASSWORD)
         teacher.save(update_fields=["password"])
