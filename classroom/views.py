@@ -52,7 +52,7 @@ def course_page(request, course_id: int):
             **_roster_page(request, course),
             "gaps": courses.gaps(user=request.user, course_id=course_id)[:20],
             "flags": list(courses.flags(user=request.user, course_id=course_id)[:20]),
-            "new_code": request.GET.get("code", ""),
+            "new_code": request.session.pop(f"course-{course_id}-new-code", ""),  # shown once, never in the address
         }
     else:
         context["membership"] = courses.membership_of(user=request.user, course_id=course_id)
@@ -121,7 +121,8 @@ def course_invite(request, course_id: int):
         invitation = course_services.invitation_create(user=request.user, course_id=course_id)
     except BaeumError as error:
         return _refused(request, course_id, error)
-    return redirect(f"/courses/{course_id}/?code={invitation.code}")
+    request.session[f"course-{course_id}-new-code"] = invitation.code
+    return redirect(f"/courses/{course_id}/#invite")
 
 
 @login_required

@@ -23,7 +23,7 @@ def conversation_create(
             ranges = [item.as_dict() for item in session_scope(session=session).ranges]
             title = title or session.title
         # The whole snapshot, a removed material included: its source row says so, and the first answer names
-        # it ("… was removed from your library"), instead of "No ready material" and a bare refusal.
+        # it ("… is no longer in your library or courses"), instead of "No ready material" and a bare refusal.
         removed_titles = {material.ref_id: material.title for material in plan.snapshot.all() if material.is_removed}
         return _created(
             owner=owner,

@@ -78,9 +78,9 @@ def removal_note(question: str, titles: list[str], *, anything_left: bool = True
     names = ", ".join(f"“{title}”" for title in titles)
     if is_hangul_heavy(question):
         rest = "남은 자료로 답합니다." if anything_left else "더 이상 검색할 수 없습니다."
-        return f"{NOTE_PREFIX}{names} 자료는 라이브러리에서 삭제되어, {rest}"
+        return f"{NOTE_PREFIX}{names} 자료를 더 이상 볼 수 없어(라이브러리에서 삭제했거나 강좌에서 빠짐), {rest}"
     rest = "I answer from your remaining materials." if anything_left else "it can no longer be searched."
-    return f"{NOTE_PREFIX}{names} was removed from your library; {rest}"
+    return f"{NOTE_PREFIX}{names} is no longer in your library or courses; {rest}"
 
 
 def _sentence_similarity(passages: list[Passage]):

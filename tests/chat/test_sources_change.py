@@ -23,7 +23,7 @@ def test_a_removed_material_is_named_once_and_the_conversation_goes_on(user, ing
 
     first = chat_reply(conversation=conversation, content="What is the stack?")
     assert not first.refused, first.content
-    assert "“Volcano notes” was removed from your library" in first.content.splitlines()[0]
+    assert "“Volcano notes” is no longer in your library or courses" in first.content.splitlines()[0]
     assert first.citations and first.citations[0]["refId"] == stack.ref_id
 
     second = chat_reply(conversation=conversation, content="What does PUSH do?")

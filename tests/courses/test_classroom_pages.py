@@ -28,9 +28,11 @@ def test_a_teacher_builds_a_course_a_learner_joins_asks_and_leaves(client, inges
     assert "stack" in page and 'id="publish"' in page  # the book is offered, not yet in the course
     client.post(f"/courses/{course.pk}/publish", {"ref_id": book.ref_id})
     invited = client.post(f"/courses/{course.pk}/invite")
-    code = re.search(r"code=([A-Z0-9]+)", invited["Location"]).group(1)
+    assert "code" not in invited["Location"]  # never in the address (browser history, shared screens)
     page = client.get(invited["Location"]).content.decode()
-    assert code in page and f"/courses/join/{code}" in page
+    code = re.search(r'<strong class="code">([A-Z0-9]+)</strong>', page).group(1)
+    assert f"/courses/join/{code}" in page
+    assert f'<strong class="code">{code}</strong>' not in client.get(f"/courses/{course.pk}/").content.decode()  # shown once
 
     learner = UserFactory(first_name="이학생")
     client.force_login(learner)

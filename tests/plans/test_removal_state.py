@@ -85,7 +85,7 @@ def test_a_conversation_records_its_sources_and_says_once_which_was_removed(user
     assert list(sources.values_list("ref_id", "material_id")) == [(stack.ref_id, stack.pk), (clouds.ref_id, None)]
     assert conversation_sources(conversation=conversation) == ([stack.ref_id], [clouds.ref_id])
     first = chat_reply(conversation=conversation, content="What is the stack?")
-    assert "“Cloud notes” was removed from your library" in first.content.splitlines()[0]
+    assert "“Cloud notes” is no longer in your library or courses" in first.content.splitlines()[0]
     assert "removed" not in chat_reply(conversation=conversation, content="What is a stack used for?").content
 
     conversation_sources_update(conversation=conversation, ref_ids=[stack.ref_id])  # the removed one dropped
@@ -183,4 +183,4 @@ def test_asking_about_a_plan_whose_material_was_removed_names_it(user, ingest):
     assert conversation_sources(conversation=conversation) == ([], [clouds.ref_id])
     reply = chat_reply(conversation=conversation, content="How do clouds form?")
     assert reply.refused
-    assert "“Cloud notes” was removed from your library" in reply.content and "no materials left" in reply.content
+    assert "“Cloud notes” is no longer in your library or courses" in reply.content and "no materials left" in reply.content
