@@ -3,7 +3,7 @@
 from django.utils.translation import gettext as _
 
 from baeum.errors import NotFound
-from knowledge.models import Material
+from knowledge.selectors import member_materials
 
 from .models import Conversation, Message
 
@@ -123,4 +123,4 @@ def _with_article(term: str, definition: str) -> str:
 def course_material_refs(*, user) -> set[str]:
     """The refIds of the course materials ``user`` reads as a member (not their own): an answer quoting one
     can be flagged to the course's teacher."""
-    return set(Material.objects.for_reader(user).filter(course__isnull=False).exclude(owner_id=user.pk).values_list("ref_id", flat=True))
+    return set(member_materials(user=user))

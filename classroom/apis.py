@@ -26,7 +26,7 @@ def _plan(request, course_id: int):
 
 def _session(request, course_id: int, number: int):
     plan = _plan(request, course_id)
-    session = next((item for item in course_plans.course_sessions(user=request.user, plan=plan) if item.number == number), None)
+    session = course_plans.course_session(user=request.user, plan=plan, number=number)
     if session is None:
         raise NotFound(f"No session {number} in this course's plan.")
     return plan, session

@@ -5,6 +5,8 @@ materials (``knowledge``), the tutor (``chat``) and what learners tell the teach
 No models here: every write goes through a service of the app that owns the rows.
 """
 
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -95,113 +97,89 @@ def _refused(request, course_id: int, error: BaeumError):
     return redirect("course-page", course_id=course_id)
 
 
-@login_required
-@require_POST
-def course_publish(request, course_id: int):
+def course_action(view):
+    """A form posted on a course page: 404 for a course the user neither teaches nor belongs to; a service's
+    refusal comes back to the course page as its message (404 when the row is not theirs). ``view`` gets the
+    course and returns its response."""
+
+    @login_required
+    @require_POST
+    @wraps(view)
+    def wrapped(request, course_id: int, **kwargs):
+        course = _course(request, course_id)
+        try:
+            return view(request, course, **kwargs)
+        except BaeumError as error:
+            return _refused(request, course_id, error)
+
+    return wrapped
+
+
+@course_action
+def course_publish(request, course):
     """The teacher puts one of their materials in the course, or takes it out (``remove``)."""
-    course = _course(request, course_id)
-    try:
-        material = knowledge.access_material(user=request.user, ref_id=request.POST.get("ref_id", ""))
-        material_publish(user=request.user, material=material, course_id=None if request.POST.get("remove") else course.pk)
-    except BaeumError as error:
-        return _refused(request, course_id, error)
-    return _done(request, course_id)
+    material = knowledge.access_material(user=request.user, ref_id=request.POST.get("ref_id", ""))
+    material_publish(user=request.user, material=material, course_id=None if request.POST.get("remove") else course.pk)
+    return _done(request, course.pk)
 
 
-@login_required
-@require_POST
-def course_invite(request, course_id: int):
+@course_action
+def course_invite(request, course):
     """A new code for anyone, or one invitation per address typed (one per line or comma)."""
-    _course(request, course_id)
     emails = [address.strip() for address in request.POST.get("emails", "").replace(",", "\n").splitlines() if address.strip()]
-    try:
-        if emails:
-            made = course_services.invitations_for_emails(user=request.user, course_id=course_id, emails=emails)
-            return _done(request, course_id, _("%(count)d invitations made: each works only for its address.") % {"count": len(made)})
-        invitation = course_services.invitation_create(user=request.user, course_id=course_id)
-    except BaeumError as error:
-        return _refused(request, course_id, error)
-    request.session[f"course-{course_id}-new-code"] = invitation.code
-    return redirect(f"/courses/{course_id}/#invite")
+    if emails:
+        made = course_services.invitations_for_emails(user=request.user, course_id=course.pk, emails=emails)
+        return _done(request, course.pk, _("%(count)d invitations made: each works only for its address.") % {"count": len(made)})
+    invitation = course_services.invitation_create(user=request.user, course_id=course.pk)
+    request.session[f"course-{course.pk}-new-code"] = invitation.code
+    return redirect(f"/courses/{course.pk}/#invite")
 
 
-@login_required
-@require_POST
-def course_invitation_revoke(request, course_id: int, code: str):
-    _course(request, course_id)
-    try:
-        course_services.invitation_revoke(user=request.user, course_id=course_id, code=code)
-    except BaeumError as error:
-        return _refused(request, course_id, error)
-    return _done(request, course_id, _("The code %(code)s no longer works.") % {"code": code})
+@course_action
+def course_invitation_revoke(request, course, code: str):
+    course_services.invitation_revoke(user=request.user, course_id=course.pk, code=code)
+    return _done(request, course.pk, _("The code %(code)s no longer works.") % {"code": code})
 
 
-@login_required
-@require_POST
-def course_member_remove(request, course_id: int, user_id: int):
-    _course(request, course_id)
-    try:
-        course_services.member_remove(user=request.user, course_id=course_id, member_id=user_id)
-    except BaeumError as error:
-        return _refused(request, course_id, error)
-    return _done(request, course_id, _("The learner was removed from the course."))
+@course_action
+def course_member_remove(request, course, user_id: int):
+    course_services.member_remove(user=request.user, course_id=course.pk, member_id=user_id)
+    return _done(request, course.pk, _("The learner was removed from the course."))
 
 
-@login_required
-@require_POST
-def course_ask(request, course_id: int):
+@course_action
+def course_ask(request, course):
     """A learner (or the teacher) starts a conversation over the course's materials."""
-    _course(request, course_id)
-    ref_ids = [material.ref_id for material in knowledge.course_materials(user=request.user, course_id=course_id, status="READY")]
+    ref_ids = [material.ref_id for material in knowledge.course_materials(user=request.user, course_id=course.pk, status="READY")]
     if not ref_ids:
-        return _refused(request, course_id, BaeumError(_("This course has no material ready yet.")))
+        raise BaeumError(_("This course has no material ready yet."))
     conversation = conversation_create(owner=request.user, ref_ids=ref_ids)
     return redirect("chat-page", conversation_id=conversation.pk)
 
 
-@login_required
-@require_POST
-def course_share_name(request, course_id: int):
-    _course(request, course_id)
-    try:
-        course_services.membership_update(user=request.user, course_id=course_id, share_name=request.POST.get("share_name") == "on")
-    except BaeumError as error:
-        return _refused(request, course_id, error)
-    return _done(request, course_id, _("Saved."))
+@course_action
+def course_share_name(request, course):
+    course_services.membership_update(user=request.user, course_id=course.pk, share_name=request.POST.get("share_name") == "on")
+    return _done(request, course.pk, _("Saved."))
 
 
-@login_required
-@require_POST
-def course_leave(request, course_id: int):
-    _course(request, course_id)
-    try:
-        course_services.course_leave(user=request.user, course_id=course_id)
-    except BaeumError as error:
-        return _refused(request, course_id, error)
+@course_action
+def course_leave(request, course):
+    course_services.course_leave(user=request.user, course_id=course.pk)
     messages.success(request, _("You left the course; its materials are no longer in your reach."))
     return redirect("course-list-page")
 
 
-@login_required
-@require_POST
-def course_plan_build(request, course_id: int):
+@course_action
+def course_plan_build(request, course):
     """The teacher builds (or builds again) the course's study plan from its materials."""
-    _course(request, course_id)
-    try:
-        course_plan_create(user=request.user, course_id=course_id)
-    except BaeumError as error:
-        return _refused(request, course_id, error)
-    return _done(request, course_id, _("The study plan is being built; its sessions appear here in a moment."))
+    course_plan_create(user=request.user, course_id=course.pk)
+    return _done(request, course.pk, _("The study plan is being built; its sessions appear here in a moment."))
 
 
-def _course_session(request, course_id: int, number: int):
-    _course(request, course_id)
-    plan = course_plans.course_plan(user=request.user, course_id=course_id)
-    session = (
-        next((session for session in course_plans.course_sessions(user=request.user, plan=plan) if session.number == number), None)
-        if plan
-        else None
-    )
+def _course_session(request, course, number: int):
+    plan = course_plans.course_plan(user=request.user, course_id=course.pk)
+    session = course_plans.course_session(user=request.user, plan=plan, number=number)
     if session is None:
         raise Http404(_("No such session in this course."))
     return plan, session
@@ -211,7 +189,7 @@ def _course_session(request, course_id: int, number: int):
 def course_session_page(request, course_id: int, number: int):
     """One session of the course's plan: its objectives, key points and practice questions (each cited),
     and the learner's own progress on it."""
-    plan, session = _course_session(request, course_id, number)
+    plan, session = _course_session(request, _course(request, course_id), number)
     gone = course_plans.session_out_of_reach(user=request.user, session=session)
     content = SessionContent(removed_materials=gone) if gone else session_content(user=request.user, plan=plan, session=session)
     progress = course_plans.my_progress(user=request.user, plan=plan).get(session.pk)
@@ -219,23 +197,19 @@ def course_session_page(request, course_id: int, number: int):
     return render(request, "classroom/session.html", context)
 
 
-@login_required
-@require_POST
-def course_session_complete(request, course_id: int, number: int):
+@course_action
+def course_session_complete(request, course, number: int):
     """The learner marks a session done, with the practice questions they got right (ticked)."""
-    plan, session = _course_session(request, course_id, number)
+    plan, session = _course_session(request, course, number)
     if course_plans.session_out_of_reach(user=request.user, session=session):
-        return _refused(request, course_id, BaeumError(_("The material of this session is no longer in the course.")))
+        raise BaeumError(_("The material of this session is no longer in the course."))
     content = session_content(user=request.user, plan=plan, session=session)
     asked = {question["id"] for question in content.questions}
     right = len(asked & set(request.POST.getlist("right")))
-    try:
-        session_progress_record(user=request.user, session=session, status="completed", answered=len(asked), right=right)
-    except BaeumError as error:
-        return _refused(request, course_id, error)
+    session_progress_record(user=request.user, session=session, status="completed", answered=len(asked), right=right)
     made = cards_from_key_points(user=request.user, plan=plan, session=session)  # its key points come back for review
     return _done(
         request,
-        course_id,
+        course.pk,
         _("Session %(number)d done: %(cards)d key points added to your review.") % {"number": number, "cards": len(made)},
     )

@@ -52,6 +52,10 @@ class MembershipQuerySet(OwnedQuerySet):
         me = owner_id_of(user)
         return self._scoped().filter(models.Q(user_id=me) | models.Q(course_owner_id=me))
 
+    def own(self, user):
+        """The courses ``user`` belongs to, as their memberships (not those of the courses they teach)."""
+        return self._scoped().filter(user_id=owner_id_of(user))
+
 
 class MembershipManager(OwnedManager.from_queryset(MembershipQuerySet)):
     pass

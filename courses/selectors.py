@@ -25,7 +25,7 @@ def member_course_ids(user) -> QuerySet:
     """The ids of the courses ``user`` belongs to, as a subquery: what widens their reading scope to the
     courses' materials (``knowledge.models.ReadableQuerySet.for_reader``). Row-level security says the same
     in the database (``accounts.rls.course_member_sql``)."""
-    return Membership.objects.for_user(user).filter(user_id=owner_id_of(user)).values("course_id")
+    return Membership.objects.own(user).values("course_id")
 
 
 def course_list(*, user) -> QuerySet:
@@ -61,7 +61,7 @@ def is_teacher(user, course: Course) -> bool:
 
 def membership_of(*, user, course_id: int) -> Membership:
     """The user's own membership of ``course_id``, or ``CourseNotFound``."""
-    membership = Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id=course_id).first()
+    membership = Membership.objects.own(user).filter(course_id=course_id).first()
     if membership is None:
         raise CourseNotFound(course_id)
     return membership

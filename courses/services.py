@@ -21,7 +21,7 @@ from baeum.errors import BaeumError, NotFound
 from core.learner_cache import learner_cache_forget
 
 from .models import Course, Feedback, Invitation, Membership
-from .selectors import course_taught, invitation_usable
+from .selectors import course_taught, invitation_usable, membership_of
 
 INVITATION_DAYS = 14  # how long a new invitation is good for, unless the teacher says otherwise
 MAX_INVITATION_DAYS = 365
@@ -137,11 +137,8 @@ def course_join(*, user, code: str) -> Membership:
 def course_leave(*, user, course_id: int) -> None:
     """Leave a course: its materials are out of the learner's reach at once (scoped reads, row-level
     security, and the cached conversation memory that may quote them)."""
-    me = owner_id_of(user)
-    deleted, _rows = Membership.objects.for_user(user).filter(course_id=course_id, user_id=me).delete()
-    if not deleted:
-        raise NotFound(_("You are not in course %(id)s.") % {"id": course_id})
-    learner_cache_forget(me)
+    membership_of(user=user, course_id=course_id).delete()  # not a member: CourseNotFound
+    learner_cache_forget(owner_id_of(user))
 
 
 def member_remove(*, user, course_id: int, member_id: int) -> None:
@@ -167,9 +164,7 @@ def feedback_uncovered(*, user, course_ids: list[int], question: str) -> int:
     question = question.strip()[:2000]
     if not question or not course_ids:
         return 0
-    memberships = list(
-        Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id__in=course_ids).select_related("course")
-    )
+    memberships = list(Membership.objects.own(user).filter(course_id__in=course_ids).select_related("course"))
     with rls_system(why="a learner's unanswered question goes to the teachers of the courses it searched"):
         Feedback.objects.bulk_create(
             Feedback(
@@ -199,9 +194,7 @@ def feedback_flag(
     """A learner flags an answer over a course's material as wrong, or its citation as off the point."""
     if kind not in (Feedback.Kind.WRONG_ANSWER, Feedback.Kind.CITATION_OFF):
         raise BaeumError(_("A flag says the answer is wrong or its citation is off the point."), code="invalid", details={"kind": kind})
-    membership = Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id=course_id).first()
-    if membership is None:
-        raise NotFound(_("You are not in course %(id)s.") % {"id": course_id})
+    membership = membership_of(user=user, course_id=course_id)
     with rls_system(why="a learner's flag goes to the course's teacher"):
         return Feedback.objects.create(
             course_id=course_id,
@@ -219,9 +212,7 @@ def feedback_flag(
 
 def membership_update(*, user, course_id: int, share_name: bool) -> Membership:
     """The learner's own choice: whether the teacher sees their name beside their questions and flags."""
-    membership = Membership.objects.for_user(user).filter(user_id=owner_id_of(user), course_id=course_id).first()
-    if membership is None:
-        raise NotFound(_("You are not in course %(id)s.") % {"id": course_id})
+    membership = membership_of(user=user, course_id=course_id)
     with rls_system(why="a learner changes their own membership (the row is the teacher's)"):
         Membership.objects.unscoped().filter(pk=membership.pk).update(share_name=share_name)
     membership.share_name = share_name

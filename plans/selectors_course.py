@@ -20,6 +20,11 @@ def course_sessions(*, user, plan: Plan) -> list[StudySession]:
     return list(StudySession.objects.for_reader(user).filter(plan=plan).order_by("number"))
 
 
+def course_session(*, user, plan: Plan | None, number: int) -> StudySession | None:
+    """Session ``number`` of the course's plan (None when there is no plan or no such session)."""
+    return StudySession.objects.for_reader(user).filter(plan=plan, number=number).first() if plan is not None else None
+
+
 def session_out_of_reach(*, user, session: StudySession) -> list[str]:
     """The titles of the session's materials the user may no longer read (taken out of the course, or the
     course left): such a session is shown as gone, not served from the teacher's cached content."""

@@ -2,7 +2,7 @@ from django.db import transaction
 
 from baeum.errors import MaterialNotReady
 from knowledge.models import Material
-from knowledge.selectors import SESSION_TOP_K, TOP_K, materials_in_scope, not_ready_message
+from knowledge.selectors import SESSION_TOP_K, TOP_K, materials_in_scope, member_materials, not_ready_message
 
 from ..models import Conversation, ConversationSource
 from .memory import memory_forget
@@ -121,13 +121,7 @@ def conversation_sources(*, conversation: Conversation) -> tuple[list[str], list
 def conversation_course_ids(*, conversation: Conversation, ref_ids: list[str]) -> list[int]:
     """The courses whose materials among ``ref_ids`` the conversation's learner reads as a member (not
     their own materials): where a question the tutor could not answer is worth telling the teacher."""
-    return list(
-        Material.objects.for_reader(conversation.owner)
-        .filter(ref_id__in=ref_ids, course__isnull=False)
-        .exclude(owner_id=conversation.owner_id)
-        .values_list("course_id", flat=True)
-        .distinct()
-    )
+    return sorted(set(member_materials(user=conversation.owner, ref_ids=ref_ids).values()))
 
 
 def conversation_sources_update(*, conversation: Conversation, ref_ids: list[str] | None) -> Conversation:

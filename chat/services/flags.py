@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from baeum.errors import BaeumError, NotFound
 from courses.models import Feedback
 from courses.services import feedback_flag
-from knowledge.models import Material
+from knowledge.selectors import member_materials
 
 from ..models import Conversation, Message
 
@@ -30,12 +30,7 @@ def message_flag(
     cited = [item for item in reply.citations if citation is None or item.get("n") == citation]
     if citation is not None and not cited:
         raise NotFound(_("This answer has no citation [%(n)s].") % {"n": citation})
-    courses = dict(
-        Material.objects.for_reader(user)
-        .filter(ref_id__in=[item.get("refId") for item in cited], course__isnull=False)
-        .exclude(owner_id=user.pk)
-        .values_list("ref_id", "course_id")
-    )
+    courses = member_materials(user=user, ref_ids=[item.get("refId") for item in cited])
     chosen = next((item for item in cited if item.get("refId") in courses), None)
     if chosen is None:
         raise NothingToFlag(_("This answer quotes none of your courses' materials, so there is no teacher to tell."))

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from django.utils.translation import gettext as _
 
+from accounts.scoping import owner_id_of
 from baeum.errors import NotFound
 from courses.selectors import course_get
 
@@ -43,6 +44,15 @@ def course_materials(*, user, course_id: int, status: str | None = None):
     course = course_get(user=user, course_id=course_id)
     materials = Material.objects.for_reader(user).filter(course=course)
     return materials.filter(status=status) if status else materials
+
+
+def member_materials(*, user, ref_ids: Iterable[str] | None = None) -> dict[str, int]:
+    """refId → course id of the course materials ``user`` reads as a member (not their own), among
+    ``ref_ids`` (all when None): what a question or a flag of theirs can tell a teacher about."""
+    materials = Material.objects.for_reader(user).filter(course__isnull=False).exclude(owner_id=owner_id_of(user))
+    if ref_ids is not None:
+        materials = materials.filter(ref_id__in=list(ref_ids))
+    return dict(materials.values_list("ref_id", "course_id"))
 
 
 def access_material(*, user, ref_id: str) -> Material:

@@ -17,12 +17,17 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
+from accounts.content_managers import content_managers_group_sync
 from accounts.services import user_token_issue
+from courses.models import Course, Invitation
+from courses.services import course_create, invitation_create
 from knowledge.models import Material
 from knowledge.services.ingest import material_ingest
-from knowledge.services.materials import material_create
+from knowledge.services.materials import material_create, material_publish
 from plans.models import Plan
+from plans.services.course_plans import course_plan_create
 from plans.services.plans import plan_create, plan_generate
 
 DEMO_EMAIL = "demo@baeum.local"
@@ -62,14 +67,6 @@ class Command(BaseCommand):
 
     def _course(self, User) -> str:
         """The demo teacher's course over the Korean guide (their own copy), with its plan and a usable code."""
-        from django.utils import timezone
-
-        from accounts.content_managers import content_managers_group_sync
-        from courses.models import Course, Invitation
-        from courses.services import course_create, invitation_create
-        from knowledge.services.materials import material_publish
-        from plans.services.course_plans import course_plan_create
-
         teacher = User.objects.filter(email=DEMO_TEACHER_EMAIL).first() or User.objects.create_user(
             email=DEMO_TEACHER_EMAIL, password=DEMO_PASSWORD, first_name="데모 선생님"
         )
