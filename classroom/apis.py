@@ -2,14 +2,15 @@
 on it, and (for the teacher) every learner's progress."""
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from baeum.errors import NotFound
 from plans import selectors_course as course_plans
+from plans.apis_notes import ChosenRangeSerializer
 from plans.models import SessionProgress
-from plans.services.course_plans import session_progress_record
+from plans.services.course_plans import course_plan_create, course_session_edit, session_progress_record
 from plans.services.session_content import session_content
 
 
@@ -54,17 +55,47 @@ class CoursePlanSerializer(serializers.Serializer):
         return CourseSessionSerializer(self.context["sessions"], many=True, context=self.context).data
 
 
+def _plan_response(request, plan, **kwargs) -> Response:
+    context = {
+        "sessions": course_plans.course_sessions(user=request.user, plan=plan),
+        "progress": course_plans.my_progress(user=request.user, plan=plan),
+    }
+    return Response(CoursePlanSerializer(plan, context=context).data, **kwargs)
+
+
 class CoursePlanApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CoursePlanInput"
+
+        refIds = serializers.ListField(
+            child=serializers.CharField(), required=False, max_length=200, help_text="some of the course's materials; all when absent"
+        )
+        ranges = ChosenRangeSerializer(many=True, required=False, max_length=500)
+        minutesPerSession = serializers.IntegerField(min_value=5, max_value=240, default=25)
+
     @extend_schema(operation_id="courses_plan", responses=CoursePlanSerializer)
     def get(self, request, course_id: int):
         """The course's plan (the newest the teacher built) with your status on each session. 404
         `no_course_plan` before the teacher builds one."""
-        plan = _plan(request, course_id)
-        context = {
-            "sessions": course_plans.course_sessions(user=request.user, plan=plan),
-            "progress": course_plans.my_progress(user=request.user, plan=plan),
-        }
-        return Response(CoursePlanSerializer(plan, context=context).data)
+        return _plan_response(request, _plan(request, course_id))
+
+    @extend_schema(operation_id="courses_plan_build", request=InputSerializer, responses={202: CoursePlanSerializer})
+    def post(self, request, course_id: int):
+        """Build (or build again) the plan of a course you teach from its ready materials, the chapters or pages
+        chosen (`ranges`, as for your own plans) and the session length. Answers 202 with the plan; GET it until
+        its status is READY or FAILED. Building again makes a new plan: learners start its sessions afresh."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        plan = course_plan_create(
+            user=request.user,
+            course_id=course_id,
+            ref_ids=values.get("refIds"),
+            ranges=values.get("ranges"),
+            minutes_per_session=values["minutesPerSession"],
+        )
+        return _plan_response(request, plan, status=status.HTTP_202_ACCEPTED)
 
 
 class CourseSessionContentSerializer(serializers.Serializer):
@@ -76,6 +107,22 @@ class CourseSessionContentSerializer(serializers.Serializer):
 
 
 class CourseSessionApi(APIView):
+    class EditSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CourseSessionEdit"
+
+        title = serializers.CharField(required=False, max_length=300, help_text="the session's new title")
+        position = serializers.IntegerField(required=False, min_value=1, help_text="the place to move it to (1 is first)")
+
+    @extend_schema(operation_id="courses_session_edit", request=EditSerializer, responses=CourseSessionSerializer)
+    def patch(self, request, course_id: int, number: int):
+        """Rename a session of a course you teach and/or move it to another place; the sessions between shift
+        by one. Learners' progress, cards and conversations stay with the session (its number may change)."""
+        data = self.EditSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session = course_session_edit(user=request.user, course_id=course_id, number=number, **data.validated_data)
+        return Response(CourseSessionSerializer(session, context={"progress": {}}).data)
+
     @extend_schema(operation_id="courses_session", responses=CourseSessionContentSerializer)
     def get(self, request, course_id: int, number: int):
         """One session of the course's plan: objectives, key points and practice questions, each cited."""

@@ -21,7 +21,9 @@ from courses import services as course_services
 from knowledge import selectors as knowledge
 from knowledge.services.materials import material_publish
 from plans import selectors_course as course_plans
-from plans.services.course_plans import course_plan_create, session_progress_record
+from plans.choices import chosen_ranges, material_choice
+from plans.services.course_plans import course_plan_create, course_session_edit, session_progress_record
+from plans.services.plans import CHOSEN_RANGES
 from plans.services.review import cards_from_key_points
 from plans.services.session_content import SessionContent, session_content
 
@@ -44,8 +46,15 @@ def course_page(request, course_id: int):
         context["sessions"] = [(session, mine.get(session.pk)) for session in course_plans.course_sessions(user=request.user, plan=plan)]
     if courses.is_teacher(request.user, course):
         published = {material.pk for material in context["materials"]}
+        chosen = plan.assumptions.get(CHOSEN_RANGES) if plan is not None else None
         context |= {
             "teaching": True,
+            "choices": [
+                material_choice(request.user, material.ref_id, material.title, material.page_count, chosen)
+                for material in context["materials"]
+                if material.status == "READY"
+            ],
+            "plan_ref_ids": set(plan.ref_ids) if plan is not None else None,
             # One course per material: those in another course are not offered (the service refuses a move too).
             "unpublished": list(
                 knowledge.material_list(user=request.user, status="READY").filter(course__isnull=True).exclude(pk__in=published)
@@ -172,9 +181,26 @@ def course_leave(request, course):
 
 @course_action
 def course_plan_build(request, course):
-    """The teacher builds (or builds again) the course's study plan from its materials."""
-    course_plan_create(user=request.user, course_id=course.pk)
+    """The teacher builds (or builds again) the course's study plan from the materials and chapters ticked."""
+    ref_ids = request.POST.getlist("ref_ids")
+    course_plan_create(
+        user=request.user,
+        course_id=course.pk,
+        ref_ids=ref_ids or None,
+        ranges=chosen_ranges(request.POST, ref_ids),
+        minutes_per_session=max(5, min(240, int(request.POST.get("minutes") or 25))),
+    )
     return _done(request, course.pk, _("The study plan is being built; its sessions appear here in a moment."))
+
+
+@course_action
+def course_session_edit_view(request, course, number: int):
+    """The teacher renames a session of the course's plan (``title``) or moves it up or down (``move``)."""
+    title = request.POST.get("title")
+    move = {"up": number - 1, "down": number + 1}.get(request.POST.get("move", ""))
+    session = course_session_edit(user=request.user, course_id=course.pk, number=number, title=title, position=move)
+    messages.success(request, _("Session %(number)d: %(title)s") % {"number": session.number, "title": session.title})
+    return redirect(f"/courses/{course.pk}/#plan")
 
 
 def _course_session(request, course, number: int):

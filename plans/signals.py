@@ -1,13 +1,18 @@
-"""What leaving a course takes with it from the learner's own study: the review cards made from its plan's
-sessions (they quote its materials, which are no longer theirs to read). Their notes and answers stay."""
+"""The plan's signal to the apps that file things under a session's number; and what leaving a course takes
+with it from the learner's own study: the review cards made from its plan's sessions (they quote its
+materials, which are no longer theirs to read). Their notes and answers stay."""
 
 from django.db.models.signals import post_delete
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
 from accounts.rls import rls_system
 from courses.models import Membership
 
 from .models import Card
+
+# Sent inside the transaction that moves a plan's sessions (``plan``, ``renumbered``: {old number: new}), for
+# what other apps file under a session's number (chat's conversations about a session).
+sessions_renumbered = Signal()
 
 
 @receiver(post_delete, sender=Membership, dispatch_uid="plans-cards-leave-with-the-course")

@@ -1,4 +1,3 @@
-import re
 from datetime import date
 
 from django.contrib import messages
@@ -12,6 +11,7 @@ from core.providers import configured_llm
 from knowledge import selectors as knowledge
 
 from . import selectors, selectors_guide
+from .choices import chosen_ranges, material_choice
 from .services.plans import (
     CHOSEN_RANGES,
     PlanInputError,
@@ -29,36 +29,10 @@ def plan_list(request):
     materials = knowledge.material_list(user=request.user, status="READY")
     context = {
         "plans": selectors.plan_list(user=request.user),
-        "materials": [_choice(request.user, material.ref_id, material.title, material.page_count) for material in materials],
+        "materials": [material_choice(request.user, material.ref_id, material.title, material.page_count) for material in materials],
         "nav": "plans",
     }
     return render(request, "plans/plan_list.html", context)
-
-
-def _choice(user, ref_id: str, title: str, page_count: int, chosen: list[dict] | None = None) -> dict:
-    """A material as the plan forms offer it: its chapters to tick (ticked when chosen) and the pages
-    chosen that are not a chapter, as typed ("12-30, 45")."""
-    ranges = [item["pages"] for item in chosen or [] if item["refId"] == ref_id]
-    chapters = [
-        {**chapter, "checked": chapter["pages"] in ranges} for chapter in selectors_guide.material_chapters(user=user, ref_id=ref_id)
-    ]
-    typed = [pages for pages in ranges if pages not in [chapter["pages"] for chapter in chapters]]
-    pages = ", ".join(f"{first}-{last}" if first != last else str(first) for first, last in typed)
-    return {"ref_id": ref_id, "title": title, "page_count": page_count, "chapters": chapters, "pages": pages, "chosen": bool(ranges)}
-
-
-_PAGES = re.compile(r"(\d+)\s*(?:[-–~]\s*(\d+))?")
-
-
-def _chosen_ranges(post, ref_ids: list[str]) -> list[dict]:
-    """The chapters ticked (``chapters_<refId>``: "first-last") and the pages typed (``pages_<refId>``:
-    "12-30, 45") of each chosen material; a material with neither is read whole."""
-    ranges = []
-    for ref_id in ref_ids:
-        spans = [value.split("-") for value in post.getlist(f"chapters_{ref_id}") if re.fullmatch(r"\d+-\d+", value)]
-        spans += [(first, last or first) for first, last in _PAGES.findall(post.get(f"pages_{ref_id}", ""))]
-        ranges += [{"refId": ref_id, "pages": [int(first), int(last)]} for first, last in spans]
-    return ranges
 
 
 def _exam_date(post) -> date | None:
@@ -80,7 +54,7 @@ def plan_create_view(request):
             title=request.POST.get("title", ""),
             ref_ids=ref_ids,
             minutes_per_session=_minutes(request.POST),
-            ranges=_chosen_ranges(request.POST, ref_ids),
+            ranges=chosen_ranges(request.POST, ref_ids),
             exam_date=_exam_date(request.POST),
         )
     except (PlanInputError, NotFound, ValueError) as error:
@@ -103,7 +77,7 @@ def plan_detail(request, plan_id: int):
         "modules": plan.modules.all(),
         "today": selectors_guide.plan_today(user=request.user, plan=plan),
         "choices": [
-            _choice(request.user, material.ref_id, material.title, material.page_count, plan.assumptions.get(CHOSEN_RANGES))
+            material_choice(request.user, material.ref_id, material.title, material.page_count, plan.assumptions.get(CHOSEN_RANGES))
             for material in plan.snapshot.all()
             if material.ref_id not in removed
         ],
@@ -147,7 +121,7 @@ def plan_regenerate_view(request, plan_id: int):
         plan_regenerate(
             plan=plan,
             ref_ids=ref_ids,
-            ranges=_chosen_ranges(request.POST, ref_ids),
+            ranges=chosen_ranges(request.POST, ref_ids),
             minutes_per_session=_minutes(request.POST),
         )
     except (PlanInputError, NotFound, ValueError) as error:

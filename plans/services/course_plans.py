@@ -7,24 +7,64 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from baeum.errors import BaeumError
+from baeum.errors import BaeumError, NotFound
 from courses.selectors import course_taught
 from knowledge import selectors as knowledge
 
 from ..models import Plan, SessionProgress, StudySession
-from .plans import plan_create
+from .plans import plan_create, session_move, session_rename
 
 
-def course_plan_create(*, user, course_id: int, minutes_per_session: int = 25, enqueue: bool = True) -> Plan:
-    """Build (or build again) the plan of a course the user teaches, from its READY materials; the newest
-    plan of a course is the one its learners study."""
+def course_plan_create(
+    *,
+    user,
+    course_id: int,
+    minutes_per_session: int = 25,
+    ref_ids: list[str] | None = None,
+    ranges: list[dict] | None = None,
+    enqueue: bool = True,
+) -> Plan:
+    """Build (or build again) the plan of a course the user teaches, from its READY materials (``ref_ids``: some of them;
+    ``ranges``: the
+    chapters or pages chosen, as for one's own plan; none, every material whole). The newest plan of a course
+    is the one its learners study: building again starts their progress afresh on the new plan."""
     course = course_taught(user=user, course_id=course_id)
-    ref_ids = [material.ref_id for material in knowledge.course_materials(user=user, course_id=course.pk, status="READY")]
+    ready = [material.ref_id for material in knowledge.course_materials(user=user, course_id=course.pk, status="READY")]
+    ref_ids = [ref_id for ref_id in ready if ref_ids is None or ref_id in ref_ids]
     if not ref_ids:
         raise BaeumError(_("Add a material that is ready to the course first."), code="invalid")
     return plan_create(
-        owner=user, title=course.title, ref_ids=ref_ids, minutes_per_session=minutes_per_session, course=course, enqueue=enqueue
+        owner=user,
+        title=course.title,
+        ref_ids=ref_ids,
+        minutes_per_session=minutes_per_session,
+        ranges=ranges,
+        course=course,
+        enqueue=enqueue,
     )
+
+
+def course_plan_taught(*, user, course_id: int) -> Plan:
+    """The newest plan of a course the user teaches, to change it; ``NotFound`` before one is built."""
+    course = course_taught(user=user, course_id=course_id)
+    plan = Plan.objects.for_user(user).filter(course=course).order_by("-created_at", "-id").first()
+    if plan is None:
+        raise NotFound(_("This course has no study plan yet."))
+    return plan
+
+
+def course_session_edit(*, user, course_id: int, number: int, title: str | None = None, position: int | None = None) -> StudySession:
+    """The teacher renames session ``number`` of their course's plan and/or moves it to ``position``; the
+    learners' progress, cards and conversations stay with the session."""
+    plan = course_plan_taught(user=user, course_id=course_id)
+    session = StudySession.objects.for_user(user).filter(plan=plan, number=number).first()
+    if session is None:
+        raise NotFound(_("No session %(number)d in this course's plan.") % {"number": number})
+    if title is not None:
+        session = session_rename(session=session, title=title)
+    if position is not None:
+        session = session_move(session=session, to=position)
+    return session
 
 
 def session_progress_record(*, user, session: StudySession, status: str, answered: int = 0, right: int = 0) -> SessionProgress:

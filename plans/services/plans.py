@@ -7,6 +7,7 @@ import re
 from datetime import date, timedelta
 
 from django.db import transaction
+from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -91,6 +92,63 @@ def plan_rename(*, plan: Plan, title: str) -> Plan:
     plan.title = title.strip()[:200]
     plan.save(update_fields=["title", "updated_at"])
     return plan
+
+
+def session_rename(*, session: StudySession, title: str) -> StudySession:
+    """Give a session a title of the plan owner's choosing (its number, content and progress stay)."""
+    title = " ".join(title.split())[:300]
+    if not title:
+        raise PlanInputError(gettext("A session needs a title."))
+    session.title = title
+    session.save(update_fields=["title"])
+    return session
+
+
+# A number no plan reaches, added while sessions change places (each number is unique within its plan).
+_RENUMBERING = 100_000
+
+
+def session_move(*, session: StudySession, to: int) -> StudySession:
+    """Move a session to place ``to`` (1-based, clamped to the plan); the sessions between shift by one.
+    What is filed under a session's number moves with it: the cards made from it (every learner's, for a
+    course's plan) and, through ``sessions_renumbered``, the conversations about it. With an exam date the
+    days are spread again in the new order."""
+    from ..signals import sessions_renumbered
+
+    plan = session.plan
+    owner = plan.owner
+    sessions = list(StudySession.objects.for_user(owner).filter(plan=plan).order_by("number"))
+    order = [other for other in sessions if other.pk != session.pk]
+    order.insert(max(0, min(len(order), to - 1)), session)
+    renumbered = {other.number: number for number, other in enumerate(order, start=1) if other.number != number}
+    if not renumbered:
+        return session
+    with transaction.atomic():
+        moving = StudySession.objects.for_user(owner).filter(plan=plan, number__in=renumbered)
+        moving.update(number=F("number") + _RENUMBERING)
+        StudySession.objects.for_user(owner).filter(plan=plan, number__gte=_RENUMBERING).update(
+            number=Case(*[When(number=old + _RENUMBERING, then=Value(new)) for old, new in renumbered.items()])
+        )
+        _renumber_cards(plan, renumbered)
+        sessions_renumbered.send(sender=Plan, plan=plan, renumbered=renumbered)
+        if plan.exam_date:
+            plan_schedule(plan=plan)
+    session.refresh_from_db()
+    return session
+
+
+def _renumber_cards(plan: Plan, renumbered: dict[int, int]) -> None:
+    from accounts.rls import rls_system
+
+    from ..models import Card
+
+    change = Case(*[When(session_number=old, then=Value(new)) for old, new in renumbered.items()])
+    if plan.course_id is None:
+        Card.objects.for_user(plan.owner).filter(plan=plan, session_number__in=renumbered).update(session_number=change)
+        return
+    # A course's plan: its learners' cards are theirs; the teacher reorders, so the change is the system's.
+    with rls_system(why="a teacher reordered a course plan's sessions: the learners' cards follow their session"):
+        Card.objects.unscoped().filter(plan=plan, session_number__in=renumbered).update(session_number=change)
 
 
 def plan_regenerate(

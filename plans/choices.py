@@ -1,0 +1,35 @@
+"""What the plan forms offer and read back: each material's chapters to tick, and the chapters ticked or
+pages typed turned into the ranges a plan is built from. Used by a learner's own plan forms and by the
+teacher's course plan form alike."""
+
+from __future__ import annotations
+
+import re
+
+from . import selectors_guide
+
+
+def material_choice(user, ref_id: str, title: str, page_count: int, chosen: list[dict] | None = None) -> dict:
+    """A material as the plan forms offer it: its chapters to tick (ticked when chosen) and the pages
+    chosen that are not a chapter, as typed ("12-30, 45")."""
+    ranges = [item["pages"] for item in chosen or [] if item["refId"] == ref_id]
+    chapters = [
+        {**chapter, "checked": chapter["pages"] in ranges} for chapter in selectors_guide.material_chapters(user=user, ref_id=ref_id)
+    ]
+    typed = [pages for pages in ranges if pages not in [chapter["pages"] for chapter in chapters]]
+    pages = ", ".join(f"{first}-{last}" if first != last else str(first) for first, last in typed)
+    return {"ref_id": ref_id, "title": title, "page_count": page_count, "chapters": chapters, "pages": pages, "chosen": bool(ranges)}
+
+
+_PAGES = re.compile(r"(\d+)\s*(?:[-–~]\s*(\d+))?")
+
+
+def chosen_ranges(post, ref_ids: list[str]) -> list[dict]:
+    """The chapters ticked (``chapters_<refId>``: "first-last") and the pages typed (``pages_<refId>``:
+    "12-30, 45") of each chosen material; a material with neither is read whole."""
+    ranges = []
+    for ref_id in ref_ids:
+        spans = [value.split("-") for value in post.getlist(f"chapters_{ref_id}") if re.fullmatch(r"\d+-\d+", value)]
+        spans += [(first, last or first) for first, last in _PAGES.findall(post.get(f"pages_{ref_id}", ""))]
+        ranges += [{"refId": ref_id, "pages": [int(first), int(last)]} for first, last in spans]
+    return ranges
