@@ -177,6 +177,8 @@ class LearnerProgressSerializer(serializers.Serializer):
     sessions = serializers.IntegerField()
     questionsAnswered = serializers.IntegerField(source="answered")
     questionsRight = serializers.IntegerField(source="right")
+    reviews = serializers.IntegerField(help_text="reviews of the cards the course's sessions gave the learner")
+    retention = serializers.FloatField(allow_null=True, help_text="share of those reviews remembered (not rated Again); null before any")
     joinedAt = serializers.DateTimeField(source="membership.joined_at")
 
     def get_name(self, row) -> str:
@@ -186,5 +188,5 @@ class LearnerProgressSerializer(serializers.Serializer):
 class CourseProgressApi(APIView):
     @extend_schema(operation_id="courses_progress", responses=LearnerProgressSerializer(many=True))
     def get(self, request, course_id: int):
-        """Every learner of a course you teach, with sessions completed and questions right on its plan."""
+        """Every learner of a course you teach, with sessions completed, questions right and review retention on its plan."""
         return Response(LearnerProgressSerializer(course_plans.roster_progress(user=request.user, course_id=course_id), many=True).data)

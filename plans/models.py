@@ -234,6 +234,10 @@ class SessionProgress(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.STARTED)
     questions_answered = models.PositiveIntegerField(default=0)
     questions_right = models.PositiveIntegerField(default=0)
+    # Reviews of the cards the session gave the learner (answer checks while studying are not reviews), and
+    # how many were remembered (not rated Again): the roster's review retention.
+    reviews = models.PositiveIntegerField(default=0)
+    remembered = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, time, timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
@@ -18,7 +19,7 @@ from baeum.study import phrasing as study
 from baeum.study.quiz import BLANK
 from knowledge import selectors as knowledge
 
-from ..models import Card, Plan, Review, StudySession
+from ..models import Card, Plan, Review, SessionProgress, StudySession
 from .session_content import SessionContent, session_content
 
 # One scheduler for every card: FSRS's default parameters, aiming at 90 % recall when a card is due, with
@@ -105,7 +106,17 @@ def review_card(
     Review.objects.create(
         owner=card.owner, card=card, rating=rating, response=response[:2000], correct=correct, reviewed_at=now, in_session=in_session
     )
+    if card.plan.course_id and card.session_number and not in_session:
+        _count_course_review(card, remembered=rating > 1)
     return card
+
+
+def _count_course_review(card: Card, *, remembered: bool) -> None:
+    """A review of a card from a course's session counts on the learner's progress on that session, which
+    the teacher's roster reads (the cards and reviews stay the learner's own)."""
+    SessionProgress.objects.for_user(card.owner).filter(plan_id=card.plan_id, session__number=card.session_number).update(
+        reviews=F("reviews") + 1, remembered=F("remembered") + int(remembered)
+    )
 
 
 # Kinds whose answers an LLM may judge (free text); a picked choice or true/false is exact.

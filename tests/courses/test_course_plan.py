@@ -62,12 +62,18 @@ def test_a_learner_studies_a_session_and_the_teacher_sees_their_progress(client,
     cards = Card.objects.unscoped().filter(owner=ana, plan=plan)
     assert cards.count() == len(session.context["content"].key_points) > 0
     assert client.get("/review/").status_code == 200 and client.get("/api/v1/review/").json()["stats"]["cards"] == cards.count()
+    # Two reviews of those cards, one remembered and one forgotten: the teacher's roster reads 50 % of 2.
+    first, second = cards[:2] if cards.count() > 1 else (cards[0], cards[0])
+    assert client.post(f"/api/v1/review/cards/{first.pk}/rate", {"rating": 3}, content_type="application/json").status_code == 200
+    assert client.post(f"/api/v1/review/cards/{second.pk}/rate", {"rating": 1}, content_type="application/json").status_code == 200
 
     client.force_login(course_with_plan["teacher"])
     roster = client.get(f"/courses/{course.pk}/").context["roster"]
     by_name = {row["membership"].user.first_name: row for row in roster}
     assert by_name["Ana"]["completed"] == 1 and by_name["Ana"]["right"] == 1 and by_name["Ana"]["sessions"] == plan.sessions.count()
-    assert by_name["Ben"]["completed"] == 0
+    assert by_name["Ana"]["reviews"] == 2 and by_name["Ana"]["retention"] == 0.5
+    assert by_name["Ben"]["completed"] == 0 and by_name["Ben"]["retention"] is None
+    assert "remembered 50% of 2 reviews" in client.get(f"/courses/{course.pk}/").content.decode()
 
     # Another learner of the course sees only their own progress; nobody outside it sees the plan at all.
     with rls_user(ben.pk):
@@ -122,6 +128,7 @@ def test_the_course_plan_through_the_api(course_with_plan):
     teacher.force_login(course_with_plan["teacher"])
     rows = {row["name"]: row for row in teacher.get(f"/api/v1/courses/{course.pk}/progress").json()}
     assert rows["Ana"]["sessionsCompleted"] == 1 and rows["Ana"]["questionsRight"] == 2 and rows["Ben"]["sessionsCompleted"] == 0
+    assert rows["Ana"]["reviews"] == 0 and rows["Ana"]["retention"] is None  # nothing reviewed yet
     stranger = APIClient()
     stranger.force_login(UserFactory())
     for path in ("plan", "sessions/1/", "progress"):

@@ -147,11 +147,13 @@ class Command(BaseCommand):
             for session in plan_sessions:
                 if chooser.random() < 0.9:
                     done = chooser.random() < 0.7
+                    reviews = chooser.randrange(12) if done else 0  # the counts a learner's reviews leave on the row
                     progress.append(
                         SessionProgress(
                             owner=member, course_owner=teacher, plan=plan, session=session,
                             status="completed" if done else "started", questions_answered=6, questions_right=chooser.randrange(7),
                             completed_at=timezone.now() if done else None,
+                            reviews=reviews, remembered=chooser.randrange(reviews + 1),
                         )
                     )  # fmt: skip
         with transaction.atomic():
