@@ -188,5 +188,5 @@ class LearnerProgressSerializer(serializers.Serializer):
 class CourseProgressApi(APIView):
     @extend_schema(operation_id="courses_progress", responses=LearnerProgressSerializer(many=True))
     def get(self, request, course_id: int):
-        """Every learner of a course you teach, with sessions completed, questions right and review retention on its plan."""
+        """Every learner of a course you teach or co-teach, with sessions completed, questions right and review retention on its plan."""
         return Response(LearnerProgressSerializer(course_plans.roster_progress(user=request.user, course_id=course_id), many=True).data)

@@ -18,6 +18,7 @@ from baeum.errors import BaeumError, NotFound
 from chat.services.conversations import conversation_create
 from courses import selectors as courses
 from courses import services as course_services
+from courses.models import Membership
 from knowledge import selectors as knowledge
 from knowledge.services.materials import material_publish
 from plans import selectors_course as course_plans
@@ -44,7 +45,8 @@ def course_page(request, course_id: int):
         mine = course_plans.my_progress(user=request.user, plan=plan)
         context["plan"] = plan
         context["sessions"] = [(session, mine.get(session.pk)) for session in course_plans.course_sessions(user=request.user, plan=plan)]
-    if courses.is_teacher(request.user, course):
+    teaching = courses.is_teacher(request.user, course)
+    if teaching:
         published = {material.pk for material in context["materials"]}
         chosen = plan.assumptions.get(CHOSEN_RANGES) if plan is not None else None
         context |= {
@@ -60,13 +62,17 @@ def course_page(request, course_id: int):
                 knowledge.material_list(user=request.user, status="READY").filter(course__isnull=True).exclude(pk__in=published)
             ),
             "invitations": [invitation for invitation in courses.invitation_list(user=request.user, course_id=course_id)[:20]],
-            **_roster_page(request, course),
-            "gaps": courses.gaps(user=request.user, course_id=course_id)[:20],
-            "flags": list(courses.flags(user=request.user, course_id=course_id)[:20]),
             "new_code": request.session.pop(f"course-{course_id}-new-code", ""),  # shown once, never in the address
         }
     else:
         context["membership"] = courses.membership_of(user=request.user, course_id=course_id)
+    if teaching or context["membership"].role == Membership.Role.CO_TEACHER:
+        context |= {
+            "overseeing": True,  # the roster, progress, gaps and flags: the teacher's and a co-teacher's to read
+            **_roster_page(request, course),
+            "gaps": courses.gaps(user=request.user, course_id=course_id)[:20],
+            "flags": courses.flags(user=request.user, course_id=course_id, limit=20),
+        }
     return render(request, "classroom/course.html", context)
 
 
@@ -78,7 +84,7 @@ def _roster_page(request, course) -> dict:
         page = max(1, int(request.GET.get("learners", 1)))
     except ValueError:
         page = 1
-    total = courses.roster(user=request.user, course_id=course.pk).count()
+    total = courses.roster_count(user=request.user, course_id=course.pk)
     pages = max(1, -(-total // ROSTER_PAGE))
     page = min(page, pages)
     rows = course_plans.roster_progress(user=request.user, course_id=course.pk, offset=(page - 1) * ROSTER_PAGE, limit=ROSTER_PAGE)
@@ -137,7 +143,8 @@ def course_invite(request, course):
     """A new code for anyone, or one invitation per address typed (one per line or comma)."""
     emails = [address.strip() for address in request.POST.get("emails", "").replace(",", "\n").splitlines() if address.strip()]
     if emails:
-        made = course_services.invitations_for_emails(user=request.user, course_id=course.pk, emails=emails)
+        role = Membership.Role.CO_TEACHER if request.POST.get("co_teacher") else Membership.Role.LEARNER
+        made = course_services.invitations_for_emails(user=request.user, course_id=course.pk, emails=emails, role=role)
         return _done(request, course.pk, _("%(count)d invitations made: each works only for its address.") % {"count": len(made)})
     invitation = course_services.invitation_create(user=request.user, course_id=course.pk)
     request.session[f"course-{course.pk}-new-code"] = invitation.code

@@ -202,7 +202,7 @@ class MemberSerializer(serializers.Serializer):
 class MemberListApi(APIView):
     @extend_schema(operation_id="courses_members_list", responses=paginated_schema(MemberSerializer, "PaginatedMembers"))
     def get(self, request, course_id: int):
-        """The roster of a course you teach, by the order they joined."""
+        """The roster of a course you teach or co-teach, by the order they joined."""
         return paginate(request, self, selectors.roster(user=request.user, course_id=course_id), MemberSerializer)
 
 
@@ -280,5 +280,5 @@ class FlagSerializer(serializers.Serializer):
 class FlagListApi(APIView):
     @extend_schema(operation_id="courses_flags", responses=paginated_schema(FlagSerializer, "PaginatedFlags"))
     def get(self, request, course_id: int):
-        """Answers learners flagged as wrong or whose citation is off the point, with the quote and page."""
+        """Answers learners flagged as wrong or whose citation is off the point, with the quote and page (teacher or co-teacher)."""
         return paginate(request, self, selectors.flags(user=request.user, course_id=course_id), FlagSerializer)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
@@ -59,6 +61,33 @@ def is_teacher(user, course: Course) -> bool:
     return course.owner_id == owner_id_of(user)
 
 
+def oversees(user, course_id: int) -> bool:
+    """Whether ``user`` may read the course's teacher views (roster, progress, gaps, flags): its owner, or a
+    member the owner invited as co-teacher."""
+    course = course_list(user=user).filter(pk=course_id).first()
+    return course is not None and (
+        is_teacher(user, course) or Membership.objects.own(user).filter(course_id=course_id, role=Membership.Role.CO_TEACHER).exists()
+    )
+
+
+@contextmanager
+def teacher_view(*, user, course_id: int):
+    """Read a course's teacher views as its owner or a co-teacher: yields ``(course, teacher)``, the course and
+    its owner, in whose scope to read. A co-teacher reads what the owner reads and no more, in the system
+    context (row-level security admits the owner's rows only), after their membership says co-teacher;
+    anyone else gets ``CourseNotFound``. Evaluate every query inside the block."""
+    from accounts.rls import rls_system
+
+    course = course_get(user=user, course_id=course_id)
+    if is_teacher(user, course):
+        yield course, user
+        return
+    if not Membership.objects.own(user).filter(course_id=course_id, role=Membership.Role.CO_TEACHER).exists():
+        raise CourseNotFound(course_id)
+    with rls_system(why="a co-teacher reads the roster, progress and feedback of a course they co-teach"):
+        yield course, course.owner
+
+
 def membership_of(*, user, course_id: int) -> Membership:
     """The user's own membership of ``course_id``, or ``CourseNotFound``."""
     membership = Membership.objects.own(user).filter(course_id=course_id).first()
@@ -67,10 +96,20 @@ def membership_of(*, user, course_id: int) -> Membership:
     return membership
 
 
-def roster(*, user, course_id: int) -> QuerySet:
-    """The memberships of a course ``user`` teaches, oldest first."""
-    course = course_taught(user=user, course_id=course_id)
-    return Membership.objects.for_user(user).filter(course=course).select_related("user")
+def _members(teacher, course) -> QuerySet:
+    return Membership.objects.for_user(teacher).filter(course=course).select_related("user")
+
+
+def roster(*, user, course_id: int, offset: int = 0, limit: int | None = None) -> list[Membership]:
+    """The memberships of a course ``user`` teaches or co-teaches, oldest first (``offset``/``limit``: a page)."""
+    with teacher_view(user=user, course_id=course_id) as (course, teacher):
+        members = _members(teacher, course)
+        return list(members[offset : offset + limit] if limit is not None else members[offset:])
+
+
+def roster_count(*, user, course_id: int) -> int:
+    with teacher_view(user=user, course_id=course_id) as (course, teacher):
+        return _members(teacher, course).count()
 
 
 def invitation_list(*, user, course_id: int) -> QuerySet:
@@ -107,8 +146,8 @@ def gaps(*, user, course_id: int) -> list[dict]:
     """The questions a course's learners asked that the tutor could not answer from its materials, grouped
     by topic (shared terms, in either language), biggest group first: ``[{topic, count, questions: [{text,
     askedAt, learner}]}]``. Question text only; a learner's name only where they share it."""
-    course = course_taught(user=user, course_id=course_id)
-    rows = list(Feedback.objects.for_user(user).filter(course=course, kind=Feedback.Kind.UNCOVERED).select_related("learner")[:2000])
+    with teacher_view(user=user, course_id=course_id) as (course, teacher):
+        rows = list(Feedback.objects.for_user(teacher).filter(course=course, kind=Feedback.Kind.UNCOVERED).select_related("learner")[:2000])
     groups: list[dict] = []
     for row in rows:
         terms = _topic_terms(row.question)
@@ -142,7 +181,11 @@ def gaps(*, user, course_id: int) -> list[dict]:
     ]
 
 
-def flags(*, user, course_id: int) -> QuerySet:
+MAX_FLAGS = 1000  # the newest flags a teacher's list holds
+
+
+def flags(*, user, course_id: int, limit: int = MAX_FLAGS) -> list[Feedback]:
     """The answers a course's learners flagged, newest first, with the quote and page they cited."""
-    course = course_taught(user=user, course_id=course_id)
-    return Feedback.objects.for_user(user).filter(course=course).exclude(kind=Feedback.Kind.UNCOVERED).select_related("learner")
+    with teacher_view(user=user, course_id=course_id) as (course, teacher):
+        rows = Feedback.objects.for_user(teacher).filter(course=course).exclude(kind=Feedback.Kind.UNCOVERED).select_related("learner")
+        return list(rows[:limit])

@@ -93,10 +93,13 @@ def invitation_create(
     raise RuntimeError("Could not draw an unused invitation code.")
 
 
-def invitations_for_emails(*, user, course_id: int, emails: list[str], days: int = INVITATION_DAYS) -> list[Invitation]:
-    """One invitation per address (each usable only by that address's account), duplicates once."""
+def invitations_for_emails(
+    *, user, course_id: int, emails: list[str], days: int = INVITATION_DAYS, role: str = Membership.Role.LEARNER
+) -> list[Invitation]:
+    """One invitation per address (each usable only by that address's account), duplicates once; ``role``
+    co_teacher lets them read the roster, progress, gaps and flags too."""
     wanted = list(dict.fromkeys(address.strip().lower() for address in emails if address.strip()))
-    return [invitation_create(user=user, course_id=course_id, email=address, days=days) for address in wanted]
+    return [invitation_create(user=user, course_id=course_id, email=address, days=days, role=role) for address in wanted]
 
 
 def invitation_revoke(*, user, course_id: int, code: str) -> Invitation:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, Sum
 
-from courses.selectors import course_get, course_taught, roster
+from courses.selectors import course_get, roster, teacher_view
 from knowledge import selectors as knowledge
 
 from .models import Plan, SessionProgress, StudySession
@@ -40,36 +40,36 @@ def my_progress(*, user, plan: Plan) -> dict[int, SessionProgress]:
 
 
 def roster_progress(*, user, course_id: int, offset: int = 0, limit: int | None = None) -> list[dict]:
-    """The learners of a course the user teaches (in the order they joined; ``offset``/``limit`` for a page of
-    them), each with their progress on its newest plan: sessions completed of all, questions answered and
-    right, reviews of the cards its sessions gave them and the share remembered. Three queries, whatever the number of learners."""
-    course = course_taught(user=user, course_id=course_id)
-    plan = Plan.objects.for_user(user).filter(course=course).order_by("-created_at", "-id").first()
-    members = roster(user=user, course_id=course.pk)
-    members = list(members[offset : offset + limit] if limit is not None else members[offset:])
+    """The learners of a course the user teaches or co-teaches (in the order they joined; ``offset``/``limit``
+    for a page of them), each with their progress on its newest plan: sessions completed of all, questions
+    answered and right, reviews of the cards its sessions gave them and the share remembered. Three
+    queries, whatever the number of learners."""
+    members = roster(user=user, course_id=course_id, offset=offset, limit=limit)
     totals: dict[int, dict] = {}
     sessions = 0
-    if plan is not None:
-        sessions = plan.sessions.count()
-        rows = (
-            SessionProgress.objects.for_teacher(user)
-            .filter(plan=plan, owner_id__in=[membership.user_id for membership in members])
-            .values("owner_id")
-            .annotate(
-                completed=Count("id", filter=Q(status=SessionProgress.Status.COMPLETED)),
-                answered=Sum("questions_answered"),
-                right=Sum("questions_right"),
-                reviews=Sum("reviews"),
-                remembered=Sum("remembered"),
+    with teacher_view(user=user, course_id=course_id) as (course, teacher):
+        plan = Plan.objects.for_user(teacher).filter(course=course).order_by("-created_at", "-id").first()
+        if plan is not None:
+            sessions = plan.sessions.count()
+            rows = (
+                SessionProgress.objects.for_teacher(teacher)
+                .filter(plan=plan, owner_id__in=[membership.user_id for membership in members])
+                .values("owner_id")
+                .annotate(
+                    completed=Count("id", filter=Q(status=SessionProgress.Status.COMPLETED)),
+                    answered=Sum("questions_answered"),
+                    right=Sum("questions_right"),
+                    reviews=Sum("reviews"),
+                    remembered=Sum("remembered"),
+                )
             )
-        )
-        totals = {row["owner_id"]: row for row in rows}
-    rows = []
+            totals = {row["owner_id"]: row for row in rows}
+    result = []
     for membership in members:
         total = totals.get(membership.user_id, {})
         reviews = total.get("reviews") or 0
         retention = round((total.get("remembered") or 0) / reviews, 3) if reviews else None
-        rows.append(
+        result.append(
             {
                 "membership": membership,
                 "sessions": sessions,
@@ -82,4 +82,4 @@ def roster_progress(*, user, course_id: int, offset: int = 0, limit: int | None 
                 "retention_percent": round(100 * retention) if retention is not None else None,
             }
         )
-    return rows
+    return result
