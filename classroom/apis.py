@@ -7,10 +7,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from baeum.errors import NotFound
+from core.providers import configured_llm
 from plans import selectors_course as course_plans
 from plans.apis_notes import ChosenRangeSerializer
+from plans.apis_study import AnswerInputSerializer, GradeSerializer, graded
 from plans.models import SessionProgress
 from plans.services.course_plans import course_plan_create, course_session_edit, session_progress_record
+from plans.services.review import answer_question
 from plans.services.session_content import session_content
 
 
@@ -167,6 +170,28 @@ class CourseSessionProgressApi(APIView):
         data.is_valid(raise_exception=True)
         progress = session_progress_record(user=request.user, session=session, **data.validated_data)
         return Response(self.OutputSerializer(progress).data)
+
+
+class CourseQuestionAnswerApi(APIView):
+    @extend_schema(
+        operation_id="courses_session_questions_answer",
+        summary="Answer a practice question of a course's session",
+        description="Graded as a question of your own plan's session; the answer is kept on your progress on the session "
+        "(which your teacher's roster counts: questions answered and right) and the question becomes your review card.",
+        request=AnswerInputSerializer,
+        responses={200: GradeSerializer},
+    )
+    def post(self, request, course_id: int, number: int, question_id: str):
+        plan, session = _session(request, course_id, number)
+        if course_plans.session_out_of_reach(user=request.user, session=session):
+            raise NotFound("The material of this session is no longer in the course.")
+        data = AnswerInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result, card, question = answer_question(
+            user=request.user, plan=plan, session=session, question_id=question_id, response=data.validated_data["response"],
+            llm=configured_llm(),
+        )  # fmt: skip
+        return Response(graded(result, card, question["citation"]))
 
 
 class LearnerProgressSerializer(serializers.Serializer):

@@ -42,7 +42,7 @@ class GradeSerializer(serializers.Serializer):
     card = CardWithAnswerSerializer()
 
 
-def _graded(result, card, citation: dict | None = None) -> dict:
+def graded(result, card, citation: dict | None = None) -> dict:
     return {
         "verdict": result.verdict,
         "score": result.score,
@@ -74,7 +74,7 @@ class QuestionAnswerApi(APIView):
             response=data.validated_data["response"],
             llm=configured_llm(),
         )
-        return Response(_graded(result, card, question["citation"]))
+        return Response(graded(result, card, question["citation"]))
 
 
 class SessionCardsApi(APIView):
@@ -133,7 +133,7 @@ class CardAnswerApi(APIView):
         data = AnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result, card = answer_card(card=card, response=data.validated_data["response"], llm=configured_llm())
-        return Response(_graded(result, card))
+        return Response(graded(result, card))
 
 
 class RateInputSerializer(serializers.Serializer):

@@ -238,6 +238,9 @@ class SessionProgress(models.Model):
     # how many were remembered (not rated Again): the roster's review retention.
     reviews = models.PositiveIntegerField(default=0)
     remembered = models.PositiveIntegerField(default=0)
+    # The learner's graded answers to the session's questions, as a session of their own plan keeps them
+    # (``StudySession.answers``): {question id: {response, verdict}}.
+    answers = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 

@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from baeum.errors import BaeumError, NotFound
+from baeum.study import grading
 from courses.selectors import course_taught
 from knowledge import selectors as knowledge
 
@@ -24,10 +25,10 @@ def course_plan_create(
     ranges: list[dict] | None = None,
     enqueue: bool = True,
 ) -> Plan:
-    """Build (or build again) the plan of a course the user teaches, from its READY materials (``ref_ids``: some of them;
-    ``ranges``: the
-    chapters or pages chosen, as for one's own plan; none, every material whole). The newest plan of a course
-    is the one its learners study: building again starts their progress afresh on the new plan."""
+    """Build (or build again) the plan of a course the user teaches, from its READY materials (``ref_ids``:
+    some of them; ``ranges``: the chapters or pages chosen, as for one's own plan; none, every material
+    whole). The newest plan of a course is the one its learners study: building again starts their progress
+    afresh on the new plan."""
     course = course_taught(user=user, course_id=course_id)
     ready = [material.ref_id for material in knowledge.course_materials(user=user, course_id=course.pk, status="READY")]
     ref_ids = [ref_id for ref_id in ready if ref_ids is None or ref_id in ref_ids]
@@ -67,15 +68,11 @@ def course_session_edit(*, user, course_id: int, number: int, title: str | None 
     return session
 
 
-def session_progress_record(*, user, session: StudySession, status: str, answered: int = 0, right: int = 0) -> SessionProgress:
-    """A learner's progress on a session of a course's plan (read through their membership): started or
-    completed, and how many of its questions they answered and got right (each count only grows)."""
+def _progress_row(*, user, session: StudySession, status: str = SessionProgress.Status.STARTED) -> SessionProgress:
+    """The learner's progress row on a session of a course's plan, made (``status``) the first time."""
     plan = session.plan
     if plan.course_id is None:
         raise BaeumError(_("This session is not part of a course's plan."), code="invalid")
-    if status not in SessionProgress.Status.values:
-        raise BaeumError(_("Progress is started or completed."), code="invalid", details={"status": status})
-    now = timezone.now()
     progress = SessionProgress.objects.for_user(user).filter(session=session).first()
     if progress is None:
         try:
@@ -85,9 +82,32 @@ def session_progress_record(*, user, session: StudySession, status: str, answere
                 )
         except IntegrityError:  # the same learner's other tab made it first
             progress = SessionProgress.objects.for_user(user).get(session=session)
+    return progress
+
+
+def session_progress_record(*, user, session: StudySession, status: str, answered: int = 0, right: int = 0) -> SessionProgress:
+    """A learner's progress on a session of a course's plan (read through their membership): started or
+    completed, and how many of its questions they answered and got right (each count only grows)."""
+    if status not in SessionProgress.Status.values:
+        raise BaeumError(_("Progress is started or completed."), code="invalid", details={"status": status})
+    progress = _progress_row(user=user, session=session, status=status)
     if status == SessionProgress.Status.COMPLETED and progress.status != status:
-        progress.status, progress.completed_at = status, now
+        progress.status, progress.completed_at = status, timezone.now()
     progress.questions_answered = max(progress.questions_answered, answered)
     progress.questions_right = max(progress.questions_right, min(right, max(progress.questions_answered, answered)))
     progress.save()
+    return progress
+
+
+def session_answer_record(*, user, session: StudySession, question_id: str, response: str, verdict: str) -> SessionProgress:
+    """Keep a learner's graded answer to a question of a course's session on their own progress row (the
+    session is the teacher's); the counts the roster reads follow: questions answered, and right."""
+    with transaction.atomic():
+        progress = _progress_row(user=user, session=session)
+        progress = SessionProgress.objects.for_user(user).select_for_update().get(pk=progress.pk)
+        progress.answers = {**progress.answers, question_id: {"response": response[:500], "verdict": verdict}}
+        right = sum(1 for answer in progress.answers.values() if answer["verdict"] == grading.CORRECT)
+        progress.questions_answered = max(progress.questions_answered, len(progress.answers))
+        progress.questions_right = max(progress.questions_right, right)
+        progress.save()
     return progress

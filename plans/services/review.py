@@ -20,6 +20,7 @@ from baeum.study.quiz import BLANK
 from knowledge import selectors as knowledge
 
 from ..models import Card, Plan, Review, SessionProgress, StudySession
+from .course_plans import session_answer_record
 from .session_content import SessionContent, session_content
 
 # One scheduler for every card: FSRS's default parameters, aiming at 90 % recall when a card is due, with
@@ -84,9 +85,12 @@ def answer_question(
         },
     )
     result = _grade_and_review(card, response, term=question.get("term", ""), llm=llm, now=now, in_session=True)
-    answers = dict(session.answers or {})
-    answers[question_id] = {"response": response[:500], "verdict": result.verdict}
-    StudySession.objects.for_user(user).filter(pk=session.pk).update(answers=answers)
+    if plan.course_id is None:
+        answers = dict(session.answers or {})
+        answers[question_id] = {"response": response[:500], "verdict": result.verdict}
+        StudySession.objects.for_user(user).filter(pk=session.pk).update(answers=answers)
+    else:  # a course's session is the teacher's row: the learner's answer is kept on their own progress
+        session_answer_record(user=user, session=session, question_id=question_id, response=response, verdict=result.verdict)
     return result, card, question
 
 

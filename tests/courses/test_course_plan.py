@@ -49,18 +49,27 @@ def test_a_learner_studies_a_session_and_the_teacher_sees_their_progress(client,
     session = client.get(f"/courses/{course.pk}/sessions/1/")
     assert session.status_code == 200
     text = session.content.decode()
-    assert "stack" in text.lower() and 'name="right"' in text  # key points and questions of the teacher's plan
-    question_ids = [question["id"] for question in session.context["content"].questions]
-    assert question_ids
-    client.post(f"/courses/{course.pk}/sessions/1/complete", {"right": question_ids[:1]})
+    assert "stack" in text.lower() and 'class="answer-form"' in text  # key points and graded questions of the teacher's plan
+    questions = session.context["content"].questions
+    assert len(questions) >= 2
+    # Graded as in one's own plan, kept on the learner's own progress: one right, one wrong.
+    base = f"/api/v1/courses/{course.pk}/sessions/1/questions"
+    right = client.post(f"{base}/{questions[0]['id']}/answer", {"response": questions[0]["answer"]}, content_type="application/json")
+    assert right.status_code == 200 and right.json()["verdict"] == "correct"
+    wrong = client.post(f"{base}/{questions[1]['id']}/answer", {"response": "zzz qqq"}, content_type="application/json")
+    assert wrong.json()["verdict"] == "wrong"
+    assert client.post(f"{base}/nope/answer", {"response": "x"}, content_type="application/json").status_code == 404
+    assert client.get(f"/courses/{course.pk}/sessions/1/").context["answers"][questions[0]["id"]]["verdict"] == "correct"
+    client.post(f"/courses/{course.pk}/sessions/1/complete")
     progress = SessionProgress.objects.unscoped().get(owner=ana)
-    assert progress.status == "completed" and progress.questions_right == 1 and progress.questions_answered == len(question_ids)
+    assert progress.status == "completed" and progress.questions_right == 1 and progress.questions_answered == 2
     assert "✓" in client.get(f"/courses/{course.pk}/").content.decode()
     # Its key points are the learner's review cards now; the review page shows them.
     from plans.models import Card
 
     cards = Card.objects.unscoped().filter(owner=ana, plan=plan)
-    assert cards.count() == len(session.context["content"].key_points) > 0
+    # The key points became review cards, beside the two questions answered.
+    assert cards.filter(kind__in=["key_point", "cloze"]).count() >= len(session.context["content"].key_points) > 0
     assert client.get("/review/").status_code == 200 and client.get("/api/v1/review/").json()["stats"]["cards"] == cards.count()
     # Two reviews of those cards, one remembered and one forgotten: the teacher's roster reads 50 % of 2.
     first, second = cards[:2] if cards.count() > 1 else (cards[0], cards[0])

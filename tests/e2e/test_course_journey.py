@@ -29,6 +29,19 @@ BOOK = [
 ]
 
 
+def _answer(question) -> None:
+    """Answer a practice question whatever its kind (the verdict does not matter here, only that it is graded)."""
+    kind = question.get_attribute("data-kind")
+    if kind == "true_false":
+        question.locator("button[value=true]").click()
+        return
+    if kind == "choice":
+        question.locator("input[type=radio]").first.check()
+    else:
+        question.locator("[name=response]").fill("스택")
+    question.locator("button[type=submit]").click()
+
+
 def _sign_in(page, url: str, email: str) -> None:
     page.goto(f"{url}/login/")
     page.fill("#id_username", email)
@@ -66,6 +79,8 @@ def test_a_teacher_publishes_a_course_and_sees_what_a_phone_learner_asked_and_fl
     desk.select_option("#publish-ref", label="자료구조 교재")
     desk.click("#publish button[type=submit]")
     desk.wait_for_selector("text=빼기")  # the book is in the course, with its button to take it out
+    desk.click("#plan form button[type=submit]")  # the chapters form is open before the first plan: all of the book
+    desk.wait_for_selector("#plan ol.sessions li")
     desk.click("#invite form button[type=submit] >> nth=0")
     desk.wait_for_selector("#invite [role=status] .code")
     link = desk.locator("#invite [role=status] a").get_attribute("href")
@@ -83,6 +98,16 @@ def test_a_teacher_publishes_a_course_and_sees_what_a_phone_learner_asked_and_fl
     hand.wait_for_url(re.compile(r".*/courses/\d+/$"))
     assert hand.evaluate(FITS) and hand.evaluate(BROKEN_KOREAN_WORDS) == []
     shoot_hand("03-learner-course")
+    hand.click("#plan ol.sessions a >> nth=0")
+    hand.wait_for_url(re.compile(r".*/sessions/1/$"))
+    question = hand.locator("li.question").first
+    _answer(question)
+    question.locator(".result:not([hidden])").wait_for()
+    assert hand.evaluate(FITS)
+    shoot_hand("03b-learner-session-answered")
+    hand.click("#complete button[type=submit]")
+    hand.wait_for_url(re.compile(r".*/courses/\d+/$"))
+    hand.goto(hand.url)
     hand.click("text=이 강좌에 대해 튜터에게 묻기")
     hand.wait_for_url(re.compile(r".*/chat/\d+/$"))
     hand.fill("#question", "스택은 어떤 자료구조야?")
@@ -101,7 +126,7 @@ def test_a_teacher_publishes_a_course_and_sees_what_a_phone_learner_asked_and_fl
     shoot_hand("04-learner-asked-and-flagged")
 
     desk.reload()
-    assert "이학생" in desk.inner_text("#roster")
+    assert "이학생" in desk.inner_text("#roster") and re.search(r"1/\d+", desk.inner_text("#roster"))  # a session done
     assert "오늘 서울 날씨는 어때?" in desk.inner_text("#gaps") or desk.locator("#gaps summary").count() >= 1
     desk.locator("#gaps summary").first.click()
     assert "오늘 서울 날씨는 어때?" in desk.inner_text("#gaps")
