@@ -66,6 +66,7 @@ def library(request):
     query = request.GET.get("q", "").strip()[:200]
     context = {
         "materials": selectors.material_list(user=request.user),
+        "course_materials": list(selectors.member_material_list(user=request.user)),
         "query": query,
         "results": _search_results(user=request.user, query=query) if query else None,
         "reason_patterns": reason_patterns_translated(),

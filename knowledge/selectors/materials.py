@@ -46,6 +46,18 @@ def course_materials(*, user, course_id: int, status: str | None = None):
     return materials.filter(status=status) if status else materials
 
 
+def member_material_list(*, user):
+    """The READY materials of the courses ``user`` belongs to (not their own), by course then title: what
+    the Library lists under "From your courses", to read, never to change."""
+    return (
+        Material.objects.for_reader(user)
+        .filter(course__isnull=False, status="READY")
+        .exclude(owner_id=owner_id_of(user))
+        .select_related("course")
+        .order_by("course__title", "title")
+    )
+
+
 def member_materials(*, user, ref_ids: Iterable[str] | None = None) -> dict[str, int]:
     """refId → course id of the course materials ``user`` reads as a member (not their own), among
     ``ref_ids`` (all when None): what a question or a flag of theirs can tell a teacher about."""

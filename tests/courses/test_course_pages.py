@@ -45,3 +45,30 @@ def test_a_code_typed_on_the_courses_page_joins_and_a_bad_one_says_why(client, i
     assert client.get(f"/courses/join/{invitation.code}").status_code == 404
     assert client.post(f"/courses/join/{invitation.code}").status_code == 404
     assert not Membership.objects.unscoped().filter(user=stranger).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_library_lists_the_materials_of_the_courses_joined_to_read_and_not_after_leaving(client, ingest):
+    from courses.services import course_join, course_leave
+    from knowledge.services.materials import material_publish
+    from tests.pdfgen import make_pdf
+
+    teacher = UserFactory(first_name="김선생")
+    teacher.user_permissions.add(Permission.objects.get(codename="add_course"))
+    teacher = type(teacher).objects.get(pk=teacher.pk)
+    course = course_create(user=teacher, title="자료구조 101")
+    book = ingest(teacher, make_pdf(["A stack is a collection where the last element added is removed first."]), "stacks.pdf")
+    material_publish(user=teacher, material=book, course_id=course.pk)
+    learner = UserFactory()
+    course_join(user=learner, code=invitation_create(user=teacher, course_id=course.pk).code)
+    client.force_login(learner)
+    page = client.get("/library/")
+    assert [material.ref_id for material in page.context["course_materials"]] == [book.ref_id]
+    text = page.content.decode()
+    assert 'id="course-materials"' in text and f"/library/{book.ref_id}/" in text and f"/courses/{course.pk}/" in text
+    assert book.ref_id not in client.get("/library/rows").content.decode()  # not among the learner's own (no delete, no rename)
+    client.force_login(teacher)
+    assert client.get("/library/").context["course_materials"] == []  # the teacher's own book is in their own list
+    course_leave(user=learner, course_id=course.pk)
+    client.force_login(learner)
+    assert client.get("/library/").context["course_materials"] == []
