@@ -1,7 +1,8 @@
-"""A course in a real browser: a teacher on a laptop, in Korean, makes a course, adds a book and makes an
-invitation; a learner on a phone opens the link, joins, asks the tutor a question the book answers (cited)
-and one it does not, and flags the first answer; the teacher then sees the learner, the question the book
-does not cover and the flag. Screenshots go to test-artifacts/e2e/course/."""
+"""A course in a real browser: a teacher on a laptop, in Korean, uploads a book, makes a course with it,
+builds its plan and makes an invitation; a learner on a phone opens the link, joins, answers a question of
+session 1 (graded) and marks it done, asks the tutor a question the book answers (cited) and one it does
+not, and flags the first answer; the teacher then sees the session done, the question the book does not
+cover and the flag. Screenshots go to test-artifacts/e2e/course/."""
 
 import re
 
@@ -51,13 +52,13 @@ def _sign_in(page, url: str, email: str) -> None:
 
 
 @pytest.fixture
-def teacher_with_a_book(ingest):
+def teacher_with_a_book(tmp_path):
     teacher = UserFactory(email="teacher@example.com", first_name="박교사", password=PASSWORD)
     teacher.groups.add(content_managers_group_sync())
-    ingest(
-        teacher, make_pdf(BOOK), "자료구조.pdf", title="자료구조 교재"
-    )  # uploaded and read in-process (the upload page has its own test)
     UserFactory(email="learner@example.com", first_name="이학생", password=PASSWORD)
+    book = tmp_path / "자료구조.pdf"
+    book.write_bytes(make_pdf(BOOK))
+    return book
 
 
 def test_a_teacher_publishes_a_course_and_sees_what_a_phone_learner_asked_and_flagged(
@@ -71,12 +72,14 @@ def test_a_teacher_publishes_a_course_and_sees_what_a_phone_learner_asked_and_fl
     desk.set_default_timeout(60_000)
     shoot_desk = _shooter(desk, ARTIFACTS / "course")
     _sign_in(desk, live_server.url, "teacher@example.com")
+    desk.set_input_files("#file-input", [str(teacher_with_a_book)])  # the teacher uploads the book in their Library
+    desk.wait_for_function("document.querySelectorAll('#materials .badge.READY').length == 1")
     desk.goto(f"{live_server.url}/courses/")
     desk.fill("#course-title", "자료구조 기초")
     desk.fill("#course-description", "스택과 큐")
     desk.click("#course-create button[type=submit]")
     desk.wait_for_url(re.compile(r".*/courses/\d+/$"))
-    desk.select_option("#publish-ref", label="자료구조 교재")
+    desk.select_option("#publish-ref", index=0)
     desk.click("#publish button[type=submit]")
     desk.wait_for_selector("text=빼기")  # the book is in the course, with its button to take it out
     desk.click("#plan form button[type=submit]")  # the chapters form is open before the first plan: all of the book
