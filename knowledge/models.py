@@ -45,6 +45,9 @@ class Material(models.Model):
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     page_count = models.PositiveIntegerField(default=0)
+    # The PDF's bookmarks ([{"level", "title", "page"}]): chapter and section titles as the author wrote them
+    # (``baeum.extraction.outline``); [] when the document has none.
+    outline = models.JSONField(default=list, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
     # The sum of its chunks' term counts: BM25's average chunk length without reading every chunk (a
     # 200,000-chunk library spent 35 ms a query counting them; bench_retrieval --skewed).

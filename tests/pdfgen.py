@@ -130,3 +130,17 @@ def with_page_labels(data: bytes, front_pages: int) -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def with_outline(data: bytes, entries: list[tuple[int, str, int]]) -> bytes:
+    """Return ``data`` with bookmarks: ``(level, title, page)`` in order, 1-based pages, level 0 outermost
+    (an entry nests under the last one listed a level up)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    parents: dict[int, object] = {}
+    for level, title, page in entries:
+        parents[level] = writer.add_outline_item(title, page - 1, parent=parents.get(level - 1))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

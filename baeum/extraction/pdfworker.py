@@ -1,6 +1,6 @@
 """Child process that reads a PDF for ``baeum.extraction.readers`` (run as ``python -m baeum.extraction.pdfworker``).
 
-``probe PATH`` prints ``{"pages": n}`` or ``{"error": code, "detail": ...}``.
+``probe PATH`` prints ``{"pages": n, "title", "labels", "outline"}`` or ``{"error": code, "detail": ...}``.
 ``pages PATH FIRST LAST [PAGE_CPU_SECONDS]`` prints one ``{"page": n, "text": ...}`` line per page, as it goes.
 PATH may be ``fd:N``: the file, opened by the parent and handed over (the child may run as a user who
 cannot open it). It runs under memory and CPU-time limits set by the parent, and gives each page at most
@@ -80,11 +80,12 @@ def probe(path: str) -> dict:
         except Exception:  # noqa: BLE001 - metadata is optional: a document without a readable title has none
             title = ""
         labels = _page_labels(document, count)
+        outline = _outline(document)
     finally:
         document.close()
     if count == 0:
         return {"error": "no_pages"}
-    return {"pages": count, "title": title, "labels": labels}
+    return {"pages": count, "title": title, "labels": labels, "outline": outline}
 
 
 MAX_LABEL_CHARS = 32
@@ -97,6 +98,26 @@ def _page_labels(document, count: int) -> list[str]:
     except Exception:  # noqa: BLE001 - page labels are optional
         return []
     return labels if any(labels) else []
+
+
+MAX_OUTLINE_ENTRIES = 2000
+
+
+def _outline(document) -> list[dict]:
+    """The PDF's bookmarks that point at a page: ``[{"level", "title", "page"}]`` (1-based pages); [] when
+    it has none or they cannot be read."""
+    entries = []
+    try:
+        for bookmark in document.get_toc(max_depth=8):
+            destination = bookmark.get_dest()
+            index = destination.get_index() if destination is not None else None
+            if index is not None:
+                entries.append({"level": bookmark.level, "title": (bookmark.get_title() or "")[:300], "page": index + 1})
+            if len(entries) >= MAX_OUTLINE_ENTRIES:
+                break
+    except Exception:  # noqa: BLE001 - an outline is optional: a broken one is no outline
+        return []
+    return entries
 
 
 def page_text(document, number: int) -> str:

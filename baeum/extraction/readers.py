@@ -198,6 +198,7 @@ class Probe(NamedTuple):
     pages: int
     title: str  # the document's metadata title ("" when none)
     labels: list[str]  # the printed page number of each page, by position ([] when the PDF gives none)
+    outline: list[dict] = []  # the PDF's bookmarks: [{"level", "title", "page"}] ([] when it has none)
 
 
 def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
@@ -206,7 +207,7 @@ def probe_pdf(path: Path, *, filename: str, budget: Budget = Budget()) -> int:
 
 
 def probe_pdf_details(path: Path, *, filename: str, budget: Budget = Budget()) -> Probe:
-    """``probe_pdf``, with the title the document's metadata gives and its page labels."""
+    """``probe_pdf``, with the title the document's metadata gives, its page labels and its outline."""
     if not _probe_slots.acquire(timeout=PROBE_WAIT_SECONDS):
         raise ExtractionError("busy", f"Baeum is checking other uploads right now; upload “{filename}” again in a minute.")
     try:
@@ -248,7 +249,8 @@ def _probe(path: Path, *, filename: str, budget: Budget) -> Probe:
         if result.get("detail"):
             logger.info("%s: %s (%s)", filename, result["error"], result["detail"])
         raise ExtractionError(result["error"], _PROBE_MESSAGES[result["error"]].format(name=filename, detail=result.get("detail", "")))
-    return Probe(int(result["pages"]), str(result.get("title") or ""), [str(label) for label in result.get("labels") or []])
+    outline = [entry for entry in result.get("outline") or [] if isinstance(entry, dict)]
+    return Probe(int(result["pages"]), str(result.get("title") or ""), [str(label) for label in result.get("labels") or []], outline)
 
 
 # Failures the same bytes meet again however often they are read: retrying is pointless; the reason says

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from baeum.extraction import readers as extract
 from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.outline import apply_outline, chapter_pages, outline_entries
 from baeum.extraction.structure import matter_breaks, page_matter
 from baeum.language.text import normalize_text, written_in_korean
 from baeum.retrieval.embeddings import EmbeddingError
@@ -101,8 +102,8 @@ def _extract_pages(material: Material) -> tuple[list[extract.ExtractedPage], set
 
 
 def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPage], set[int]]:
-    page_count, metadata_title, labels = extract.probe_pdf_details(path, filename=material.original_filename, budget=_budget())
-    _update(material, progress_done=0, progress_total=page_count, page_count=page_count)
+    page_count, metadata_title, labels, outline = extract.probe_pdf_details(path, filename=material.original_filename, budget=_budget())
+    _update(material, progress_done=0, progress_total=page_count, page_count=page_count, outline=outline)
     pages = extract.extract_pdf_pages(
         path,
         filename=material.original_filename,
@@ -202,13 +203,16 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
             config = settings.BAEUM
             markdown = material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS)
             matter = page_matter([page.text for page in pages], markdown=markdown)
+            # The PDF's own outline, where it has one, starts a chunk at each chapter and titles the sections.
+            outline = outline_entries(material.outline, len(pages))
             chunks = chunk_pages(
                 page_texts,
                 target_tokens=config["CHUNK_TOKENS"],
                 overlap=config["CHUNK_OVERLAP"],
                 markdown=markdown,
-                breaks=matter_breaks(matter, len(pages)),
+                breaks=matter_breaks(matter, len(pages)) | chapter_pages(outline),
             )
+            chunks = apply_outline(chunks, outline)
             if not chunks:
                 raise extract.ExtractionError(
                     "no_text", f"“{material.original_filename}” contains no readable text. Check the file and upload it again."

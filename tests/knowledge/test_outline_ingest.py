@@ -1,0 +1,54 @@
+"""A PDF's bookmarks title its chapters everywhere a learner reads them: the chunks, the chapter picker and
+the plan's modules say "Variables, expressions and statements", where the page shows a title cut in two."""
+
+import pytest
+
+from knowledge.models import Chunk, Material
+from plans.choices import material_choice
+from tests.factories import UserFactory
+from tests.pdfgen import make_pdf, with_outline
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BODY = " ".join(["A sentence of the chapter's own prose, long enough to fill the page with words to read."] * 12)
+PAGES = [
+    f"Chapter 1\nThe way of\nA program is a sequence of instructions that says how to compute. {BODY}",
+    f"The first program is traditionally called Hello, World. {BODY}",
+    f"Chapter 2\nVariables, expressions and\nAn assignment statement creates a new variable and gives it a value. {BODY}",
+    f"A variable name may contain letters and numbers. {BODY}",
+    f"Chapter 3\nFunctions\nA function is a named sequence of statements that performs a computation. {BODY}",
+    f"Functions can take arguments and return values. {BODY}",
+]
+OUTLINE = [
+    (0, "The way of the program", 1),
+    (1, "The first program", 2),
+    (0, "Variables, expressions and statements", 3),
+    (0, "Functions", 5),
+]
+
+
+def test_the_outline_titles_chunks_chapters_and_modules(ingest, django_capture_on_commit_callbacks):
+    user = UserFactory()
+    book = ingest(user, with_outline(make_pdf(PAGES), OUTLINE), "think.pdf")
+    assert [entry["title"] for entry in Material.objects.unscoped().get(pk=book.pk).outline] == [title for _, title, _ in OUTLINE]
+    openers = list(
+        Chunk.objects.unscoped().filter(material=book, section_level=1).order_by("chunk_index").values_list("section_title", "page_number")
+    )
+    assert openers == [("The way of the program", 1), ("Variables, expressions and statements", 3), ("Functions", 5)]
+    chapters = [chapter["title"] for chapter in material_choice(user, book.ref_id, book.title, book.page_count)["chapters"]]
+    assert "Variables, expressions and statements" in chapters and not any(title.startswith("Chapter 2") for title in chapters)
+
+    from plans.services.plans import plan_create
+
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = plan_create(owner=user, title="", ref_ids=[book.ref_id], minutes_per_session=5)
+    plan.refresh_from_db()
+    modules = [module.title for module in plan.modules.order_by("position") if not module.optional]
+    assert modules == ["The way of the program", "Variables, expressions and statements", "Functions"]
+
+
+def test_a_pdf_without_bookmarks_keeps_the_headings_its_text_shows(ingest):
+    book = ingest(UserFactory(), make_pdf(PAGES), "plain.pdf")
+    assert Material.objects.unscoped().get(pk=book.pk).outline == []
+    titles = set(Chunk.objects.unscoped().filter(material=book, section_level=1).values_list("section_title", flat=True))
+    assert "Variables, expressions and statements" not in titles
