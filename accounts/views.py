@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.http import FileResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from . import services
@@ -27,32 +28,45 @@ class EmailLoginView(auth_views.LoginView):
 
 
 @require_http_methods(["GET", "POST"])
+def _next_page(request) -> str:
+    """Where the learner was going before signing up (a course's join link), if it is a page of this site."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    return wanted if url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()) else ""
+
+
+# The session key keeping where to go once the emailed link confirms the new account (same browser).
+AFTER_VERIFY = "after-verify"
+
+
 def signup(request):
     if request.user.is_authenticated:
-        return redirect("library")
-    context = {}
+        return redirect(_next_page(request) or "library")
+    following = _next_page(request)
+    context = {"next": following}
     if request.method == "POST":
         email, password = request.POST.get("email", ""), request.POST.get("password", "")
         try:
             user = user_register(email=email, password=password)
         except WeakPassword as error:
-            context = {"error": " ".join(error.messages), "email": email}
+            context = {"error": " ".join(error.messages), "email": email, "next": following}
         except services.RegistrationRefused as refused:
             if not services.registration_answered_like_a_new_one(refused):
-                context = {"error": str(REGISTRATION_REFUSED), "email": email}
+                context = {"error": str(REGISTRATION_REFUSED), "email": email, "next": following}
             else:  # the page a new account gets; the address's owner is told by email
                 services.user_signup_attempt_notify(email=email, request=request)
                 return render(request, "accounts/verify_sent.html", {"email": email.strip().lower()})
         except AccountError:
-            context = {"error": str(REGISTRATION_REFUSED), "email": email}  # never "this address has an account"
+            context = {"error": str(REGISTRATION_REFUSED), "email": email, "next": following}  # never "this address has an account"
         except ValidationError as error:  # an address Django's email validator refuses
-            context = {"error": " ".join(error.messages), "email": email}
+            context = {"error": " ".join(error.messages), "email": email, "next": following}
         else:
             if user.must_verify_email:  # signed in only once the emailed link is opened
                 services.user_verification_send(user=user, request=request)
+                if following:
+                    request.session[AFTER_VERIFY] = following
                 return render(request, "accounts/verify_sent.html", {"email": user.email})
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("library")
+            return redirect(following or "library")
     return render(request, "accounts/signup.html", context, status=400 if context.get("error") else 200)
 
 
@@ -66,8 +80,9 @@ def verify_email(request, uidb64, token):
         user = services.user_email_verify(uid=uidb64, token=token)
     except AccountError as error:
         return render(request, "accounts/verify_confirm.html", {"error": str(error)}, status=400)
+    following = request.session.pop(AFTER_VERIFY, "")
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    return redirect("library")
+    return redirect(following or "library")
 
 
 @require_http_methods(["GET", "POST"])

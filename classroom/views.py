@@ -45,6 +45,10 @@ def course_page(request, course_id: int):
         mine = course_plans.my_progress(user=request.user, plan=plan)
         context["plan"] = plan
         context["sessions"] = [(session, mine.get(session.pk)) for session in course_plans.course_sessions(user=request.user, plan=plan)]
+        # The learner's next step: the first session they have not finished.
+        context["next_session"] = next(
+            (session for session, progress in context["sessions"] if not (progress and progress.status == "completed")), None
+        )
     teaching = courses.is_teacher(request.user, course)
     if teaching:
         published = {material.pk for material in context["materials"]}
@@ -144,8 +148,8 @@ def course_invite(request, course):
     emails = [address.strip() for address in request.POST.get("emails", "").replace(",", "\n").splitlines() if address.strip()]
     if emails:
         role = Membership.Role.CO_TEACHER if request.POST.get("co_teacher") else Membership.Role.LEARNER
-        made = course_services.invitations_for_emails(user=request.user, course_id=course.pk, emails=emails, role=role)
-        return _done(request, course.pk, _("%(count)d invitations made: each works only for its address.") % {"count": len(made)})
+        made = course_services.invitations_for_emails(user=request.user, course_id=course.pk, emails=emails, role=role, request=request)
+        return _done(request, course.pk, _("%(count)d invitations sent by email: each works only for its address.") % {"count": len(made)})
     invitation = course_services.invitation_create(user=request.user, course_id=course.pk)
     request.session[f"course-{course.pk}-new-code"] = invitation.code
     return redirect(f"/courses/{course.pk}/#invite")
@@ -226,10 +230,12 @@ def course_session_page(request, course_id: int, number: int):
     gone = course_plans.session_out_of_reach(user=request.user, session=session)
     content = SessionContent(removed_materials=gone) if gone else session_content(user=request.user, plan=plan, session=session)
     progress = course_plans.my_progress(user=request.user, plan=plan).get(session.pk)
+    following = course_plans.course_session(user=request.user, plan=plan, number=session.number + 1)
     context = {
         "course": plan.course,
         "plan": plan,
         "session": session,
+        "following": following,
         "content": content,
         "progress": progress,
         "answers": progress.answers if progress else {},  # the graded answers the question boxes show again

@@ -25,7 +25,7 @@ class CourseSerializer(serializers.Serializer):
     language = serializers.ChoiceField(choices=Course.Language.choices)
     role = serializers.SerializerMethodField(help_text="teacher (you own it) or learner / co_teacher (you joined it)")
     teacher = serializers.SerializerMethodField(help_text="the teacher's name, or their address when they gave none")
-    memberCount = serializers.IntegerField(source="member_count", help_text="learners who joined")
+    memberCount = serializers.IntegerField(source="learner_count", help_text="learners who joined")
     createdAt = serializers.DateTimeField(source="created_at")
 
     def get_role(self, course) -> str:
@@ -170,12 +170,15 @@ class InvitationListCreateApi(APIView):
 
     @extend_schema(operation_id="courses_invitations_create", request=InputSerializer, responses={201: InvitationSerializer(many=True)})
     def post(self, request, course_id: int):
-        """Invite to a course you teach: one code anyone may use, or one per email address."""
+        """Invite to a course you teach: one code anyone may use, or one per email address (each sent its link by
+        email; 400 `invalid` naming the addresses refused, and then none is made)."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         emails, days, role = data.validated_data.get("emails") or [], data.validated_data["days"], data.validated_data["role"]
         if emails:
-            made = services.invitations_for_emails(user=request.user, course_id=course_id, emails=emails, days=days)
+            made = services.invitations_for_emails(
+                user=request.user, course_id=course_id, emails=emails, days=days, role=role, request=request
+            )
         else:
             made = [services.invitation_create(user=request.user, course_id=course_id, days=days, role=role)]
         return Response(InvitationSerializer(made, many=True, context={"request": request}).data, status=status.HTTP_201_CREATED)

@@ -11,6 +11,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
 from accounts.scoping import OwnedManager, OwnedQuerySet, owner_id_of
@@ -33,6 +34,8 @@ class Course(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.KOREAN)
+    # The learners the teacher removed: a code no longer lets them in; an invitation to their address does.
+    removed_members = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -44,6 +47,15 @@ class Course(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    @cached_property
+    def learner_count(self) -> int:
+        """How many learners joined (co-teachers not counted). A count and no names, read as the system: row-level
+        security shows a learner only their own membership, and the count is the same for everyone."""
+        from accounts.rls import rls_system
+
+        with rls_system(why="how many learners a course has: a count, no names"):
+            return Membership.objects.unscoped().filter(course_id=self.pk, role=Membership.Role.LEARNER).count()
 
 
 class MembershipQuerySet(OwnedQuerySet):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.scoping import owner_id_of
@@ -31,12 +31,11 @@ def member_course_ids(user) -> QuerySet:
 
 
 def course_list(*, user) -> QuerySet:
-    """The courses ``user`` teaches or belongs to, newest first, with their member counts."""
+    """The courses ``user`` teaches or belongs to, newest first (``Course.learner_count`` counts their learners)."""
     me = owner_id_of(user)
     return (
         Course.objects.unscoped()  # scoped just below: taught by or joined by the user
         .filter(Q(owner_id=me) | Q(id__in=member_course_ids(user)))
-        .annotate(member_count=Count("memberships", filter=Q(memberships__role=Membership.Role.LEARNER)))
         .select_related("owner")
     )
 
@@ -139,7 +138,9 @@ TOPIC_OVERLAP = 0.34  # questions sharing a third of their terms (Jaccard) are a
 
 
 def _topic_terms(text: str) -> frozenset[str]:
-    return frozenset(term for term in analyze(text) if not term.startswith("~"))
+    """The words a question is about: no number alone ("2" of "2의 보수"), no one-letter piece ("수" of "음수"),
+    no sub-word pieces."""
+    return frozenset(term for term in analyze(text) if not term.startswith("~") and not term.isdigit() and len(term) > 1)
 
 
 def gaps(*, user, course_id: int) -> list[dict]:

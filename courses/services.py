@@ -94,12 +94,54 @@ def invitation_create(
 
 
 def invitations_for_emails(
-    *, user, course_id: int, emails: list[str], days: int = INVITATION_DAYS, role: str = Membership.Role.LEARNER
+    *, user, course_id: int, emails: list[str], days: int = INVITATION_DAYS, role: str = Membership.Role.LEARNER, request=None
 ) -> list[Invitation]:
     """One invitation per address (each usable only by that address's account), duplicates once; ``role``
-    co_teacher lets them read the roster, progress, gaps and flags too."""
+    co_teacher lets them read the roster, progress, gaps and flags too. Every address is checked first
+    (``invalid`` naming the ones refused: not an address, the teacher's own), and nothing is made unless all
+    pass. With ``request``, each address is sent its link by email (EMAIL_BACKEND)."""
+    from django.core.exceptions import ValidationError
+    from django.core.validators import validate_email
+
+    course = course_taught(user=user, course_id=course_id)
     wanted = list(dict.fromkeys(address.strip().lower() for address in emails if address.strip()))
-    return [invitation_create(user=user, course_id=course_id, email=address, days=days, role=role) for address in wanted]
+    refused = []
+    for address in wanted:
+        try:
+            validate_email(address)
+        except ValidationError:
+            refused.append(address)
+    if refused:
+        raise BaeumError(
+            _("Not an email address: %(addresses)s. Nothing was sent; correct them and try again.") % {"addresses": ", ".join(refused)},
+            code="invalid",
+            details={"emails": refused},
+        )
+    if (user.email or "").lower() in wanted:
+        raise BaeumError(_("That is your own address: you teach this course already."), code="invalid", details={"emails": [user.email]})
+    made = [invitation_create(user=user, course_id=course_id, email=address, days=days, role=role) for address in wanted]
+    if request is not None:
+        for invitation in made:
+            _invitation_send(invitation, course=course, teacher=user, request=request)
+    return made
+
+
+def _invitation_send(invitation: Invitation, *, course: Course, teacher, request) -> None:
+    from django.conf import settings
+    from django.core.mail import send_mail
+    from django.template.loader import render_to_string
+    from django.urls import reverse
+
+    context = {
+        "course": course,
+        "teacher": teacher.get_full_name() or teacher.email,
+        "link": request.build_absolute_uri(reverse("course-join-page", args=[invitation.code])),
+        "code": invitation.code,
+        "expires": invitation.expires_at,
+        "co_teacher": invitation.role == Membership.Role.CO_TEACHER,
+    }
+    subject = render_to_string("courses/invitation_email_subject.txt", context).strip()
+    send_mail(subject, render_to_string("courses/invitation_email.txt", context), settings.DEFAULT_FROM_EMAIL, [invitation.email])
 
 
 def invitation_revoke(*, user, course_id: int, code: str) -> Invitation:
@@ -129,6 +171,16 @@ def course_join(*, user, code: str) -> Membership:
         course = invitation.course
         if course.owner_id == me:
             raise BaeumError(_("You teach this course already."), code="own_course", status=409)
+        if me in course.removed_members:
+            if not invitation.email:  # removed by the teacher: only an invitation to their own address lets them back
+                raise BaeumError(
+                    _("Your teacher removed you from this course. Ask them to invite you by your email address."),
+                    code="removed_from_course",
+                    status=403,
+                )
+            Course.objects.unscoped().filter(pk=course.pk).update(
+                removed_members=[other for other in course.removed_members if other != me]
+            )
         membership, made = Membership.objects.unscoped().get_or_create(
             course=course, user_id=me, defaults={"course_owner_id": course.owner_id, "role": invitation.role}
         )
@@ -145,11 +197,16 @@ def course_leave(*, user, course_id: int) -> None:
 
 
 def member_remove(*, user, course_id: int, member_id: int) -> None:
-    """The teacher removes a member; the same at once as the member leaving."""
+    """The teacher removes a member; the same at once as the member leaving, and a code no longer lets them
+    back (an invitation to their address does)."""
     course = course_taught(user=user, course_id=course_id)
-    deleted, _rows = Membership.objects.for_user(user).filter(course=course, user_id=member_id).delete()
-    if not deleted:
-        raise NotFound(_("No such member in this course."))
+    with transaction.atomic():
+        deleted, _rows = Membership.objects.for_user(user).filter(course=course, user_id=member_id).delete()
+        if not deleted:
+            raise NotFound(_("No such member in this course."))
+        if member_id not in course.removed_members:
+            course.removed_members = [*course.removed_members, member_id]
+            course.save(update_fields=["removed_members", "updated_at"])
     learner_cache_forget(member_id)
 
 

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods
 from baeum.errors import BaeumError
 
 from . import selectors, services
+from .models import Membership
 
 
 @login_required
@@ -34,11 +35,22 @@ def course_list_page(request):
         except BaeumError as refused:
             error = refused.public_message()
         else:
-            messages.success(request, _("You joined %(title)s. Ask the tutor about its materials.") % {"title": membership.course.title})
+            messages.success(request, _joined_message(membership))
             return redirect("course-page", course_id=membership.course_id)
     courses = selectors.course_list(user=request.user)
     context = {"courses": courses, "error": error, "nav": "courses", "may_teach": services.may_teach(request.user)}
     return render(request, "courses/course_list.html", context, status=400 if error else 200)
+
+
+def _joined_message(membership: Membership) -> str:
+    if membership.role == Membership.Role.CO_TEACHER:
+        joined = _(
+            "You joined %(title)s as a co-teacher: its page shows the learners, their progress, the questions the materials "
+            "don't cover and the flags."
+        )
+    else:
+        joined = _("You joined %(title)s. Ask the tutor about its materials.")
+    return joined % {"title": membership.course.title}
 
 
 @login_required
@@ -52,6 +64,6 @@ def course_join_page(request, code: str):
         except BaeumError as refused:
             messages.error(request, refused.public_message())
             return redirect("course-list-page")
-        messages.success(request, _("You joined %(title)s. Ask the tutor about its materials.") % {"title": membership.course.title})
+        messages.success(request, _joined_message(membership))
         return redirect("course-page", course_id=membership.course_id)
     return render(request, "courses/course_join.html", {"invitation": invitation, "code": code}, status=200 if invitation else 404)

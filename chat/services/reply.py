@@ -18,6 +18,8 @@ from django.utils import timezone
 from baeum import rules
 from baeum.answering.answers import Answer, Generator
 from baeum.answering.groundcheck import in_reading_order
+from baeum.language.analysis import content_terms
+from baeum.language.text import normalize_query
 from chat.services.generation import confidence, ground_checked, measure_usage, offline_answer, removal_note, stream_written, written_answer
 from chat.services.retrieval import chat_settings
 from chat.services.turn import Turn, turn_prepare
@@ -109,7 +111,9 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
         search_query=outcome.search_query,
     )
     if answer.refused and outcome.search_query:
-        _tell_the_teachers(conversation, question)
+        # A follow-up, or a question too thin to stand alone ("and why?"): it goes with the one before.
+        leans = outcome.search_query != normalize_query(question) or len(content_terms(question)) <= 1
+        _tell_the_teachers(conversation, question, turn=turn, follow_up=leans)
     conversation.turn_count = turn
     if outcome.removals:
         conversation.removals_announced = [*conversation.removals_announced, *outcome.removals]
@@ -138,13 +142,24 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
     return reply
 
 
-def _tell_the_teachers(conversation: Conversation, question: str) -> None:
+def _tell_the_teachers(conversation: Conversation, question: str, *, turn: int, follow_up: bool = False) -> None:
     """A question the tutor refused over course materials goes to those courses' teachers ("what the
-    materials don't cover"): the question text, and the learner's name only where they share it."""
+    materials don't cover"): the question text, and the learner's name only where they share it. A follow-up
+    ("그건 왜?") goes with the question it follows, which alone says what it is about."""
     searched, _removed = conversation_sources(conversation=conversation)
     course_ids = conversation_course_ids(conversation=conversation, ref_ids=searched)
-    if course_ids:
-        feedback_uncovered(user=conversation.owner, course_ids=course_ids, question=question)
+    if not course_ids:
+        return
+    if follow_up:
+        previous = (
+            Message.objects.for_user(conversation.owner)
+            .filter(conversation=conversation, role=Message.Role.USER, turn__lt=turn)
+            .order_by("-turn", "-id")
+            .values_list("content", flat=True)
+            .first()
+        )
+        question = f"{previous} → {question}" if previous else question
+    feedback_uncovered(user=conversation.owner, course_ids=course_ids, question=question)
 
 
 TITLE_CHARS = 60  # a title fits two lines of the conversation list (about 30 characters a line at 210 px)

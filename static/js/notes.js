@@ -34,7 +34,7 @@
   }
 
   // A tutor answer quoting a course's material: <button data-flag="conversations/1/messages/2/flag"
-  // data-kind="wrong_answer|citation_off"> tells the course's teacher.
+  // data-kind="wrong_answer|citation_off"> tells the course's teacher, with the comment typed beside it.
   const F = korean
     ? { sent: "선생님께 알렸습니다", failed: "보내지 못했습니다" }
     : { sent: "Sent to your teacher", failed: "Not sent" };
@@ -43,9 +43,11 @@
     if (!button || button.disabled) return;
     event.preventDefault();
     const line = button.parentElement;
+    const comment = line.parentElement.querySelector(".flag-comment");
     line.querySelectorAll("[data-flag]").forEach((each) => (each.disabled = true));
     try {
-      await Baeum.api(button.dataset.flag, { method: "POST", json: { kind: button.dataset.kind } });
+      await Baeum.api(button.dataset.flag, { method: "POST", json: { kind: button.dataset.kind, comment: comment ? comment.value : "" } });
+      if (comment) comment.remove();
       line.textContent = F.sent;
       line.setAttribute("role", "status");
     } catch (error) {

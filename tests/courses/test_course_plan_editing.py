@@ -108,3 +108,15 @@ def test_only_the_teacher_edits_the_course_plan(client, course):
         assert api.patch(f"/api/v1/courses/{course_id}/sessions/2/", {"position": 1}, format="json").status_code == 404
         assert api.post(f"/api/v1/courses/{course_id}/plan", {}, format="json").status_code == 404
     assert list(plan.sessions.order_by("number").values_list("pk", "title")) == before
+
+
+def test_the_course_page_leads_the_learner_to_their_next_session(client, course):
+    course["build"]()
+    course_id = course["course"].pk
+    client.force_login(course["ana"])
+    page = client.get(f"/courses/{course_id}/")
+    assert page.context["next_session"].number == 1 and f"/courses/{course_id}/sessions/1/" in page.content.decode()
+    client.post(f"/courses/{course_id}/sessions/1/complete")
+    assert client.get(f"/courses/{course_id}/").context["next_session"].number == 2
+    done = client.get(f"/courses/{course_id}/sessions/1/").content.decode()
+    assert f"/courses/{course_id}/sessions/2/" in done and 'id="complete"' in done and "<button" not in done.split('id="complete"')[1].split("</form>")[0]

@@ -108,3 +108,14 @@ def test_leaving_mid_conversation_is_said_and_the_book_is_never_quoted_again(cla
     assert after["refused"] and after["citations"] == []
     detail = learner.get(f"/api/v1/conversations/{conversation}/").json()
     assert [source["removed"] for source in detail["sources"]] == [True]
+
+
+def test_a_refused_follow_up_reaches_the_teacher_with_the_question_it_follows_and_numbers_name_no_topic(classroom):
+    learner, teacher, course = classroom["learner"], classroom["teacher"], classroom["course"]
+    conversation = learner.post("/api/v1/conversations/", {}, format="json").json()["id"]
+    assert _ask(learner, conversation, "Who won the football world cup in 2002?")["refused"]
+    assert _ask(learner, conversation, "and why?")["refused"]
+    texts = [question["text"] for gap in teacher.get(f"/api/v1/courses/{course}/gaps").json() for question in gap["questions"]]
+    assert "Who won the football world cup in 2002? → and why?" in texts  # "and why?" alone tells the teacher nothing
+    topics = [gap["topic"] for gap in teacher.get(f"/api/v1/courses/{course}/gaps").json()]
+    assert all("2002" not in topic for topic in topics) and any("football" in topic for topic in topics)
