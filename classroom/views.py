@@ -52,15 +52,8 @@ def course_page(request, course_id: int):
     teaching = courses.is_teacher(request.user, course)
     if teaching:
         published = {material.pk for material in context["materials"]}
-        chosen = plan.assumptions.get(CHOSEN_RANGES) if plan is not None else None
         context |= {
             "teaching": True,
-            "choices": [
-                material_choice(request.user, material.ref_id, material.title, material.page_count, chosen)
-                for material in context["materials"]
-                if material.status == "READY"
-            ],
-            "plan_ref_ids": set(plan.ref_ids) if plan is not None else None,
             # One course per material: those in another course are not offered (the service refuses a move too).
             "unpublished": list(
                 knowledge.material_list(user=request.user, status="READY").filter(course__isnull=True).exclude(pk__in=published)
@@ -204,6 +197,30 @@ def course_plan_build(request, course):
     return _done(request, course.pk, _("The study plan is being built; its sessions appear here in a moment."))
 
 
+@login_required
+def course_plan_edit_page(request, course_id: int):
+    """The teacher's page for the course's plan: its sessions to rename and reorder, and the form that builds
+    it (again) from the materials and chapters ticked. Apart from the course page, which it would slow: the
+    chapters of twenty materials take a third of a second to list."""
+    course = _course(request, course_id)
+    if not courses.is_teacher(request.user, course):
+        raise Http404(_("No course %(id)s among yours.") % {"id": course_id})
+    plan = course_plans.course_plan(user=request.user, course_id=course_id)
+    chosen = plan.assumptions.get(CHOSEN_RANGES) if plan is not None else None
+    context = {
+        "course": course,
+        "plan": plan,
+        "sessions": course_plans.course_sessions(user=request.user, plan=plan) if plan is not None else [],
+        "choices": [
+            material_choice(request.user, material.ref_id, material.title, material.page_count, chosen)
+            for material in knowledge.course_materials(user=request.user, course_id=course_id, status="READY")
+        ],
+        "plan_ref_ids": set(plan.ref_ids) if plan is not None else None,
+        "nav": "courses",
+    }
+    return render(request, "classroom/plan_edit.html", context)
+
+
 @course_action
 def course_session_edit_view(request, course, number: int):
     """The teacher renames a session of the course's plan (``title``) or moves it up or down (``move``)."""
@@ -211,7 +228,7 @@ def course_session_edit_view(request, course, number: int):
     move = {"up": number - 1, "down": number + 1}.get(request.POST.get("move", ""))
     session = course_session_edit(user=request.user, course_id=course.pk, number=number, title=title, position=move)
     messages.success(request, _("Session %(number)d: %(title)s") % {"number": session.number, "title": session.title})
-    return redirect(f"/courses/{course.pk}/#plan")
+    return redirect(f"/courses/{course.pk}/plan/edit#sessions")
 
 
 def _course_session(request, course, number: int):

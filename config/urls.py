@@ -63,6 +63,7 @@ pages = [
     path("courses/<int:course_id>/members/<int:user_id>/remove", classroom_views.course_member_remove, name="course-member-remove-page"),
     path("courses/<int:course_id>/ask", classroom_views.course_ask, name="course-ask-page"),
     path("courses/<int:course_id>/plan", classroom_views.course_plan_build, name="course-plan-build-page"),
+    path("courses/<int:course_id>/plan/edit", classroom_views.course_plan_edit_page, name="course-plan-edit-page"),
     path("courses/<int:course_id>/sessions/<int:number>/", classroom_views.course_session_page, name="course-session-page"),
     path("courses/<int:course_id>/sessions/<int:number>/edit", classroom_views.course_session_edit_view, name="course-session-edit-page"),
     path(

@@ -48,8 +48,9 @@ def test_the_teacher_builds_the_plan_from_the_chapters_chosen(client, course):
     teacher, book = course["teacher"], course["book"]
     chapters = material_choice(teacher, book.ref_id, book.title, book.page_count)["chapters"]
     assert [chapter["title"] for chapter in chapters][:3] == ["Chapter 1 Stacks", "Chapter 2 Queues", "Chapter 3 Trees"]
-    page = client.get(f"/courses/{course['course'].pk}/").content.decode()
-    assert f'name="chapters_{book.ref_id}"' in page  # the course page offers the chapters to tick
+    page = client.get(f"/courses/{course['course'].pk}/plan/edit").content.decode()
+    assert f'name="chapters_{book.ref_id}"' in page  # the plan's page offers the chapters to tick
+    assert f"/courses/{course['course'].pk}/plan/edit" in client.get(f"/courses/{course['course'].pk}/").content.decode()
 
     second = chapters[1]["pages"]
     plan = course["build"](**{f"chapters_{book.ref_id}": f"{second[0]}-{second[1]}"})
@@ -102,6 +103,7 @@ def test_only_the_teacher_edits_the_course_plan(client, course):
     before = list(plan.sessions.order_by("number").values_list("pk", "title"))
     for user in (course["ana"], UserFactory()):
         client.force_login(user)
+        assert client.get(f"/courses/{course_id}/plan/edit").status_code == 404
         assert client.post(f"/courses/{course_id}/sessions/2/edit", {"move": "up", "title": "mine"}).status_code == 404
         api = APIClient()
         api.force_login(user)

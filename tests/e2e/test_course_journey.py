@@ -82,7 +82,9 @@ def test_a_teacher_publishes_a_course_and_sees_what_a_phone_learner_asked_and_fl
     desk.select_option("#publish-ref", index=0)
     desk.click("#publish button[type=submit]")
     desk.wait_for_selector("text=빼기")  # the book is in the course, with its button to take it out
-    desk.click("#plan form button[type=submit]")  # the chapters form is open before the first plan: all of the book
+    desk.click("#plan a.button")  # the plan's page: chapters (all of the book, ticked) and session length
+    desk.wait_for_url(re.compile(r".*/plan/edit$"))
+    desk.click("#build button[type=submit]")
     desk.wait_for_selector("#plan ol.sessions li")
     desk.click("#invite form button[type=submit] >> nth=0")
     desk.wait_for_selector("#invite [role=status] .code")
