@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, Sum
 
-from courses.selectors import course_get, roster, teacher_view
+from courses.selectors import course_get, member_course_ids, roster, teacher_view
 from knowledge import selectors as knowledge
 
 from .models import Plan, SessionProgress, StudySession
@@ -14,6 +14,17 @@ def course_plan(*, user, course_id: int) -> Plan | None:
     """The newest plan of a course the user teaches or belongs to (None before the teacher builds one)."""
     course = course_get(user=user, course_id=course_id)
     return Plan.objects.for_reader(user).filter(course=course).order_by("-created_at", "-id").first()
+
+
+def joined_course_plans(*, user) -> list[Plan]:
+    """The newest plan of each course the user joined (not those they teach), with its course: what the
+    Plans page lists under "From your courses"."""
+    newest: dict[int, Plan] = {}
+    for plan in (
+        Plan.objects.for_reader(user).filter(course__in=member_course_ids(user)).select_related("course").order_by("-created_at", "-id")
+    ):
+        newest.setdefault(plan.course_id, plan)
+    return sorted(newest.values(), key=lambda plan: plan.course.title)
 
 
 def course_sessions(*, user, plan: Plan) -> list[StudySession]:

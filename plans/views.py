@@ -10,7 +10,7 @@ from baeum.errors import NotFound
 from core.providers import configured_llm
 from knowledge import selectors as knowledge
 
-from . import selectors, selectors_guide
+from . import selectors, selectors_course, selectors_guide
 from .choices import chosen_ranges, material_choice
 from .services.plans import (
     CHOSEN_RANGES,
@@ -29,6 +29,7 @@ def plan_list(request):
     materials = knowledge.material_list(user=request.user, status="READY")
     context = {
         "plans": selectors.plan_list(user=request.user),
+        "course_plans": selectors_course.joined_course_plans(user=request.user),
         "materials": [material_choice(request.user, material.ref_id, material.title, material.page_count) for material in materials],
         "nav": "plans",
     }
@@ -154,6 +155,7 @@ def notes_page(request):
     context = {
         "notes": selectors_guide.note_list(user=request.user, plan_id=plan_id),
         "plans": selectors.plan_list(user=request.user),
+        "course_plans": selectors_course.joined_course_plans(user=request.user),
         "plan_id": plan_id,
         "nav": "notes",
     }

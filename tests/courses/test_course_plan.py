@@ -44,6 +44,8 @@ def course_with_plan(client, ingest, django_capture_on_commit_callbacks):
 def test_a_learner_studies_a_session_and_the_teacher_sees_their_progress(client, course_with_plan):
     course, plan, (ana, ben) = course_with_plan["course"], course_with_plan["plan"], course_with_plan["learners"]
     client.force_login(ana)
+    listed = client.get("/plans/")  # the Plans page lists the course's plan too, leading to the course
+    assert [plan.pk for plan in listed.context["course_plans"]] == [plan.pk] and f"/courses/{course.pk}/#plan" in listed.content.decode()
     page = client.get(f"/courses/{course.pk}/").content.decode()
     assert f"/courses/{course.pk}/sessions/1/" in page
     session = client.get(f"/courses/{course.pk}/sessions/1/")
