@@ -310,6 +310,14 @@ def topic_question(entry: dict) -> str:
     return searched if searched and ordinal_of(question) is not None else question
 
 
+# A question with no word of its own to search ("Why?", "How so?", "왜?", "어떻게?") is about what was said before.
+BARE_QUESTION = rules.register(
+    rules.Rule(
+        "followup:bare-question", lambda question: not content_terms(question), "Why?", "a question with nothing of its own to search"
+    )
+)[0]
+
+
 @dataclass(frozen=True)
 class FollowUp:
     """A question read once against the conversation: what every resolver decides on."""
@@ -328,6 +336,7 @@ class FollowUp:
         refers = (
             bool(ANAPHORA_EN.search(question) or ANAPHORA_KO.search(question) or _ONE_EN.search(question) or continues(question))
             or ordinal is not None
+            or rules.applies(BARE_QUESTION, question)
         )
         topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
         return cls(question, memory, item, previous_turn(memory), topic, ordinal, refers)

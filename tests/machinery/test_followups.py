@@ -167,3 +167,17 @@ def test_an_item_of_the_answers_own_list_is_answered_with_sentences_that_name_it
     answer = extractive_answer(question, [passage], naming=("semantic", "error"))
     assert "Syntax errors" not in answer.text and "Runtime errors" not in answer.text, answer.text
     assert "Identifying semantic errors can be tricky" in answer.text
+
+
+@pytest.mark.parametrize("question", ["Why?", "How so?", "왜?", "어떻게?"])
+def test_a_bare_question_asks_about_the_turn_before(question):
+    """``followup:bare-question``: nothing of its own to search, so it goes on the previous topic; switched
+    off, it stood alone and the tutor refused it (a walkthrough: "Why?" after a good answer, refused)."""
+    from baeum import rules
+    from baeum.answering.followups import resolve
+
+    memory = _after_one_turn("What is a tuple?", "A tuple is a sequence of values. [1]")
+    searched, resolver = resolve(question, memory)
+    assert resolver == "followup:previous-topic" and "tuple" in searched
+    with rules.switched_off(["followup:bare-question"]):
+        assert resolve(question, memory)[1] == "followup:stands-alone"
