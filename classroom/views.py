@@ -22,7 +22,7 @@ from courses.models import Membership
 from knowledge import selectors as knowledge
 from knowledge.services.materials import material_publish
 from plans import selectors_course as course_plans
-from plans.choices import chosen_ranges, material_choice
+from plans.choices import chosen_ranges, material_choice, minutes_chosen
 from plans.services.course_plans import course_plan_create, course_session_edit, session_progress_record
 from plans.services.plans import CHOSEN_RANGES
 from plans.services.review import cards_from_key_points
@@ -192,7 +192,7 @@ def course_plan_build(request, course):
         course_id=course.pk,
         ref_ids=ref_ids or None,
         ranges=chosen_ranges(request.POST, ref_ids),
-        minutes_per_session=max(5, min(240, int(request.POST.get("minutes") or 25))),
+        minutes_per_session=minutes_chosen(request.POST),
     )
     return _done(request, course.pk, _("The study plan is being built; its sessions appear here in a moment."))
 
@@ -202,9 +202,10 @@ def course_plan_edit_page(request, course_id: int):
     """The teacher's page for the course's plan: its sessions to rename and reorder, and the form that builds
     it (again) from the materials and chapters ticked. Apart from the course page, which it would slow: the
     chapters of twenty materials take a third of a second to list."""
-    course = _course(request, course_id)
-    if not courses.is_teacher(request.user, course):
-        raise Http404(_("No course %(id)s among yours.") % {"id": course_id})
+    try:
+        course = courses.course_taught(user=request.user, course_id=course_id)
+    except NotFound as missing:
+        raise Http404(missing.public_message()) from missing
     plan = course_plans.course_plan(user=request.user, course_id=course_id)
     chosen = plan.assumptions.get(CHOSEN_RANGES) if plan is not None else None
     context = {

@@ -33,3 +33,15 @@ def chosen_ranges(post, ref_ids: list[str]) -> list[dict]:
         spans += [(first, last or first) for first, last in _PAGES.findall(post.get(f"pages_{ref_id}", ""))]
         ranges += [{"refId": ref_id, "pages": [int(first), int(last)]} for first, last in spans]
     return ranges
+
+
+DEFAULT_MINUTES = 25
+
+
+def minutes_chosen(post) -> int:
+    """The session length typed (``minutes``), kept between 5 and 240; the default when none or not a number."""
+    try:
+        minutes = int(post.get("minutes") or DEFAULT_MINUTES)
+    except ValueError:
+        minutes = DEFAULT_MINUTES
+    return max(5, min(240, minutes))

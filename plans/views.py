@@ -11,7 +11,7 @@ from core.providers import configured_llm
 from knowledge import selectors as knowledge
 
 from . import selectors, selectors_course, selectors_guide
-from .choices import chosen_ranges, material_choice
+from .choices import chosen_ranges, material_choice, minutes_chosen
 from .services.plans import (
     CHOSEN_RANGES,
     PlanInputError,
@@ -41,10 +41,6 @@ def _exam_date(post) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
-def _minutes(post) -> int:
-    return max(5, min(240, int(post.get("minutes") or 25)))
-
-
 @login_required
 @require_POST
 def plan_create_view(request):
@@ -54,7 +50,7 @@ def plan_create_view(request):
             owner=request.user,
             title=request.POST.get("title", ""),
             ref_ids=ref_ids,
-            minutes_per_session=_minutes(request.POST),
+            minutes_per_session=minutes_chosen(request.POST),
             ranges=chosen_ranges(request.POST, ref_ids),
             exam_date=_exam_date(request.POST),
         )
@@ -123,7 +119,7 @@ def plan_regenerate_view(request, plan_id: int):
             plan=plan,
             ref_ids=ref_ids,
             ranges=chosen_ranges(request.POST, ref_ids),
-            minutes_per_session=_minutes(request.POST),
+            minutes_per_session=minutes_chosen(request.POST),
         )
     except (PlanInputError, NotFound, ValueError) as error:
         messages.error(request, str(error))
