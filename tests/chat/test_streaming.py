@@ -119,9 +119,8 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
         content="X [1].",
         generator=generator,
     )
-    # The label reads in the reply's language (the question's), whatever the page's: a Korean question
-    # answered on an English page, and the other way round.
-    for content, page_language, expected in (("X [1].", "ko", english), ("엑스는 와이다. [1]", "en", korean)):
+    # The label reads in the page's language, like the buttons beside it, whatever the reply's.
+    for content, page_language, expected in (("X [1].", "ko", korean), ("엑스는 와이다. [1]", "en", english)):
         message.content = content
         with translation.override(page_language):
             assert expected in render_to_string("chat/_message.html", {"message": message})
@@ -129,7 +128,7 @@ def test_the_learner_sees_which_kind_of_answer_they_read(user, book, generator, 
     assert "answer-kind" not in render_to_string("chat/_message.html", {"message": message})
     message.content = "제공된 자료에서 관련 내용을 찾을 수 없습니다."
     with translation.override("en"):
-        assert "자료에 없는 내용" in render_to_string("chat/_message.html", {"message": message})
+        assert "Not in your materials" in render_to_string("chat/_message.html", {"message": message})
 
 
 def test_the_documents_own_reference_markers_reach_a_model_as_superscripts():
