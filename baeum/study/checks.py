@@ -9,7 +9,8 @@ construction and measure nothing. Each check returns the name of what is wrong, 
   "…해 보시오."), not code, not a caption ("Figure 3.1 …"), not a fragment (no sentence end, a lowercase
   start, a page number or running head glued in: "Definitions and uses 21 And then …"), and not a sentence
   that goes on from the one before ("This data is…", "따라서 …").
-- ``question_problem``: a question can be answered from what it shows: a multiple choice never contains its
+- ``question_problem``: a question can be answered from what it shows: no page debris in it ("What is 1 The
+  distance called?"); a short answer is a name, not "after V"; a multiple choice never contains its
   answer in its stem; a blank keeps at least ``MIN_WORDS_LEFT`` words of its sentence and does not open by
   pointing back at text the learner does not see ("It", "This", "그", "처음의").
 - ``objective_matched``: an objective names something its session's key points or questions teach.
@@ -67,9 +68,20 @@ def key_point_problem(text: str, seen: set[str]) -> str | None:
     return None
 
 
+# A page's debris inside a question: a footnote's number before a capitalised word ("What is 1 The distance
+# called?"), a page number glued between words.
+_QUESTION_DEBRIS = re.compile(r"(?<=\w )\d{1,3} (?:The|A|An|In|It|This)\b|[a-z]{2,} \d{1,4} [A-Z][a-z]")
+# A short answer that is not a name: it opens with a preposition ("after V" of "… is named after V. Levenshtein").
+_NOT_A_NAME = re.compile(r"^(?:after|by|from|of|to|with)\s", re.IGNORECASE)
+
+
 def question_problem(kind: str, question: str, answer: str, choices: list[str] | None = None) -> str | None:
     """What keeps a question from being answerable from what it shows."""
     stem = question.strip()
+    if _QUESTION_DEBRIS.search(stem):
+        return "question-debris"
+    if kind == "short_answer" and _NOT_A_NAME.match(answer.strip()):
+        return "answer-not-a-name"
     if kind == "choice" and said(answer) and said(answer) in said(stem.replace(BLANK, " ")):
         return "choice-contains-answer"
     if BLANK in stem:

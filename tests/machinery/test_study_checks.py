@@ -44,6 +44,9 @@ def test_the_same_sentence_twice_in_a_session_is_a_duplicate():
         ("cloze", "It stores the _____ of the next instruction to run.", "address", "blank-needs-context"),
         ("cloze", "처음의 16 비트 값을 _____(이)라고 부른다.", "세그먼트", "blank-needs-context"),
         ("short_answer", "What is a nibble?", "a 4-bit number", None),
+        ("short_answer", "What is 1 The distance called?", "edit distance", "question-debris"),  # a footnote's number
+        ("short_answer", "What is the distance called?", "after V", "answer-not-a-name"),  # "named after V. Levenshtein"
+        ("short_answer", "What is a 4-bit number called?", "nibble", None),
     ],
 )
 def test_a_question_is_answerable_from_what_it_shows(kind, question, answer, problem):
