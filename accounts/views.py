@@ -27,7 +27,6 @@ class EmailLoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
 
-@require_http_methods(["GET", "POST"])
 def _next_page(request) -> str:
     """Where the learner was going before signing up (a course's join link), if it is a page of this site."""
     wanted = request.POST.get("next") or request.GET.get("next") or ""
@@ -38,6 +37,7 @@ def _next_page(request) -> str:
 AFTER_VERIFY = "after-verify"
 
 
+@require_http_methods(["GET", "POST"])
 def signup(request):
     if request.user.is_authenticated:
         return redirect(_next_page(request) or "library")

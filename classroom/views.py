@@ -60,6 +60,7 @@ def course_page(request, course_id: int):
             ),
             "invitations": [invitation for invitation in courses.invitation_list(user=request.user, course_id=course_id)[:20]],
             "new_code": request.session.pop(f"course-{course_id}-new-code", ""),  # shown once, never in the address
+            "emails_typed": request.session.pop(f"course-{course_id}-emails", ""),  # what a refused invitation held
         }
     else:
         context["membership"] = courses.membership_of(user=request.user, course_id=course_id)
@@ -141,7 +142,11 @@ def course_invite(request, course):
     emails = [address.strip() for address in request.POST.get("emails", "").replace(",", "\n").splitlines() if address.strip()]
     if emails:
         role = Membership.Role.CO_TEACHER if request.POST.get("co_teacher") else Membership.Role.LEARNER
-        made = course_services.invitations_for_emails(user=request.user, course_id=course.pk, emails=emails, role=role, request=request)
+        try:
+            made = course_services.invitations_for_emails(user=request.user, course_id=course.pk, emails=emails, role=role, request=request)
+        except BaeumError:
+            request.session[f"course-{course.pk}-emails"] = request.POST.get("emails", "")[:5000]  # typed again for the fix
+            raise
         return _done(request, course.pk, _("%(count)d invitations sent by email: each works only for its address.") % {"count": len(made)})
     invitation = course_services.invitation_create(user=request.user, course_id=course.pk)
     request.session[f"course-{course.pk}-new-code"] = invitation.code

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 
 from django.db.models import Q, QuerySet
@@ -143,6 +144,15 @@ def _topic_terms(text: str) -> frozenset[str]:
     return frozenset(term for term in analyze(text) if not term.startswith("~") and not term.isdigit() and len(term) > 1)
 
 
+def _as_written(term: str, questions: list[dict]) -> str:
+    """A topic's term as a question writes it ("interleaving" for the stem "interleav")."""
+    for question in questions:
+        word = re.search(rf"(?<!\w){re.escape(term)}\w*", question["text"], re.IGNORECASE)
+        if word:
+            return word.group(0)
+    return term
+
+
 def gaps(*, user, course_id: int) -> list[dict]:
     """The questions a course's learners asked that the tutor could not answer from its materials, grouped
     by topic (shared terms, in either language), biggest group first: ``[{topic, count, questions: [{text,
@@ -174,7 +184,10 @@ def gaps(*, user, course_id: int) -> list[dict]:
     groups.sort(key=lambda group: -len(group["questions"]))
     return [
         {
-            "topic": ", ".join(term for term, _count in sorted(group["counts"].items(), key=lambda item: (-item[1], item[0]))[:3]),
+            "topic": ", ".join(
+                _as_written(term, group["questions"])
+                for term, _count in sorted(group["counts"].items(), key=lambda item: (-item[1], item[0]))[:3]
+            ),
             "count": len(group["questions"]),
             "questions": group["questions"],
         }

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -53,11 +54,15 @@ def _joined_message(membership: Membership) -> str:
     return joined % {"title": membership.course.title}
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
 def course_join_page(request, code: str):
-    """The page an invitation link opens: which course it is for, and a button to join."""
+    """The page an invitation link opens: which course it is for, and a button to join. Signed out, it shows
+    the course too (the link is the capability) and leads to signing in or up, then back here."""
     invitation = selectors.invitation_preview(code=code)
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        return render(request, "courses/course_join.html", {"invitation": invitation, "code": code}, status=200 if invitation else 404)
     if request.method == "POST" and invitation is not None:
         try:
             membership = services.course_join(user=request.user, code=code)

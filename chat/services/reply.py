@@ -17,9 +17,9 @@ from django.utils import timezone
 
 from baeum import rules
 from baeum.answering.answers import Answer, Generator
+from baeum.answering.followups import refers_back
 from baeum.answering.groundcheck import in_reading_order
 from baeum.language.analysis import content_terms
-from baeum.language.text import normalize_query
 from chat.services.generation import confidence, ground_checked, measure_usage, offline_answer, removal_note, stream_written, written_answer
 from chat.services.retrieval import chat_settings
 from chat.services.turn import Turn, turn_prepare
@@ -111,8 +111,8 @@ def _save_turn(conversation: Conversation, question: str, outcome: Outcome, mode
         search_query=outcome.search_query,
     )
     if answer.refused and outcome.search_query:
-        # A follow-up, or a question too thin to stand alone ("and why?"): it goes with the one before.
-        leans = outcome.search_query != normalize_query(question) or len(content_terms(question)) <= 1
+        # A question pointing back ("그건 왜?") or too thin to stand alone ("and why?"): it goes with the one before.
+        leans = refers_back(question) or len(content_terms(question)) <= 1
         _tell_the_teachers(conversation, question, turn=turn, follow_up=leans)
     conversation.turn_count = turn
     if outcome.removals:

@@ -72,3 +72,14 @@ def test_the_library_lists_the_materials_of_the_courses_joined_to_read_and_not_a
     course_leave(user=learner, course_id=course.pk)
     client.force_login(learner)
     assert client.get("/library/").context["course_materials"] == []
+
+
+def test_a_signed_out_visitor_sees_which_course_a_link_is_for_and_joins_nothing(client, invitation):
+    page = client.get(f"/courses/join/{invitation.code}", HTTP_ACCEPT_LANGUAGE="ko")
+    text = page.content.decode()
+    assert page.status_code == 200 and "자료구조 101" in text and "김선생" in text
+    assert f"/signup/?next=/courses/join/{invitation.code}" in text and f"/login/?next=/courses/join/{invitation.code}" in text
+    posted = client.post(f"/courses/join/{invitation.code}")
+    assert posted.status_code == 302 and posted["Location"].startswith("/login/")
+    assert not Membership.objects.unscoped().exists()
+    assert client.get("/courses/join/NOTACODE").status_code == 404

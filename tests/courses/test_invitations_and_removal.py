@@ -26,6 +26,7 @@ def test_invitations_by_address_are_checked_first_and_each_sent_its_link(client,
     client.force_login(course.owner)
     page = client.post(f"/courses/{course.pk}/invite", {"emails": "ana@example.com\nnot-an-email"}, follow=True)
     assert "not-an-email" in page.content.decode() and not Invitation.objects.unscoped().filter(course=course).exists()
+    assert "ana@example.com\nnot-an-email</textarea>" in page.content.decode()  # kept to correct, not typed again
     assert mail.outbox == []
     client.post(f"/courses/{course.pk}/invite", {"emails": "teacher@example.com"})
     assert not Invitation.objects.unscoped().filter(course=course).exists()  # the teacher's own address
