@@ -2,6 +2,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from knowledge.selectors import material_list
@@ -50,8 +51,22 @@ def _saved_answers(*, user, messages) -> set[str]:
 def _sources(*, user, conversation) -> dict:
     """What the conversation searches, what was removed, and the READY materials it could search instead."""
     searched, removed = conversation_sources(conversation=conversation)
-    library = list(material_list(user=user, status="READY", with_courses=True).only("ref_id", "title"))
-    titles = {material.ref_id: material.title for material in library}
+    materials = (
+        material_list(user=user, status="READY", with_courses=True)
+        .select_related("course")
+        .only("ref_id", "title", "owner_id", "course__title")
+    )
+    # A course's copy of a book is told apart from the learner's own copy of it by its course.
+    library = [
+        {
+            "ref_id": material.ref_id,
+            "title": material.title
+            if material.owner_id == user.pk or material.course is None
+            else _("%(title)s (course: %(course)s)") % {"title": material.title, "course": material.course.title},
+        }
+        for material in materials
+    ]
+    titles = {material["ref_id"]: material["title"] for material in library}
     return {
         "all_materials": conversation.all_materials,
         "searched": [

@@ -69,8 +69,13 @@ def test_the_library_lists_the_materials_of_the_courses_joined_to_read_and_not_a
     assert book.ref_id not in client.get("/library/rows").content.decode()  # not among the learner's own (no delete, no rename)
     client.force_login(teacher)
     assert client.get("/library/").context["course_materials"] == []  # the teacher's own book is in their own list
-    course_leave(user=learner, course_id=course.pk)
+    # The learner's own copy of the same book and the course's are told apart in the tutor's sources.
+    ingest(learner, make_pdf(["A stack is a collection where the last element added is removed first."]), "stacks.pdf")
     client.force_login(learner)
+    conversation = client.post("/api/v1/conversations/", {}, content_type="application/json").json()["id"]
+    titles = sorted(item["title"] for item in client.get(f"/chat/{conversation}/").context["sources"]["library"])
+    assert titles == ["stacks", "stacks (course: 자료구조 101)"]
+    course_leave(user=learner, course_id=course.pk)
     assert client.get("/library/").context["course_materials"] == []
 
 
