@@ -121,7 +121,11 @@ def test_the_course_page_leads_the_learner_to_their_next_session(client, course)
     client.post(f"/courses/{course_id}/sessions/1/complete")
     assert client.get(f"/courses/{course_id}/").context["next_session"].number == 2
     done = client.get(f"/courses/{course_id}/sessions/1/").content.decode()
-    assert f"/courses/{course_id}/sessions/2/" in done and 'id="complete"' in done and "<button" not in done.split('id="complete"')[1].split("</form>")[0]
+    assert (
+        f"/courses/{course_id}/sessions/2/" in done
+        and 'id="complete"' in done
+        and "<button" not in done.split('id="complete"')[1].split("</form>")[0]
+    )
 
 
 def test_a_session_length_that_is_not_a_number_builds_with_the_default(client, course):

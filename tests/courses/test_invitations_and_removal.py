@@ -97,7 +97,9 @@ def test_signing_up_from_an_invitation_link_comes_back_to_it(client, course, set
     assert client.post(path)["Location"] == link  # the same browser, once the address is confirmed
     assert client.get("/signup/?next=https://evil.example/")["Location"] == "/library/"  # signed in: never off the site
     client.logout()
-    assert 'name="next" value=' not in client.get("/signup/?next=https://evil.example/").content.decode()  # the language form's own is not ours
+    assert (
+        'name="next" value=' not in client.get("/signup/?next=https://evil.example/").content.decode()
+    )  # the language form's own is not ours
     assert client.post("/signup/", {"email": "x@example.com", "password": PASSWORD, "next": "https://evil.example/"}).get(
         "Location", ""
     ) in ("", "/library/")
