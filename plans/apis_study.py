@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.providers import configured_llm
+from knowledge import selectors as knowledge
 
 from . import selectors
 from .models import Card
@@ -43,6 +44,9 @@ class GradeSerializer(serializers.Serializer):
 
 
 def graded(result, card, citation: dict | None = None) -> dict:
+    """A grade as the API answers it; the card's citation with the page the book prints (``pageLabel``)."""
+    if citation is None and card.citation.get("refId"):
+        citation = knowledge.with_page_labels(user=card.owner, citations=[card.citation])[0]
     return {
         "verdict": result.verdict,
         "score": result.score,

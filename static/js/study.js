@@ -22,7 +22,7 @@
   function sourceLink(citation) {
     if (!citation || !citation.refId) return "";
     const href = "/library/" + encodeURIComponent(citation.refId) + "/?page=" + citation.pageNumber + "&quote=" + encodeURIComponent(citation.quote || "");
-    return ' — <a href="' + href + '">' + esc(T.source) + ", p." + esc(citation.pageNumber) + "</a>";
+    return ' — <a href="' + href + '">' + esc(T.source) + ", p." + esc(citation.pageLabel || citation.pageNumber) + "</a>";  // the printed page, as the page shows it
   }
 
   function expectedText(kind, expected) {

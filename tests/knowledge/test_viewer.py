@@ -171,3 +171,14 @@ def test_the_numbers_the_book_prints_are_what_a_learner_reads(client, user, api_
     plan_generate(plan_id=plan.pk)
     session = client.get(f"/plans/{plan.pk}/sessions/1/").content.decode()
     assert "?page=3&quote=" in session and ">p.1</a>" in session  # the link opens the file's 3rd page, labelled as printed
+    # A graded answer's source says the printed page too (the session page's script shows pageLabel).
+    from plans.services.session_content import session_content
+
+    question = session_content(user=user, plan=plan, session=plan.sessions.get(number=1)).questions[0]
+    answered = api_client.post(
+        f"/api/v1/plans/{plan.pk}/sessions/1/questions/{question['id']}/answer", {"response": "x"}, format="json"
+    ).json()
+    page = answered["card"]["citation"]["pageNumber"]
+    assert answered["card"]["citation"]["pageLabel"] == labels[page]
+    review = api_client.post(f"/api/v1/review/cards/{answered['card']['id']}/answer", {"response": "x"}, format="json").json()
+    assert review["card"]["citation"]["pageLabel"] == labels[page]  # a review card's source, labelled as well
