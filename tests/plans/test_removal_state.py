@@ -170,7 +170,7 @@ def test_a_removed_materials_guide_is_a_page_of_the_site_not_a_bare_error(user, 
     response = client.get(f"/library/{clouds.ref_id}/guide/")
     assert response.status_code == 404
     page = response.content.decode()
-    assert "removed from your library" in page and 'href="/library/"' in page  # styled, with a way back
+    assert "no longer yours to read" in page and 'href="/library/"' in page  # styled, with a way back
 
 
 def test_asking_about_a_plan_whose_material_was_removed_names_it(user, ingest):
