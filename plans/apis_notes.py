@@ -196,7 +196,8 @@ class ChosenRangeSerializer(serializers.Serializer):
 
 class ChapterSerializer(serializers.Serializer):
     title = serializers.CharField()
-    pages = serializers.ListField(child=serializers.IntegerField())
+    pages = serializers.ListField(child=serializers.IntegerField(), help_text="first and last, as positions in the file")
+    labels = serializers.ListField(child=serializers.CharField(), help_text="the same pages as the book prints them")
 
 
 class SettingsMaterialSerializer(serializers.Serializer):

@@ -77,7 +77,8 @@ def plan_today(*, user, plan: Plan, today: date | None = None) -> dict:
 
 
 def material_chapters(*, user, ref_id: str) -> list[dict]:
-    """The chapters a learner can choose from, ``[{"title", "pages": [first, last]}]``: the top-level
+    """The chapters a learner can choose from, ``[{"title", "pages": [first, last], "labels": [first, last]}]``
+    (``labels``: the numbers the book prints on those pages): the top-level
     headings (chapters, or sections when there are fewer than two chapters) of the body, each up to the
     next. Empty when the material has no such structure (pages are chosen by number then)."""
     outline = [row for row in knowledge.chunk_outline(user=user, ref_id=ref_id) if not row["matter"]]
@@ -92,6 +93,10 @@ def material_chapters(*, user, ref_id: str) -> list[dict]:
         end = (starts[number + 1] if number + 1 < len(starts) else len(outline)) - 1
         first, last = outline[start]["page_number"], max(outline[start]["page_number"], outline[end]["page_end"])
         chapters.append({"title": outline[start]["section_title"], "pages": [first, last]})
+    # The pages as the book prints them, to show ("p. 53–64"); ``pages`` stay file positions, which a plan reads.
+    printed = knowledge.page_labels(user=user, pages=[(ref_id, page) for chapter in chapters for page in chapter["pages"]])
+    for chapter in chapters:
+        chapter["labels"] = [printed.get((ref_id, page), str(page)) for page in chapter["pages"]]
     return chapters
 
 

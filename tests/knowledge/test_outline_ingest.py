@@ -6,7 +6,7 @@ import pytest
 from knowledge.models import Chunk, Material
 from plans.choices import material_choice
 from tests.factories import UserFactory
-from tests.pdfgen import make_pdf, with_outline
+from tests.pdfgen import make_pdf, with_outline, with_page_labels
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,3 +52,14 @@ def test_a_pdf_without_bookmarks_keeps_the_headings_its_text_shows(ingest):
     assert Material.objects.unscoped().get(pk=book.pk).outline == []
     titles = set(Chunk.objects.unscoped().filter(material=book, section_level=1).values_list("section_title", flat=True))
     assert "Variables, expressions and statements" not in titles
+
+
+def test_the_chapter_picker_shows_the_pages_the_book_prints(ingest, client):
+    user = UserFactory()
+    book = ingest(user, with_page_labels(with_outline(make_pdf(PAGES), OUTLINE), front_pages=2), "labelled.pdf")
+    chapters = {chapter["title"]: chapter for chapter in material_choice(user, book.ref_id, book.title, book.page_count)["chapters"]}
+    second = chapters["Variables, expressions and statements"]
+    assert second["pages"] == [3, 4] and second["labels"] == ["1", "2"]  # positions to build from, printed pages to read
+    client.force_login(user)
+    page = client.get("/plans/").content.decode()
+    assert 'value="3-4"' in page and "p.1–2" in page

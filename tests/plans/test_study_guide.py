@@ -82,9 +82,9 @@ def test_overview_lists_the_headings_with_their_pages_and_the_plans_key_points(u
 
 def test_chapters_to_choose_from_cover_the_body_with_their_pages(user, book):
     assert material_chapters(user=user, ref_id=book.ref_id) == [
-        {"title": "Chapter 1 Variables", "pages": [1, 2]},
-        {"title": "Chapter 2 Functions", "pages": [3, 3]},
-        {"title": "Chapter 3 Recursion", "pages": [4, 4]},
+        {"title": "Chapter 1 Variables", "pages": [1, 2], "labels": ["1", "2"]},  # no printed numbers: the positions
+        {"title": "Chapter 2 Functions", "pages": [3, 3], "labels": ["3", "3"]},
+        {"title": "Chapter 3 Recursion", "pages": [4, 4], "labels": ["4", "4"]},
     ]
 
 
