@@ -7,13 +7,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from baeum.errors import NotFound
-from core.providers import configured_llm
 from plans import selectors_course as course_plans
 from plans.apis_notes import ChosenRangeSerializer
-from plans.apis_study import AnswerInputSerializer, GradeSerializer, graded
+from plans.apis_study import AnswerInputSerializer, GradeSerializer, answered
 from plans.models import SessionProgress
 from plans.services.course_plans import course_plan_create, course_session_edit, session_progress_record
-from plans.services.review import answer_question
 from plans.services.session_content import session_content
 
 
@@ -185,13 +183,7 @@ class CourseQuestionAnswerApi(APIView):
         plan, session = _session(request, course_id, number)
         if course_plans.session_out_of_reach(user=request.user, session=session):
             raise NotFound("The material of this session is no longer in the course.")
-        data = AnswerInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        result, card, question = answer_question(
-            user=request.user, plan=plan, session=session, question_id=question_id, response=data.validated_data["response"],
-            llm=configured_llm(),
-        )  # fmt: skip
-        return Response(graded(result, card, question["citation"]))
+        return answered(request, plan=plan, session=session, question_id=question_id)
 
 
 class LearnerProgressSerializer(serializers.Serializer):

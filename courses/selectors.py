@@ -96,20 +96,21 @@ def membership_of(*, user, course_id: int) -> Membership:
     return membership
 
 
-def _members(teacher, course) -> QuerySet:
+def course_members(teacher, course) -> QuerySet:
+    """The memberships of ``course`` in its owner ``teacher``'s scope: call it inside ``teacher_view``."""
     return Membership.objects.for_user(teacher).filter(course=course).select_related("user")
 
 
 def roster(*, user, course_id: int, offset: int = 0, limit: int | None = None) -> list[Membership]:
     """The memberships of a course ``user`` teaches or co-teaches, oldest first (``offset``/``limit``: a page)."""
     with teacher_view(user=user, course_id=course_id) as (course, teacher):
-        members = _members(teacher, course)
+        members = course_members(teacher, course)
         return list(members[offset : offset + limit] if limit is not None else members[offset:])
 
 
 def roster_count(*, user, course_id: int) -> int:
     with teacher_view(user=user, course_id=course_id) as (course, teacher):
-        return _members(teacher, course).count()
+        return course_members(teacher, course).count()
 
 
 def invitation_list(*, user, course_id: int) -> QuerySet:

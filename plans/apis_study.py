@@ -68,17 +68,22 @@ class QuestionAnswerApi(APIView):
     def post(self, request, plan_id: int, number: int, question_id: str):
         plan = selectors.access_plan(user=request.user, plan_id=plan_id)
         session = selectors.access_session(user=request.user, plan=plan, number=number)
-        data = AnswerInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        result, card, question = answer_question(
-            user=request.user,
-            plan=plan,
-            session=session,
-            question_id=question_id,
-            response=data.validated_data["response"],
-            llm=configured_llm(),
-        )
-        return Response(graded(result, card, question["citation"]))
+        return answered(request, plan=plan, session=session, question_id=question_id)
+
+
+def answered(request, *, plan, session, question_id: str) -> Response:
+    """Grade the posted answer to one of ``session``'s questions (own plan or a course's) and answer with the grade."""
+    data = AnswerInputSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    result, card, question = answer_question(
+        user=request.user,
+        plan=plan,
+        session=session,
+        question_id=question_id,
+        response=data.validated_data["response"],
+        llm=configured_llm(),
+    )
+    return Response(graded(result, card, question["citation"]))
 
 
 class SessionCardsApi(APIView):

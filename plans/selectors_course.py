@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, Sum
 
-from courses.selectors import course_get, member_course_ids, roster, teacher_view
+from courses.selectors import course_get, course_members, member_course_ids, teacher_view
 from knowledge import selectors as knowledge
 
 from .models import Plan, SessionProgress, StudySession
 
 
+def newest_plan(plans, course) -> Plan | None:
+    """The plan of ``course`` its learners study, among ``plans`` (a scoped queryset): the newest built."""
+    return plans.filter(course=course).order_by("-created_at", "-id").first()
+
+
 def course_plan(*, user, course_id: int) -> Plan | None:
     """The newest plan of a course the user teaches or belongs to (None before the teacher builds one)."""
-    course = course_get(user=user, course_id=course_id)
-    return Plan.objects.for_reader(user).filter(course=course).order_by("-created_at", "-id").first()
+    return newest_plan(Plan.objects.for_reader(user), course_get(user=user, course_id=course_id))
 
 
 def joined_course_plans(*, user) -> list[Plan]:
@@ -55,11 +59,12 @@ def roster_progress(*, user, course_id: int, offset: int = 0, limit: int | None 
     for a page of them), each with their progress on its newest plan: sessions completed of all, questions
     answered and right, reviews of the cards its sessions gave them and the share remembered. Three
     queries, whatever the number of learners."""
-    members = roster(user=user, course_id=course_id, offset=offset, limit=limit)
     totals: dict[int, dict] = {}
     sessions = 0
     with teacher_view(user=user, course_id=course_id) as (course, teacher):
-        plan = Plan.objects.for_user(teacher).filter(course=course).order_by("-created_at", "-id").first()
+        members = course_members(teacher, course)
+        members = list(members[offset : offset + limit] if limit is not None else members[offset:])
+        plan = newest_plan(Plan.objects.for_user(teacher), course)
         if plan is not None:
             sessions = plan.sessions.count()
             rows = (

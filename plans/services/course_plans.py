@@ -13,6 +13,7 @@ from courses.selectors import course_taught
 from knowledge import selectors as knowledge
 
 from ..models import Plan, SessionProgress, StudySession
+from ..selectors_course import newest_plan
 from .plans import plan_create, session_move, session_rename
 
 
@@ -48,7 +49,7 @@ def course_plan_create(
 def course_plan_taught(*, user, course_id: int) -> Plan:
     """The newest plan of a course the user teaches, to change it; ``NotFound`` before one is built."""
     course = course_taught(user=user, course_id=course_id)
-    plan = Plan.objects.for_user(user).filter(course=course).order_by("-created_at", "-id").first()
+    plan = newest_plan(Plan.objects.for_user(user), course)
     if plan is None:
         raise NotFound(_("This course has no study plan yet."))
     return plan
