@@ -35,6 +35,7 @@ DEFAULT_LINE_WIDTH = 80.0  # a typical line's characters when a document has too
 class PageText:
     number: int
     text: str
+    notes: tuple[str, ...] = ()  # side notes from the margin (``baeum.extraction.pdflayout``), kept apart like footnotes
 
 
 @dataclass
@@ -211,7 +212,7 @@ def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], li
 
 
 def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool) -> list[_Unit]:
-    """Every page's units in reading order: its body (tables whole), then its footnotes."""
+    """Every page's units in reading order: its body (tables whole), then its footnotes and side notes."""
     normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
     cleaned = strip_running_lines(normalised)
     widths = [len(line) for lines in cleaned for line in lines if line]
@@ -224,7 +225,7 @@ def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool
         for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id):
             units.extend([unit] if unit.table and unit.tokens <= target_tokens else _split_long(unit, target_tokens))
         table_id += len(tables)
-        for note in footnote_paragraphs(notes):
+        for note in [*footnote_paragraphs(notes), *(normalize_text(side) for side in page.notes)]:
             for position, sentence in enumerate(split_sentences(note)):
                 units.append(_Unit(sentence, page.number, paragraph_start=position == 0, note=True))
     return units

@@ -24,6 +24,8 @@ import resource
 import sys
 import warnings
 
+from baeum.extraction.pdflayout import Box, margin_notes, remove_spans, script_runs
+
 # PDFium's load errors that mean "locked": a wrong (here: empty) password, or a security handler it cannot open.
 _LOCKED_ERRORS = {4, 6}  # FPDF_ERR_PASSWORD, FPDF_ERR_SECURITY
 # PDFium refuses a file it parsed but found no page tree in (no /Root, no /Pages, /Count 0) with "no error".
@@ -120,17 +122,67 @@ def _outline(document) -> list[dict]:
     return entries
 
 
-def page_text(document, number: int) -> str:
-    """Return the text of 1-based page ``number``, freeing PDFium's page objects before the next page."""
+def page_text(document, number: int) -> tuple[str, list[str]]:
+    """Return the text of 1-based page ``number`` and its side notes (``baeum.extraction.pdflayout``: notes in
+    the margin cut out of the lines they sit beside, sub- and superscripts written as such), freeing
+    PDFium's page objects before the next page."""
     page = document[number - 1]
     try:
         textpage = page.get_textpage()
         try:
-            return textpage.get_text_range()
+            return _laid_out(textpage)
         finally:
             textpage.close()
     finally:
         page.close()
+
+
+def _laid_out(textpage) -> tuple[str, list[str]]:
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    text = textpage.get_text_range()
+    count = raw.FPDFText_CountChars(textpage)
+    if len(text) != count:  # characters outside the BMP: positions no longer match the text, read it as it is
+        return text, []
+    boxes = [(Box(*textpage.get_rect(index)), "") for index in range(textpage.count_rects())]
+    boxes = [(box, textpage.get_text_bounded(box.left, box.bottom, box.right, box.top)) for box, _ in boxes]
+    note_spans = [spans for note in margin_notes(boxes) if all(spans := [_span_of(textpage, text, boxes[index]) for index in note])]
+    sizes = [raw.FPDFText_GetFontSize(textpage, index) for index in range(count)]
+    x, y = ctypes.c_double(), ctypes.c_double()
+
+    def baseline(index: int) -> float:
+        raw.FPDFText_GetCharOrigin(textpage, index, ctypes.byref(x), ctypes.byref(y))
+        return y.value
+
+    forms = script_runs(text, sizes, baseline)
+    if forms:
+        text = "".join(forms.get(index, char) for index, char in enumerate(text))
+    notes = [" ".join(" ".join(text[start:end] for start, end in spans).split()) for spans in note_spans]
+    removed = {position for spans in note_spans for start, end in spans for position in range(start, end)}
+    return (remove_spans(text, removed) if removed else text), notes
+
+
+def _span_of(textpage, text: str, entry: tuple[Box, str]) -> tuple[int, int] | None:
+    """Where in ``text`` the line box's own text stands: the occurrence whose first character is in the box."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    box, words = entry
+    words = words.strip()
+    if not words:
+        return None
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    start = text.find(words)
+    while start >= 0:
+        raw.FPDFText_GetCharBox(textpage, start, ctypes.byref(left), ctypes.byref(right), ctypes.byref(bottom), ctypes.byref(top))
+        middle_x, middle_y = (left.value + right.value) / 2, (bottom.value + top.value) / 2
+        if box.left - 1 <= middle_x <= box.right + 1 and box.bottom - 1 <= middle_y <= box.top + 1:
+            return start, start + len(words)
+        start = text.find(words, start + 1)
+    return None
 
 
 def _allow_cpu(seconds: float | None) -> None:
@@ -151,7 +203,8 @@ def pages(path: str, first: int, last: int, page_cpu_seconds: float | None = Non
         for number in range(first, last + 1):
             _allow_cpu(page_cpu_seconds)
             try:
-                record = {"page": number, "text": page_text(document, number)}
+                text, notes = page_text(document, number)
+                record = {"page": number, "text": text, "notes": notes}
             except Exception as error:  # noqa: BLE001 - one bad page must not lose the others
                 record = {"page": number, "error": type(error).__name__}
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -53,6 +53,12 @@ class ExtractedPage:
     number: int  # 1-based
     text: str
     label: str = ""  # the number the book prints on the page, when the PDF gives it and it differs from ``number``
+    notes: tuple[str, ...] = ()  # side notes set in the margin, cut out of ``text`` (``baeum.extraction.pdflayout``)
+
+    @property
+    def full_text(self) -> str:
+        """The page as a learner reads it: its text, then its side notes."""
+        return "".join([self.text, *("\n" + note for note in self.notes)])
 
 
 @dataclass(frozen=True)
@@ -362,12 +368,15 @@ class _Collected:
     """Page texts as they arrive from the children, with the pages that failed and the running size."""
 
     texts: dict[int, str] = field(default_factory=dict)
+    notes: dict[int, tuple[str, ...]] = field(default_factory=dict)
     failed_pages: list[int] = field(default_factory=list)
     total_chars: int = 0
 
-    def add(self, number: int, text: str) -> None:
+    def add(self, number: int, text: str, notes: tuple[str, ...] = ()) -> None:
         self.texts[number] = text
-        self.total_chars += len(text)
+        if notes:
+            self.notes[number] = notes
+        self.total_chars += len(text) + sum(len(note) for note in notes)
 
     def fail(self, number: int) -> None:
         self.failed_pages.append(number)
@@ -506,7 +515,7 @@ def _take_record(line: str, shard: _Shard, collected: _Collected) -> bool:
     if "error" in record:
         collected.fail(number)
     else:
-        collected.add(number, record["text"])
+        collected.add(number, record["text"], tuple(record.get("notes", ())))
     return True
 
 
@@ -523,7 +532,7 @@ def _finish(
         )
     if failed_pages and len(failed_pages) == page_count:
         raise ExtractionError("malformed", f"“{filename}”: no page could be read. It may be damaged: export it again and re-upload.")
-    pages = [ExtractedPage(number, texts[number]) for number in range(1, page_count + 1)]
+    pages = [ExtractedPage(number, texts[number], notes=collected.notes.get(number, ())) for number in range(1, page_count + 1)]
     if not scanned_ok and sum(len(page.text.strip()) for page in pages) < SCANNED_CHARS_PER_PAGE * page_count:
         raise ExtractionError(
             "no_text_layer",

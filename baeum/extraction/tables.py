@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from baeum.extraction.pdflayout import PLAIN
+
 # A value cell: an amount, a percentage, a number in parentheses (a negative), a dash for "none", a year.
 # Not "75," (an index entry's page) nor "[1," (a list in code).
 _CELL = re.compile(r"^(?:\(?[-–—−+]?[$€£¥₩]?\d(?:[\d,]*\d)?(?:\.\d+)?%?\)?%?|[-–—]{1,2}|n/?a|nm)$", re.IGNORECASE)
@@ -278,6 +280,7 @@ NOTE_REGION_LINES = 14  # footnotes start within the last lines of a page
 _NOTE_GLUED = re.compile(r"^(\d{1,3})(?!st\b|nd\b|rd\b|th\b)(?=[A-Za-z]{2,}(?![\w])|[A-Za-z]{2,}[^\w\s]|[A-Z]\s\w|[“\"'(])")
 _NOTE_PAREN = re.compile(r"^(\d{1,3})\)\s*[^\s)]")
 _NOTE_ALONE = re.compile(r"^(\d{1,3})$")
+_RAISED_NUMBER = re.compile(r"^([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})(?=[^\s⁰¹²³⁴⁵⁶⁷⁸⁹])")  # "¹⁰GNU is…" → "¹⁰ GNU is…"
 
 
 def _marker_in(text: str, number: str) -> bool:
@@ -302,12 +305,15 @@ def _note_number(lines: list[str], index: int) -> str | None:
 
 
 def split_footnotes(lines: list[str]) -> tuple[list[str], list[str]]:
-    """Split a page's lines into body and footnotes (the bottom lines from the first footnote on)."""
+    """Split a page's lines into body and footnotes (the bottom lines from the first footnote on). Markers
+    and numbers read as superscripts ("GNU¹⁰-based", "¹⁰GNU is…", see ``baeum.extraction.pdflayout``) count
+    as the digits they are."""
+    plain = [line.translate(PLAIN) for line in lines]
     for index in range(max(1, len(lines) - NOTE_REGION_LINES), len(lines)):
-        number = _note_number(lines, index)
+        number = _note_number(plain, index)
         if number is None or int(number) == 0:
             continue
-        if _marker_in("\n".join(lines[:index]), number):
+        if _marker_in("\n".join(plain[:index]), number):
             return lines[:index], lines[index:]
     return lines, []
 
@@ -315,8 +321,9 @@ def split_footnotes(lines: list[str]) -> tuple[list[str], list[str]]:
 def footnote_paragraphs(notes: list[str]) -> list[str]:
     """Join footnote lines into one paragraph per footnote ("10GNU is…", "11http://…")."""
     paragraphs: list[list[str]] = []
+    plain = [line.translate(PLAIN) for line in notes]
     for index, line in enumerate(notes):
-        if not paragraphs or _note_number(notes, index) is not None:
+        if not paragraphs or _note_number(plain, index) is not None:
             if paragraphs and _NOTE_ALONE.match(paragraphs[-1][-1]) and len(paragraphs[-1]) == 1:
                 paragraphs[-1].append(line)  # "2" then its text on the next line
                 continue
@@ -324,7 +331,7 @@ def footnote_paragraphs(notes: list[str]) -> list[str]:
         else:
             paragraphs[-1].append(line)
     # "10GNU is…" → "10 GNU is…": only a space is added, so a quote of it is still found on its page.
-    return [_NOTE_GLUED.sub(r"\1 ", " ".join(paragraph)) for paragraph in paragraphs]
+    return [_RAISED_NUMBER.sub(r"\1 ", _NOTE_GLUED.sub(r"\1 ", " ".join(paragraph))) for paragraph in paragraphs]
 
 
 _SUPERSCRIPT = str.maketrans("0123456789,-–", "⁰¹²³⁴⁵⁶⁷⁸⁹˒⁻⁻")

@@ -2,7 +2,8 @@
 switched off (``eval_study --without NAME``) to measure what it is worth on the check part.
 
 A key point is read alone, on a list, away from the page: a line that introduces what follows it on the page
-(a listing, a formula) reads as noise there. (``keypoint:instruction``, an exercise's instruction, was tried
+(a listing, a formula) reads as noise there. What a session teaches is in its running text: a footnote or a
+side note (``Chunk.note_spans``) is neither a key point nor a question (``keypoint:aside``). (``keypoint:instruction``, an exercise's instruction, was tried
 and removed: switched off, nothing changed on the check part — docs/evaluation.md#eval_study.)
 """
 
@@ -24,6 +25,23 @@ NOT_KEY_POINTS = rules.register(
         "a line introducing a listing or formula the key point cannot show",
     ),
 )
+
+
+def in_aside(where: tuple[int, list]) -> bool:
+    """``where`` = (a sentence's offset in its chunk, the chunk's ``note_spans``): the sentence is in a footnote
+    or a side note, an aside to the running text, never what a session teaches."""
+    offset, spans = where
+    return any(start <= offset < end for start, end in spans)
+
+
+ASIDE = rules.register(
+    rules.Rule(
+        "keypoint:aside",
+        in_aside,
+        (130, [[120, 170]]),  # "¹ The distance is named after V…" at 130, in the footnote that runs 120-170
+        "a footnote or a side note made a key point or a question ('What is ¹ The distance called?')",
+    ),
+)[0]
 
 
 def not_a_key_point(sentence: str) -> bool:

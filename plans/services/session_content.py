@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from baeum import rules
 from baeum.answering.quoting import without_leading_heading
 from baeum.answering.sentences import is_readable_sentence
 from baeum.extraction.lines import looks_like_code
@@ -167,6 +168,8 @@ def _session_content(
             body = without_leading_heading(sentence)  # "Signed magnitude\nThe first method is …"
             body = _BULLET.sub("", body)  # the list item's own marker
             start += sentence.find(body)
+            if rules.applies(keypoints.ASIDE, (offset + start, chunk.note_spans)):
+                continue
             if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and not _NOT_A_SENTENCE.search(body):
                 sentences.append((body, chunk, offset + start))
     weights = dict(_weighted_terms(user, plan, "\n".join(part["text"] for part in content.parts))[:40])

@@ -115,6 +115,16 @@ def test_key_point_rules_fire_on_their_examples_and_leave_a_statement_alone():
     assert not fired
 
 
+def test_the_aside_rule_keeps_footnotes_and_side_notes_out_of_a_session():
+    from baeum.study.keypoints import ASIDE
+
+    assert ASIDE(ASIDE.example)
+    assert not ASIDE((40, [[120, 170]])) and not ASIDE((170, [[120, 170]])) and not ASIDE((0, []))
+    with rules.counting() as fired, rules.switched_off([ASIDE.name]):
+        assert not rules.applies(ASIDE, ASIDE.example)
+    assert not fired
+
+
 def test_question_rules_keep_a_blank_from_a_sentence_that_cannot_stand_alone():
     from baeum.study.quiz import UNASKABLE, cloze_question
 

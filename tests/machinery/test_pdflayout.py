@@ -1,0 +1,112 @@
+"""Side notes and sub- and superscripts read from the page's geometry (``baeum.extraction.pdflayout``)."""
+
+import zlib
+
+import pytest
+
+from baeum.extraction import readers as extract
+from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.pdflayout import Box, margin_notes, remove_spans, script_runs
+from baeum.extraction.tables import footnote_paragraphs, split_footnotes
+from baeum.language.text import normalize_text
+from tests.pdfgen import _escape_hex, make_pdf
+
+BODY = [
+    "Different processors store multibyte integers in different orders,",
+    "and there are two popular methods of storing integers: big endian",
+    "and little endian. Big endian is the method that seems the most",
+    "natural. The biggest byte is stored first, then the next biggest.",
+]
+
+
+def _shown(x: float, y: float, text: str, size: float = 11, rise: float = 0) -> str:
+    return f"BT /F1 {size} Tf {rise} Ts {x} {y} Td <{_escape_hex(text)}> Tj ET"
+
+
+def _page_with_a_side_note_and_scripts() -> bytes:
+    """pcasm-book-english p.34 in small: a margin note drawn between the lines it sits beside, and a hex
+    number with its base as a subscript and a power as a superscript (11 pt text, 7 pt scripts)."""
+    lines = [_shown(150, 700 - 14 * index, line) for index, line in enumerate(BODY)]
+    note = [_shown(20, 686, "Endian is pronounced", 7), _shown(20, 678, "like indian.", 7)]
+    numbers = [
+        _shown(150, 600, "The number 12345678"),
+        _shown(275.4, 600, "16", 7, -3),
+        _shown(284, 600, " is 2 x 10"),
+        _shown(350, 600, "2", 7, 4),
+        _shown(354.2, 600, " bytes long in memory here."),
+    ]
+    stream = "\n".join([*lines[:2], *note, *lines[2:], *numbers])
+    return make_pdf(["placeholder"], raw_contents={0: zlib.compress(stream.encode())})
+
+
+@pytest.mark.children
+def test_a_margin_note_leaves_the_sentence_it_sat_in_and_scripts_are_kept(tmp_path):
+    path = tmp_path / "endian.pdf"
+    path.write_bytes(_page_with_a_side_note_and_scripts())
+    (page,) = extract.extract_pdf_pages(path, filename="endian.pdf", page_count=extract.probe_pdf(path, filename="endian.pdf"))
+    text = normalize_text(page.text)
+    assert "Endian" not in text and "indian" not in text
+    assert "two popular methods of storing integers: big endian\nand little endian." in text
+    assert page.notes == ("Endian is pronounced like indian.",)
+    assert "12345678₁₆" in text and "10²" in text
+    # The stored page (what the viewer shows and quotes are checked on) holds the note too.
+    assert normalize_text(page.full_text).endswith("Endian is pronounced like indian.")
+
+    (chunk,) = chunk_pages([PageText(1, page.text, page.notes)], target_tokens=400)
+    start, end = chunk.note_spans[-1]
+    assert chunk.content[start:end] == "Endian is pronounced like indian."
+    assert "methods of storing integers" in chunk.content[:start]
+
+
+def _boxes(*rows: tuple[float, float, str]) -> list[tuple[Box, str]]:
+    return [(Box(left, 700 - 12 * index, right, 708 - 12 * index), text) for index, (left, right, text) in enumerate(rows)]
+
+
+def test_only_prose_outside_the_text_column_is_a_side_note():
+    full = (150, 510, "a full line of the body text that runs across the column")
+    listing = (124, 530, "48 00000000 456E7465722061206E- prompt1 db")
+    note = _boxes(full, full, (30, 140, "Endian is pronounced like"), (30, 60, "indian."), full, listing, full)
+    assert margin_notes(note) == [[2, 3]]
+    # A listing set left of the column is no margin; neither is a column of mnemonics, a contents column or a page number.
+    for beside in (
+        "JL JLE JMP JNA JNAE JNB",
+        "3.2.1 AND 연산 3.2.2 OR 연산 3.2.3 XOR 연산",
+        "vii",
+        "header: body: parameter: function call:",
+    ):
+        assert margin_notes(_boxes(full, full, (30, 140, beside), full, listing, full)) == []
+    # Two columns: the right column's lines lie wholly beside the left one's, and nothing is a margin.
+    left, right = (50, 290, "a line of the left column of a paper"), (305, 545, "a line of the right column of it")
+    assert margin_notes(_boxes(left, right, left, right, left, right, (50, 120, "a short last line here."), right)) == []
+
+
+def test_script_runs_need_a_smaller_size_and_a_moved_baseline():
+    text = "10 2 and H2O and SMALL caps"
+    sizes = [11.0] * len(text)
+    power, water, small = text.index("2 and"), text.index("2O"), text.index("SMALL")
+    for index in (power, water, *range(small, small + 5)):
+        sizes[index] = 7.0
+    heights = {power: 604.0, water: 597.0}
+
+    forms = script_runs(text, sizes, lambda index: heights.get(index, 600.0))
+    assert forms == {power: "²", water: "₂"}  # "SMALL" is smaller but on the line: small capitals, not a script
+
+
+def test_remove_spans_closes_the_gap_and_drops_emptied_lines():
+    text = "methods of\r\nEndian is storing integers\r\nindian.\r\nand the rest"
+    first, second = text.index("Endian is "), text.index("indian.")
+    removed = {*range(first, first + len("Endian is ")), *range(second, second + len("indian."))}
+    assert remove_spans(text, removed) == "methods of\r\nstoring integers\r\nand the rest"
+
+
+def test_raised_footnote_numbers_still_make_footnotes():
+    lines = [
+        "This is GNU¹⁰-based text and a compiler.¹¹",
+        "more text",
+        "x",
+        "¹⁰GNU is a project of the FSF.",
+        "¹¹http://www.delorie.com/djgpp",
+    ]
+    body, notes = split_footnotes(lines)
+    assert body == lines[:3]
+    assert footnote_paragraphs(notes) == ["¹⁰ GNU is a project of the FSF.", "¹¹ http://www.delorie.com/djgpp"]
