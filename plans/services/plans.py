@@ -464,14 +464,24 @@ def objectives_taught(objectives: list[str], content, *, korean: bool) -> list[s
 
 
 def _subject_of(objective: str, *, korean: bool) -> str:
-    return objective.removesuffix(" 설명하기") if korean else objective.removeprefix("Explain ")
+    return objective.removesuffix(" 설명하기") if korean else objective.removeprefix("Explain ").removeprefix("why ")
+
+
+# A heading that is a statement about a plural subject ("Lists are mutable", "Strings are immutable").
+_PLURAL_STATEMENT = re.compile(r"^[A-Z][a-z]+s (?:are|were|can|cannot|must|have) (?!an? |the )\S")
+_GERUND = re.compile(r"^[A-Z][a-z]{2,}ing\b")  # "Traversing a list", "Debugging"
 
 
 def _objective(subject: str, *, korean: bool, heading: bool = False) -> str:
+    """An objective a teacher would write: "Explain why lists are mutable" for the heading "Lists are
+    mutable", "Explain traversing a list", "Explain the stack"; a Korean heading that already names an
+    action ("파일로부터 배열을 읽기", "소수 찾기") is the objective itself."""
     if korean:
-        return f"{subject} 설명하기"
-    if heading and subject.split(" ", 1)[0] in ("The", "A", "An"):
-        subject = subject[0].lower() + subject[1:]  # "Explain the stack", not "Explain The stack"
+        return subject if heading and subject.endswith("기") else f"{subject} 설명하기"
+    if heading and (subject.split(" ", 1)[0] in ("The", "A", "An") or _GERUND.match(subject) or _PLURAL_STATEMENT.match(subject)):
+        subject = subject[0].lower() + subject[1:]  # a common word, not a name: "Explain the stack", not "Explain The stack"
+    if heading and _PLURAL_STATEMENT.match(subject[0].upper() + subject[1:]):
+        return f"Explain why {subject}"
     return f"Explain {subject}"
 
 

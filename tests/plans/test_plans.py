@@ -253,6 +253,17 @@ def test_session_content_is_prepared_at_generation_and_never_served_for_a_delete
     assert removed.removed_materials and not removed.parts and not removed.key_points  # never the cached text
 
 
+def test_an_objective_from_a_heading_reads_as_a_teacher_would_write_it():
+    from plans.services.plans import _objective
+
+    assert _objective("Lists are mutable", korean=False, heading=True) == "Explain why lists are mutable"
+    assert _objective("Traversing a list", korean=False, heading=True) == "Explain traversing a list"
+    assert _objective("The CALL and RET Instructions", korean=False, heading=True) == "Explain the CALL and RET Instructions"
+    assert _objective("Dijkstra's algorithm", korean=False, heading=True) == "Explain Dijkstra's algorithm"  # a name keeps its case
+    assert _objective("파일로부터 배열을 읽기", korean=True, heading=True) == "파일로부터 배열을 읽기"
+    assert _objective("스택 프레임", korean=True, heading=True) == "스택 프레임 설명하기"
+
+
 def test_objectives_name_what_the_session_teaches():
     from types import SimpleNamespace
 
