@@ -52,12 +52,16 @@ class Grade:
 
 def normalise(text: str) -> str:
     """The answer as compared: NFKC, case-folded, without punctuation, articles, particles or spaces."""
+    return "".join(normalised_words(text)).replace("-", "")
+
+
+def normalised_words(text: str) -> list[str]:
+    """The words of the answer as ``normalise`` compares them, before it closes them up."""
     text = unicodedata.normalize("NFKC", text).casefold().strip()
     text = " ".join(_NUMBER_WORDS.get(word, word) for word in text.split())
     text = re.sub(r"[^\w\s.%-]|(?<!\d)\.|\.(?!\d)|_", " ", text)
     text = _ARTICLE.sub(" ", text)
-    words = [_without_particles(word) for word in text.split()]
-    return "".join(words).replace("-", "")
+    return [_without_particles(word) for word in text.split()]
 
 
 def _without_particles(word: str) -> str:
@@ -138,7 +142,22 @@ def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[s
     # Two letters swapped is a slip of the fingers even in a short name ("LGLP" for "LGPL"), never another word.
     if len(target) >= SWAP_MIN_LETTERS and _swapped_neighbours(given, target):
         return Grade(PARTIAL, 0.5, expected)
+    # A phrase forgives one typo in each of its long words ("fruitfull functons" for "fruitful functions"):
+    # the words are the learner's, each one the book's word mistyped.
+    if _each_word_one_typo(response, expected):
+        return Grade(PARTIAL, 0.5, expected)
     return Grade(WRONG, 0.0, expected)
+
+
+def _each_word_one_typo(response: str, expected: str) -> bool:
+    given_words = [_jamo(word.replace("-", "")) for word in normalised_words(response)]
+    target_words = [_jamo(word.replace("-", "")) for word in normalised_words(expected)]
+    if len(target_words) < 2 or len(given_words) != len(target_words):
+        return False
+    return all(
+        mine == theirs or (len(theirs) >= TYPO_MIN_LETTERS and _edit_distance_at_most_one(mine, theirs))
+        for mine, theirs in zip(given_words, target_words, strict=True)
+    )
 
 
 SWAP_MIN_LETTERS = 4

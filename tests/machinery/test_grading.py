@@ -45,6 +45,14 @@ def test_one_typo_in_a_long_word_is_half_right():
     assert grade_term("MPL", "MLP").verdict == WRONG  # three letters: a swap may be another name
 
 
+def test_a_phrase_forgives_one_typo_in_each_long_word():
+    assert grade_term("fruitfull functons", "fruitful functions").verdict == PARTIAL
+    assert grade_term("스텍 프래임", "스택 프레임").verdict == PARTIAL
+    assert grade_term("fruit functions", "fruitful functions").verdict == WRONG  # another word, not a typo
+    assert grade_term("void functions", "fruitful functions").verdict == WRONG
+    assert grade_term("fruitful functions here", "fruitful functions").verdict == WRONG  # not the same words
+
+
 @pytest.mark.parametrize(
     ("response", "expected", "verdict"),
     [
