@@ -136,6 +136,8 @@ class Chunk(models.Model):
     # [[start, end], ...] character offsets of footnotes in ``content`` (moved to the end of their page's text):
     # the tutor never quotes one as its answer. Empty for chunks stored before it existed.
     note_spans = models.JSONField(default=list, blank=True)
+    # (start, end) of the lines of code in ``content`` (set in a fixed-pitch font): never quoted as prose.
+    code_spans = models.JSONField(default=list, blank=True)
     matter = models.CharField(max_length=8, blank=True)  # every page of the chunk is front or back matter
 
     objects = readable_manager("material__course")

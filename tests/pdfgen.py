@@ -58,6 +58,15 @@ def make_pdf(pages: list[str], *, blank_pages: int = 0, word_gaps: bool = False,
         b"<< /Type /Font /Subtype /Type0 /BaseFont /BaeumSans /Encoding /Identity-H "
         b"/DescendantFonts [%d 0 R] /ToUnicode %d 0 R >>" % (descendant, cmap_id)
     )
+    # /F2: the same glyphs under a typewriter font's name, for code in ``raw_contents`` pages.
+    mono_descendant = add(
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /BaeumMono /CIDToGIDMap /Identity "
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 600 >>"
+    )
+    mono_id = add(
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /BaeumMono /Encoding /Identity-H "
+        b"/DescendantFonts [%d 0 R] /ToUnicode %d 0 R >>" % (mono_descendant, cmap_id)
+    )
     pages_id_placeholder = len(objects) + 1
     objects.append(b"")  # the Pages object, filled in below
     page_ids: list[int] = []
@@ -76,8 +85,8 @@ def make_pdf(pages: list[str], *, blank_pages: int = 0, word_gaps: bool = False,
         content_id = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
         page_ids.append(
             add(
-                b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>"
-                % (pages_id_placeholder, font_id, content_id)
+                b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R /F2 %d 0 R >> >> "
+                b"/Contents %d 0 R >>" % (pages_id_placeholder, font_id, mono_id, content_id)
             )
         )
     kids = b" ".join(b"%d 0 R" % page_id for page_id in page_ids)

@@ -15,7 +15,10 @@ from baeum.language.text import sentence_spans
 
 def quoted_sentence(passage: Passage, start: int, end: int) -> tuple[str, bool]:
     """The passage's sentence at ``start:end`` as an answer quotes it (``quotable``), and whether it is an
-    aside: a footnote's ("5 Actually, reversing …"), or front or back matter (a title page, an index)."""
+    aside: a footnote's ("5 Actually, reversing …"), or front or back matter (a title page, an index). A
+    line of code (set in a fixed-pitch font) is no sentence to quote: "" for it."""
+    if any(first <= start < last for first, last in passage.code_spans):
+        return "", False
     note = any(first <= start < last for first, last in passage.note_spans)
     return quotable(passage.text[start:end], note=note), note or bool(passage.matter)
 

@@ -36,6 +36,7 @@ class PageText:
     number: int
     text: str
     notes: tuple[str, ...] = ()  # side notes from the margin (``baeum.extraction.pdflayout``), kept apart like footnotes
+    code: tuple[str, ...] = ()  # lines set in a fixed-pitch font: each kept a line of its own, apart from the prose
 
 
 @dataclass
@@ -53,6 +54,8 @@ class Chunk:
     page_starts: list[tuple[int, int]] = field(default_factory=list)
     # (start, end) offsets in ``content`` of footnotes, moved out of the sentences to the end of their page.
     note_spans: list[tuple[int, int]] = field(default_factory=list)
+    # (start, end) offsets in ``content`` of lines of code (set in a fixed-pitch font): never quoted as prose.
+    code_spans: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -64,6 +67,7 @@ class _Unit:
     table: int = 0  # > 0: one or more rows of that table (numbered across the document), never cut inside
     table_header: bool = False  # the table's caption and column heads, repeated in each part of a cut table
     note: bool = False  # a footnote
+    code: bool = False  # a line of code, never joined to a sentence
     tokens: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -87,7 +91,13 @@ def _table_units(number: int, lines: list[str], table: Table, table_id: int) -> 
 
 
 def _page_units(
-    number: int, lines: list[str], typical_width: float, markdown: bool, tables: list[Table] = (), first_table_id: int = 1
+    number: int,
+    lines: list[str],
+    typical_width: float,
+    markdown: bool,
+    tables: list[Table] = (),
+    first_table_id: int = 1,
+    code_at: set[int] = frozenset(),
 ) -> Iterable[_Unit]:
     paragraph: list[str] = []
     table_at = {table.start: table for table in tables}
@@ -124,6 +134,10 @@ def _page_units(
             pending_title = None
         if not line:
             yield from flush()
+            continue
+        if position in code_at:  # a line of code: a line of its own, the next line of code under it
+            yield from flush()
+            yield _Unit(line, number, paragraph_start=position - 1 not in code_at, code=True)
             continue
         level = heading_level(line, markdown=markdown)
         if level:
@@ -175,24 +189,33 @@ def _join(units: list[_Unit]) -> str:
 
 
 def _separator(previous: _Unit, unit: _Unit) -> str:
-    if unit.table and unit.table == previous.table:
-        return "\n"  # the next row of the same table
-    if unit.paragraph_start or unit.heading_level or previous.heading_level or previous.table or unit.note != previous.note:
+    if unit.table and unit.table == previous.table or unit.code and previous.code:
+        return "\n"  # the next row of the same table, the next line of code
+    if (
+        unit.paragraph_start
+        or unit.heading_level
+        or previous.heading_level
+        or previous.table
+        or unit.note != previous.note
+        or previous.code
+    ):
         return "\n\n"
     return " "
 
 
 def _join_with_pages(units: list[_Unit]) -> tuple[str, list[tuple[int, int]]]:
     """Join units into chunk text; return it with the offset where each page begins."""
-    content, starts, _notes = _join_with_spans(units)
+    content, starts, _notes, _code = _join_with_spans(units)
     return content, starts
 
 
-def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
-    """Join units into chunk text; return it with where each page begins and where each footnote is."""
+def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """Join units into chunk text; return it with where each page begins, where each footnote is and
+    where each block of code is."""
     parts: list[str] = []
     starts: list[tuple[int, int]] = []
     notes: list[tuple[int, int]] = []
+    code: list[tuple[int, int]] = []
     length = 0
     for position, unit in enumerate(units):
         if position:
@@ -206,9 +229,14 @@ def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], li
                 notes[-1] = (notes[-1][0], length + len(unit.text))  # the next sentence of the same footnote
             else:
                 notes.append((length, length + len(unit.text)))
+        if unit.code:
+            if code and position and units[position - 1].code:
+                code[-1] = (code[-1][0], length + len(unit.text))  # the next line of the same block
+            else:
+                code.append((length, length + len(unit.text)))
         parts.append(unit.text)
         length += len(unit.text)
-    return "".join(parts), starts, notes
+    return "".join(parts), starts, notes, code
 
 
 def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool) -> list[_Unit]:
@@ -222,7 +250,9 @@ def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool
     for page, lines in zip(pages, cleaned, strict=True):
         body, notes = split_footnotes(lines) if not markdown else (lines, [])
         tables = find_tables(body, typical_width=typical_width, is_heading=heading_level, markdown=markdown)
-        for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id):
+        code = {" ".join(normalize_text(line).split()) for line in page.code}
+        code_at = {position for position, line in enumerate(body) if line and " ".join(line.split()) in code}
+        for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id, code_at):
             units.extend([unit] if unit.table and unit.tokens <= target_tokens else _split_long(unit, target_tokens))
         table_id += len(tables)
         for note in [*footnote_paragraphs(notes), *(normalize_text(side) for side in page.notes)]:
@@ -384,7 +414,7 @@ class _Packer:
         self.restart(*self._overlap_tail(own))
 
     def _chunk(self, own: list[_Unit]) -> Chunk:
-        content, page_starts, note_spans = _join_with_spans(self.current)
+        content, page_starts, note_spans, code_spans = _join_with_spans(self.current)
         carried = self.carried
         overlap_chars = len(_join(carried)) + len(_separator(carried[-1], own[0])) if carried else 0
         return Chunk(
@@ -398,6 +428,7 @@ class _Packer:
             section_level=self.opening_level,
             page_starts=page_starts,
             note_spans=note_spans,
+            code_spans=code_spans,
         )
 
     def _overlap_tail(self, own: list[_Unit]) -> tuple[list[_Unit], int]:

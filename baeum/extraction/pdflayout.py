@@ -8,6 +8,10 @@ sees come out wrong:
   (pcasm-book-english.pdf, p.34). A note is text whose line boxes lie wholly outside the page's text
   column (the span of its full-width lines). It is cut out of the body and returned on its own, one
   string a note; chunking keeps notes apart from the sentences, like footnotes.
+- **Code** is set in a fixed-pitch font (PDFium's font flags, or a typewriter font's name: Menlo, CMTT10,
+  LMMono10, Courier, Consolas …): a line whose sampled characters are all in one is a line of code, which
+  chunking keeps as a line of its own, a block apart from the prose ("print('Hello')" no longer opens the
+  sentence after it).
 - **Sub- and superscripts** — smaller glyphs set below or above the line — come out flat: "12345678₁₆"
   reads "1234567816", "2 × 10²" reads "2 × 102". A run of characters at least ``SMALLER`` the size of
   the line's own text, whose baseline is ``RAISED`` above or ``LOWERED`` below its neighbour's, is
@@ -175,6 +179,28 @@ def _text_size_neighbour(text: str, sizes: Sequence[float], size: float, first: 
         if text[index].isalnum() and abs(sizes[index] - size) < 0.15 * size:
             return index
     return None
+
+
+# A typewriter font by its name when the PDF does not flag it fixed-pitch (TeX's Computer Modern CMTT10 does not).
+MONO_FONT = re.compile(r"mono|courier|consol|menlo|cmtt|lmtt|typewriter|inconsolata|sourcecode|sfmono|fixed|\bcode", re.IGNORECASE)
+CODE_SAMPLES = 5  # characters of a line whose fonts are looked at
+
+
+def code_lines(text: str, is_mono: Callable[[int], bool], removed: set[int] = frozenset()) -> list[str]:
+    """The lines of ``text`` (stripped) set in a fixed-pitch font: up to ``CODE_SAMPLES`` of their visible
+    characters, spread over the line, are all ``is_mono``. Lines in ``removed`` (side notes) are left out."""
+    found: list[str] = []
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        visible = [index for index in range(start, end) if not text[index].isspace() and index not in removed]
+        if len(visible) >= 2:
+            step = max(1, len(visible) // CODE_SAMPLES)
+            if all(is_mono(index) for index in visible[::step][:CODE_SAMPLES] + [visible[-1]]):
+                found.append(" ".join(text[start:end].split()))
+        start = end + 1
+    return found
 
 
 def remove_spans(text: str, removed: set[int]) -> str:

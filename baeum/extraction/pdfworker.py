@@ -23,8 +23,11 @@ import re
 import resource
 import sys
 import warnings
+from typing import NamedTuple
 
-from baeum.extraction.pdflayout import Box, margin_notes, remove_spans, script_runs
+from baeum.extraction.pdflayout import MONO_FONT, Box, code_lines, margin_notes, remove_spans, script_runs
+
+FIXED_PITCH = 1  # PDF font descriptor flag 1: all glyphs have the same width
 
 # PDFium's load errors that mean "locked": a wrong (here: empty) password, or a security handler it cannot open.
 _LOCKED_ERRORS = {4, 6}  # FPDF_ERR_PASSWORD, FPDF_ERR_SECURITY
@@ -122,10 +125,16 @@ def _outline(document) -> list[dict]:
     return entries
 
 
-def page_text(document, number: int) -> tuple[str, list[str]]:
-    """Return the text of 1-based page ``number`` and its side notes (``baeum.extraction.pdflayout``: notes in
-    the margin cut out of the lines they sit beside, sub- and superscripts written as such), freeing
-    PDFium's page objects before the next page."""
+class PageRead(NamedTuple):
+    text: str
+    notes: list[str]  # side notes cut out of the text
+    code: list[str]  # the text's lines set in a fixed-pitch font
+
+
+def page_text(document, number: int) -> PageRead:
+    """Return the text of 1-based page ``number`` with its side notes and code lines
+    (``baeum.extraction.pdflayout``: notes in the margin cut out of the lines they sit beside, sub- and
+    superscripts written as such), freeing PDFium's page objects before the next page."""
     page = document[number - 1]
     try:
         textpage = page.get_textpage()
@@ -137,7 +146,7 @@ def page_text(document, number: int) -> tuple[str, list[str]]:
         page.close()
 
 
-def _laid_out(textpage) -> tuple[str, list[str]]:
+def _laid_out(textpage) -> PageRead:
     import ctypes
 
     import pypdfium2.raw as raw
@@ -145,7 +154,7 @@ def _laid_out(textpage) -> tuple[str, list[str]]:
     text = textpage.get_text_range()
     count = raw.FPDFText_CountChars(textpage)
     if len(text) != count:  # characters outside the BMP: positions no longer match the text, read it as it is
-        return text, []
+        return PageRead(text, [], [])
     boxes = [(Box(*textpage.get_rect(index)), "") for index in range(textpage.count_rects())]
     boxes = [(box, textpage.get_text_bounded(box.left, box.bottom, box.right, box.top)) for box, _ in boxes]
     note_spans = [spans for note in margin_notes(boxes) if all(spans := [_span_of(textpage, text, boxes[index]) for index in note])]
@@ -156,12 +165,19 @@ def _laid_out(textpage) -> tuple[str, list[str]]:
         raw.FPDFText_GetCharOrigin(textpage, index, ctypes.byref(x), ctypes.byref(y))
         return y.value
 
+    name, flags = ctypes.create_string_buffer(128), ctypes.c_int()
+
+    def is_mono(index: int) -> bool:
+        raw.FPDFText_GetFontInfo(textpage, index, name, len(name), ctypes.byref(flags))
+        return bool(flags.value & FIXED_PITCH) or bool(MONO_FONT.search(name.value.decode("latin-1")))
+
     forms = script_runs(text, sizes, baseline)
     if forms:
         text = "".join(forms.get(index, char) for index, char in enumerate(text))
     notes = [" ".join(" ".join(text[start:end] for start, end in spans).split()) for spans in note_spans]
     removed = {position for spans in note_spans for start, end in spans for position in range(start, end)}
-    return (remove_spans(text, removed) if removed else text), notes
+    code = code_lines(text, is_mono, removed)
+    return PageRead(remove_spans(text, removed) if removed else text, notes, code)
 
 
 def _span_of(textpage, text: str, entry: tuple[Box, str]) -> tuple[int, int] | None:
@@ -203,8 +219,8 @@ def pages(path: str, first: int, last: int, page_cpu_seconds: float | None = Non
         for number in range(first, last + 1):
             _allow_cpu(page_cpu_seconds)
             try:
-                text, notes = page_text(document, number)
-                record = {"page": number, "text": text, "notes": notes}
+                read = page_text(document, number)
+                record = {"page": number, "text": read.text, "notes": read.notes, "code": read.code}
             except Exception as error:  # noqa: BLE001 - one bad page must not lose the others
                 record = {"page": number, "error": type(error).__name__}
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

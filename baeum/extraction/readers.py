@@ -54,6 +54,7 @@ class ExtractedPage:
     text: str
     label: str = ""  # the number the book prints on the page, when the PDF gives it and it differs from ``number``
     notes: tuple[str, ...] = ()  # side notes set in the margin, cut out of ``text`` (``baeum.extraction.pdflayout``)
+    code: tuple[str, ...] = ()  # the lines of ``text`` set in a fixed-pitch font
 
     @property
     def full_text(self) -> str:
@@ -369,13 +370,16 @@ class _Collected:
 
     texts: dict[int, str] = field(default_factory=dict)
     notes: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    code: dict[int, tuple[str, ...]] = field(default_factory=dict)
     failed_pages: list[int] = field(default_factory=list)
     total_chars: int = 0
 
-    def add(self, number: int, text: str, notes: tuple[str, ...] = ()) -> None:
+    def add(self, number: int, text: str, notes: tuple[str, ...] = (), code: tuple[str, ...] = ()) -> None:
         self.texts[number] = text
         if notes:
             self.notes[number] = notes
+        if code:
+            self.code[number] = code
         self.total_chars += len(text) + sum(len(note) for note in notes)
 
     def fail(self, number: int) -> None:
@@ -515,7 +519,7 @@ def _take_record(line: str, shard: _Shard, collected: _Collected) -> bool:
     if "error" in record:
         collected.fail(number)
     else:
-        collected.add(number, record["text"], tuple(record.get("notes", ())))
+        collected.add(number, record["text"], tuple(record.get("notes", ())), tuple(record.get("code", ())))
     return True
 
 
@@ -532,7 +536,10 @@ def _finish(
         )
     if failed_pages and len(failed_pages) == page_count:
         raise ExtractionError("malformed", f"“{filename}”: no page could be read. It may be damaged: export it again and re-upload.")
-    pages = [ExtractedPage(number, texts[number], notes=collected.notes.get(number, ())) for number in range(1, page_count + 1)]
+    pages = [
+        ExtractedPage(number, texts[number], notes=collected.notes.get(number, ()), code=collected.code.get(number, ()))
+        for number in range(1, page_count + 1)
+    ]
     if not scanned_ok and sum(len(page.text.strip()) for page in pages) < SCANNED_CHARS_PER_PAGE * page_count:
         raise ExtractionError(
             "no_text_layer",

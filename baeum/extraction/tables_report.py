@@ -89,10 +89,10 @@ def main(paths: list[str]) -> None:
             read = [page_text(document, number) for number in range(1, len(document) + 1)]
         finally:
             document.close()
-        texts = [text for text, _notes in read]
+        texts = [page.text for page in read]
         matter = page_matter(texts)
         chunks = chunk_pages(
-            [PageText(number, text, tuple(notes)) for number, (text, notes) in enumerate(read, start=1)],
+            [PageText(number, page.text, tuple(page.notes), tuple(page.code)) for number, page in enumerate(read, start=1)],
             breaks=matter_breaks(matter, len(texts)),
         )
         sys.stdout.write(json.dumps({"file": path.rsplit("/", 1)[-1], **structure_report(texts, chunks)}, ensure_ascii=False) + "\n")

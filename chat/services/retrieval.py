@@ -66,6 +66,7 @@ def passage_of(chunk, *, n: int, score: float, vector_score: float | None = None
         crosslingual_threshold=embedder.crosslingual_similarity if embedder else None,
         page_starts=tuple(tuple(start) for start in chunk.page_starts),
         note_spans=tuple(tuple(span) for span in chunk.note_spans),
+        code_spans=tuple(tuple(span) for span in chunk.code_spans),
         matter=chunk.matter,
         model=model,
         korean=chunk.material.korean,

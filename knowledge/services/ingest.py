@@ -123,7 +123,7 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
         ocr_check(material, scanned)
         raise OcrNeeded(scanned)
     merged = [
-        replace(page, text=recognised[page.number], notes=()) if len(recognised.get(page.number, "")) > len(page.text) else page
+        replace(page, text=recognised[page.number], notes=(), code=()) if len(recognised.get(page.number, "")) > len(page.text) else page
         for page in pages
     ]
     if not any(page.text.strip() for page in merged):
@@ -200,7 +200,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
                 return material
             extract.check_cap(material.original_filename)  # every stage of a capped run (the quick queue) checks
             _update(material, status=Status.CHUNKING, progress_done=0, progress_total=len(pages))
-            page_texts = [PageText(page.number, page.text, page.notes) for page in pages]
+            page_texts = [PageText(page.number, page.text, page.notes, page.code) for page in pages]
             config = settings.BAEUM
             markdown = material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS)
             matter = page_matter([page.text for page in pages], markdown=markdown)
@@ -295,6 +295,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
                 section_level=chunk.section_level,
                 page_starts=[list(start) for start in chunk.page_starts],
                 note_spans=[list(span) for span in chunk.note_spans],
+                code_spans=[list(span) for span in chunk.code_spans],
                 matter=_chunk_matter(chunk, matter),
                 content_hash=content_hash(chunk.content),
             )

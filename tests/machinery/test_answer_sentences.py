@@ -5,6 +5,8 @@ answers, an instruction table read as a sentence, "big endian vs little endian" 
 definition, and "an if statement in Rust" answered from an assembly book.
 """
 
+import dataclasses
+
 from baeum.answering.answers import Passage
 from baeum.answering.evidence import judge_evidence
 from baeum.answering.extractive import extractive_answer
@@ -267,3 +269,18 @@ def test_a_question_asking_for_a_name_is_answered_with_the_sentence_that_gives_i
     )
     answer = extractive_answer("4비트짜리 묶음은 뭐라고 불러?", [_passage(page)], max_sentences=1)
     assert "니블 (nibble) 이라 하고" in answer.text, answer.text
+
+
+def test_a_line_set_as_code_is_never_quoted_even_when_it_reads_as_prose():
+    """An interpreter's output ("I sleep all night and I work all day.") reads as a sentence; the font said code."""
+    code = 'print("I sleep all night and I work all day.")\nI sleep all night and I work all day.'
+    text = f"{code}\n\nThe print function shows its argument on the screen, a line at a time."
+    passage = Passage(
+        n=1, chunk_id=1, ref_id="r", title="t", chunk_index=1, page_number=40, text=text,
+        vector_score=0.9, vector_threshold=0.25, code_spans=((0, len(code)),),
+    )  # fmt: skip
+    question = "What does the print function show when I sleep all night and work all day?"
+    answer = extractive_answer(question, [passage])
+    assert answer.text == "The print function shows its argument on the screen, a line at a time. [1]"
+    answer = extractive_answer(question, [dataclasses.replace(passage, code_spans=())])
+    assert answer.text.startswith("I sleep all night and I work all day. [1]")  # what the font's signal prevents

@@ -19,8 +19,8 @@ BODY = [
 ]
 
 
-def _shown(x: float, y: float, text: str, size: float = 11, rise: float = 0) -> str:
-    return f"BT /F1 {size} Tf {rise} Ts {x} {y} Td <{_escape_hex(text)}> Tj ET"
+def _shown(x: float, y: float, text: str, size: float = 11, rise: float = 0, font: str = "F1") -> str:
+    return f"BT /{font} {size} Tf {rise} Ts {x} {y} Td <{_escape_hex(text)}> Tj ET"
 
 
 def _page_with_a_side_note_and_scripts() -> bytes:
@@ -56,6 +56,29 @@ def test_a_margin_note_leaves_the_sentence_it_sat_in_and_scripts_are_kept(tmp_pa
     start, end = chunk.note_spans[-1]
     assert chunk.content[start:end] == "Endian is pronounced like indian."
     assert "methods of storing integers" in chunk.content[:start]
+
+
+@pytest.mark.children
+def test_lines_set_in_a_typewriter_font_stay_code_apart_from_the_prose(tmp_path):
+    """thinkpython2 p.40 in small: two lines of code, then the prose that explains them. Read as text alone,
+    the code opened the first sentence ('print("I sleep all night …") def is a keyword …')."""
+    stream = "\n".join(
+        [
+            _shown(56, 700, "def print_lyrics():", font="F2"),
+            _shown(76, 686, 'print("I sleep all night and I work all day.")', font="F2"),
+            _shown(56, 666, "def is a keyword that indicates that this is a function definition. The name"),
+            _shown(56, 652, "of the function is print_lyrics, and its body is indented by four spaces."),
+        ]
+    )
+    path = tmp_path / "code.pdf"
+    path.write_bytes(make_pdf(["placeholder"], raw_contents={0: zlib.compress(stream.encode())}))
+    (page,) = extract.extract_pdf_pages(path, filename="code.pdf", page_count=extract.probe_pdf(path, filename="code.pdf"))
+    assert page.code == ("def print_lyrics():", 'print("I sleep all night and I work all day.")')
+
+    (chunk,) = chunk_pages([PageText(1, page.text, page.notes, page.code)], target_tokens=400)
+    assert chunk.content.startswith('def print_lyrics():\nprint("I sleep all night and I work all day.")\n\ndef is a keyword')
+    (start, end), *_ = chunk.code_spans
+    assert chunk.content[start:end] == 'def print_lyrics():\nprint("I sleep all night and I work all day.")'
 
 
 def _boxes(*rows: tuple[float, float, str]) -> list[tuple[Box, str]]:
