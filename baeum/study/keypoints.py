@@ -9,7 +9,10 @@ and removed: switched off, nothing changed on the check part — docs/evaluation
 
 from __future__ import annotations
 
+import re
+
 from baeum import rules
+from baeum.answering.sentences import ENDS_LIKE_A_SENTENCE
 
 
 def is_lead_in(sentence: str) -> bool:
@@ -40,6 +43,25 @@ ASIDE = rules.register(
         in_aside,
         (130, [[120, 170]]),  # "¹ The distance is named after V…" at 130, in the footnote that runs 120-170
         "a footnote or a side note made a key point or a question ('What is ¹ The distance called?')",
+    ),
+)[0]
+
+
+_KOREAN_END = re.compile(r"[다요][\"'”’)\]]*\s*$")
+
+
+def is_cut_off(sentence: str) -> bool:
+    """A sentence that stops without its end, cut by a chunk's or a page's end ("… node a appears before node
+    b in the"): the test the tutor's answers already pass (``ENDS_LIKE_A_SENTENCE``), Korean "…다" allowed."""
+    return not ENDS_LIKE_A_SENTENCE.search(sentence) and not _KOREAN_END.search(sentence)
+
+
+CUT_OFF = rules.register(
+    rules.Rule(
+        "keypoint:cut-off",
+        is_cut_off,
+        "The comparison operator is defined so that the points are sorted primarily by the",
+        "a sentence without its end (the page or the chunk ended first)",
     ),
 )[0]
 

@@ -172,6 +172,8 @@ def _session_content(
                 continue
             if any(first <= offset + start < last for first, last in chunk.code_spans):
                 continue  # a line of code (set in a fixed-pitch font) is no statement to learn or to ask about
+            if rules.applies(keypoints.CUT_OFF, sentence.rstrip()):
+                continue
             if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and not _NOT_A_SENTENCE.search(body):
                 sentences.append((body, chunk, offset + start))
     weights = dict(_weighted_terms(user, plan, "\n".join(part["text"] for part in content.parts))[:40])
