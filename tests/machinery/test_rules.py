@@ -125,6 +125,14 @@ def test_the_aside_rule_keeps_footnotes_and_side_notes_out_of_a_session():
     assert not fired
 
 
+def test_the_cut_off_rule_wants_a_sentences_end_in_either_language():
+    from baeum.study.keypoints import CUT_OFF
+
+    assert CUT_OFF(CUT_OFF.example)
+    assert not CUT_OFF("A recursive function calls itself.") and not CUT_OFF("레지스터는 CPU 안의 빠른 저장 장소이다")
+    assert CUT_OFF("아스키코드가 1 바이트 만을 사용하기 때문에")
+
+
 def test_question_rules_keep_a_blank_from_a_sentence_that_cannot_stand_alone():
     from baeum.study.quiz import UNASKABLE, cloze_question
 
