@@ -71,6 +71,37 @@ def heading_level(line: str, *, markdown: bool = False) -> int:
     return 0
 
 
+def _end_numbers(line: str) -> set[int]:
+    """The numbers opening and closing ``line`` ("12 Chapter 2. Variables" → 12; "… expressions 201" → 201)."""
+    found = {match.group() for match in (re.match(r"\d{1,4}\b", line), re.search(r"\b\d{1,4}$", line)) if match}
+    return {int(number) for number in found}
+
+
+def _printed_page_offset(pages: list[list[str]], edge: int, threshold: int) -> int | None:
+    """The printed page number minus the page's position that most pages' edge lines agree on, if enough do."""
+    offsets: Counter[int] = Counter()
+    for position, lines in enumerate(pages):
+        found = {
+            number - position
+            for line in lines[:edge] + lines[-edge:]
+            if len(line) <= RUNNING_LINE_MAX_CHARS
+            for number in _end_numbers(line)
+        }
+        offsets.update(found)
+    if not offsets:
+        return None
+    offset, count = offsets.most_common(1)[0]
+    return offset if count >= threshold else None
+
+
+def _carries_page_number(line: str, position: int, offset: int | None) -> bool:
+    """``line`` closes with its page's printed number ("… Generator expressions 201"); a bare chapter heading
+    whose number happens to be the page's ("Chapter 1" on page 1) is no running head, nor a listing line
+    that opens with a line number ("26 ret")."""
+    closing = re.search(r"\b\d{1,4}$", line)
+    return offset is not None and closing is not None and int(closing.group()) == position + offset and not _BARE_CHAPTER.match(line)
+
+
 def _edge_keys(line: str, position: int) -> set[str]:
     """Keys under which an edge line may repeat: its digit-free skeleton, and for a line carrying a
     number, the skeleton plus that number's offset from the page position (a printed page number)."""
@@ -89,7 +120,11 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
 
     A line without digits is a running line when it sits at the edge of at least 30% of the pages
     (and at least 3). A line with a number ("12 Chapter 2. Variables") is one when its number moves
-    with the page on at least 3 pages, so chapter headings that merely repeat a word stay.
+    with the page on at least 3 pages, so chapter headings that merely repeat a word stay. Once the
+    book's printed page numbers are known that way (the offset most edge lines share with the page's
+    position, on at least 30% of the pages), any short edge line closing with its page's own number is a
+    running head too, however rarely its words repeat ("19.2. Generator expressions 201",
+    the head of a section one page long).
     """
     if len(pages) < RUNNING_LINE_MIN_PAGES:
         return [[line for line in lines if not PAGE_NUMBER_LINE.match(line)] for lines in pages]
@@ -102,13 +137,18 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
         counts.update(keys)
     threshold = max(RUNNING_LINE_MIN_PAGES, int(RUNNING_LINE_SHARE * len(pages)))
     repeated = {key for key, count in counts.items() if count >= (RUNNING_LINE_MIN_PAGES if "@" in key else threshold)}
+    offset = _printed_page_offset(pages, edge, threshold)
     cleaned: list[list[str]] = []
     for position, lines in enumerate(pages):
         keep = list(lines)
         edges = sorted(set(range(min(edge, len(keep)))) | set(range(max(0, len(keep) - edge), len(keep))))
         for index in edges:
             line = keep[index]
-            if line and len(line) <= RUNNING_LINE_MAX_CHARS and (_edge_keys(line, position) & repeated or PAGE_NUMBER_LINE.match(line)):
+            if (
+                line
+                and len(line) <= RUNNING_LINE_MAX_CHARS
+                and (_edge_keys(line, position) & repeated or PAGE_NUMBER_LINE.match(line) or _carries_page_number(line, position, offset))
+            ):
                 keep[index] = ""
         cleaned.append([line for line in keep if line])
     return cleaned

@@ -46,6 +46,23 @@ def test_running_heads_and_page_numbers_are_removed():
     assert "\n7\n" not in text
 
 
+def test_a_running_head_with_its_page_number_goes_even_when_its_words_never_repeat():
+    """thinkpython2: even pages open "20 Chapter 3. Functions", odd pages the section's own head ("3.5.
+    Definitions and uses 21"), which a one-page section shows once; the printed number gives it away."""
+    pages = []
+    for position in range(12):
+        printed = position + 19
+        head = f"{printed} Chapter 3. Functions" if position % 2 == 0 else f"3.{position}. Section number {position} {printed}"
+        body = [f"Body text of page {printed}, said once.", f"More of what page {printed} says, also once.", "The end."]
+        pages.append([head, "Chapter 1" if position == 0 else body[0], *body[1:]])
+    cleaned = strip_running_lines(pages)
+    assert all(not line[:1].isdigit() for lines in cleaned for line in lines)
+    assert cleaned[0][0] == "Chapter 1"  # a heading is no running head
+    # A body line ending with the page's number is not at the page's edge: it stays.
+    # A line ending with the page's number inside the page, off its edges, stays.
+    assert "It costs 20" in strip_running_lines([[*lines[:2], "It costs 20", *lines[2:]] for lines in pages])[1]
+
+
 def test_a_chapter_heading_opens_a_new_chunk_without_overlap():
     chunks = chunk_pages(_book(), target_tokens=200)
     openers = [chunk for chunk in chunks if chunk.section_level == 1]
