@@ -478,7 +478,10 @@ def _objective(subject: str, *, korean: bool, heading: bool = False) -> str:
     action ("파일로부터 배열을 읽기", "소수 찾기") is the objective itself."""
     if korean:
         return subject if heading and subject.endswith("기") else f"{subject} 설명하기"
-    if heading and (subject.split(" ", 1)[0] in ("The", "A", "An") or _GERUND.match(subject) or _PLURAL_STATEMENT.match(subject)):
+    title_case = all(word[:1].isupper() for word in subject.split()[1:] if word[:1].isalpha() and len(word) > 3)
+    if heading and (
+        subject.split(" ", 1)[0] in ("The", "A", "An") or not title_case and (_GERUND.match(subject) or _PLURAL_STATEMENT.match(subject))
+    ):
         subject = subject[0].lower() + subject[1:]  # a common word, not a name: "Explain the stack", not "Explain The stack"
     if heading and _PLURAL_STATEMENT.match(subject[0].upper() + subject[1:]):
         return f"Explain why {subject}"

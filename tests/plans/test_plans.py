@@ -258,6 +258,7 @@ def test_an_objective_from_a_heading_reads_as_a_teacher_would_write_it():
 
     assert _objective("Lists are mutable", korean=False, heading=True) == "Explain why lists are mutable"
     assert _objective("Traversing a list", korean=False, heading=True) == "Explain traversing a list"
+    assert _objective("Warning Messages You Might See", korean=False, heading=True) == "Explain Warning Messages You Might See"
     assert _objective("The CALL and RET Instructions", korean=False, heading=True) == "Explain the CALL and RET Instructions"
     assert _objective("Dijkstra's algorithm", korean=False, heading=True) == "Explain Dijkstra's algorithm"  # a name keeps its case
     assert _objective("파일로부터 배열을 읽기", korean=True, heading=True) == "파일로부터 배열을 읽기"

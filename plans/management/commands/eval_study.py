@@ -162,15 +162,17 @@ class Command(BaseCommand):
                 quotes.append(
                     _quote_on_page(citation["quote"], pages[citation["pageNumber"]].text if citation["pageNumber"] in pages else "")
                 )
+                if not quotes[-1]:
+                    failed("quote-off-page", f"session {session.number}: {citation['quote'][:120]} (p.{citation['pageNumber']})")
                 if len(shown.setdefault(question["kind"], [])) < options["show"]:
                     shown[question["kind"]].append(
                         f"  [{question['kind']}] {question['question']} → {question['answer']} (p.{citation['pageNumber']})"
                     )
-            quotes += [
-                _quote_on_page(point["text"], pages[point["pageNumber"]].text)
-                for point in content.key_points
-                if point["pageNumber"] in pages
-            ]
+            for point in content.key_points:
+                if point["pageNumber"] in pages:
+                    quotes.append(_quote_on_page(point["text"], pages[point["pageNumber"]].text))
+                    if not quotes[-1]:
+                        failed("quote-off-page", f"session {session.number}: {point['text'][:120]} (p.{point['pageNumber']})")
             objectives += session.objectives
         terms_all = index | headings | defined
         in_domain = [self._known(answer, terms_all) for answer in cloze_answers]
