@@ -196,7 +196,7 @@ def course_plan_build(request, course):
         user=request.user,
         course_id=course.pk,
         ref_ids=ref_ids or None,
-        ranges=chosen_ranges(request.POST, ref_ids),
+        ranges=chosen_ranges(request.POST, ref_ids, user=request.user),
         minutes_per_session=minutes_chosen(request.POST),
     )
     return _done(request, course.pk, _("The study plan is being built; its sessions appear here in a moment."))

@@ -51,7 +51,7 @@ def plan_create_view(request):
             title=request.POST.get("title", ""),
             ref_ids=ref_ids,
             minutes_per_session=minutes_chosen(request.POST),
-            ranges=chosen_ranges(request.POST, ref_ids),
+            ranges=chosen_ranges(request.POST, ref_ids, user=request.user),
             exam_date=_exam_date(request.POST),
         )
     except (PlanInputError, NotFound, ValueError) as error:
@@ -118,7 +118,7 @@ def plan_regenerate_view(request, plan_id: int):
         plan_regenerate(
             plan=plan,
             ref_ids=ref_ids,
-            ranges=chosen_ranges(request.POST, ref_ids),
+            ranges=chosen_ranges(request.POST, ref_ids, user=request.user),
             minutes_per_session=minutes_chosen(request.POST),
         )
     except (PlanInputError, NotFound, ValueError) as error:

@@ -146,6 +146,22 @@ def page_labels(*, user, pages: Iterable[tuple[str, int]]) -> dict[tuple[str, in
     return {(ref_id, number): label for ref_id, number, label in rows if (ref_id, number) in wanted}
 
 
+def printed_pages(*, user, ref_ids: Iterable[str]) -> dict[str, dict[str, int]]:
+    """For each material of ``ref_ids`` whose PDF prints page numbers of its own: {printed number: position}
+    ("7" → 17), the first page that prints it. Materials without labels are left out. One query."""
+    rows = (
+        MaterialPage.objects.for_reader(user)
+        .filter(material__ref_id__in=list(ref_ids))
+        .exclude(label="")
+        .order_by("number")
+        .values_list("material__ref_id", "number", "label")
+    )
+    printed: dict[str, dict[str, int]] = {}
+    for ref_id, number, label in rows:
+        printed.setdefault(ref_id, {}).setdefault(label, number)
+    return printed
+
+
 def with_page_labels(*, user, citations: list[dict]) -> list[dict]:
     """``citations`` (dicts with refId, pageNumber, pageEnd) with ``pageLabel`` / ``pageEndLabel``: the numbers
     the book prints on those pages, where the PDF gives them (a reader finds "p. 7" in the book, not "p. 17")."""

@@ -63,3 +63,28 @@ def test_the_chapter_picker_shows_the_pages_the_book_prints(ingest, client):
     client.force_login(user)
     page = client.get("/plans/").content.decode()
     assert 'value="3-4"' in page and "p.1–2" in page
+
+
+def test_pages_typed_in_the_picker_are_the_pages_the_book_prints(ingest, client):
+    """A learner types the page numbers they read on the page and in citations: "1-2" is the 3rd and 4th
+    pages of a book whose first two are numbered i and ii; a material without printed numbers keeps positions."""
+    from django.http import QueryDict
+
+    from plans.choices import chosen_ranges
+
+    user = UserFactory()
+    book = ingest(user, with_page_labels(make_pdf(PAGES), front_pages=2), "labelled.pdf")
+    plain = ingest(user, make_pdf(PAGES), "plain.pdf")
+    post = QueryDict(mutable=True)
+    post.update({f"pages_{book.ref_id}": "1-2, 4", f"pages_{plain.ref_id}": "1-2", f"chapters_{book.ref_id}": "5-6"})
+    ranges = chosen_ranges(post, [book.ref_id, plain.ref_id], user=user)
+    assert ranges == [
+        {"refId": book.ref_id, "pages": [5, 6]},  # a chapter ticked: positions, as the picker sends them
+        {"refId": book.ref_id, "pages": [3, 4]},
+        {"refId": book.ref_id, "pages": [6, 6]},
+        {"refId": plain.ref_id, "pages": [1, 2]},
+    ]
+    # Shown back in the box as typed: printed numbers. A second user's labels never answer for the first's pages.
+    shown = material_choice(user, book.ref_id, book.title, book.page_count, ranges[1:3])
+    assert shown["pages"] == "4" and [chapter["checked"] for chapter in shown["chapters"]] == [False, True, False]  # 1-2 is Chapter 2
+    assert chosen_ranges(post, [book.ref_id], user=UserFactory())[1] == {"refId": book.ref_id, "pages": [1, 2]}
