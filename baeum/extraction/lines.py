@@ -94,6 +94,39 @@ def _printed_page_offset(pages: list[list[str]], edge: int, threshold: int) -> i
     return offset if count >= threshold else None
 
 
+RUN_MIN_PAGES = 4  # a chapter's own running head tops this many pages close together...
+RUN_MAX_GAP = 2  # ...each at most this many pages after the one before (a page may open with a figure instead)
+
+
+def _skeleton(line: str) -> str:
+    return DIGITS.sub("#", line).casefold()
+
+
+def _may_run(line: str) -> bool:
+    """A line that may be a chapter's own running head: no sentence of the text ("…이행해야 한다.", "… 할 수
+    있게 한다. 이 때문에, 해당 사용": a paragraph the guide repeats for every use case) nor a bare chapter
+    heading."""
+    return (
+        not TERMINAL.search(line)
+        and not re.search(r"[.!?]\s", line)
+        and not _BARE_CHAPTER.match(line)
+        and any(char.isalpha() for char in line)
+    )
+
+
+def _runs_over_pages(positions: list[int]) -> bool:
+    """An edge line seen on ``RUN_MIN_PAGES`` pages close together: a chapter's running head, which a long book
+    shows on too few of its pages to count as repeated ("Massif: a heap profiler" on 20 of the Valgrind
+    manual's 397 pages; "2 오픈소스: 동일한 관념, 다양한 라이선스" over chapter 2 of the licence guide). A
+    heading that opens pages of different chapters ("Exercises") is seen far apart."""
+    run = 1
+    for before, after in zip(positions, positions[1:], strict=False):
+        run = run + 1 if after - before <= RUN_MAX_GAP else 1
+        if run >= RUN_MIN_PAGES:
+            return True
+    return False
+
+
 def _carries_page_number(line: str, position: int, offset: int | None) -> bool:
     """``line`` closes with its page's printed number ("… Generator expressions 201"); a bare chapter heading
     whose number happens to be the page's ("Chapter 1" on page 1) is no running head, nor a listing line
@@ -129,14 +162,18 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
     if len(pages) < RUNNING_LINE_MIN_PAGES:
         return [[line for line in lines if not PAGE_NUMBER_LINE.match(line)] for lines in pages]
     counts: Counter[str] = Counter()
+    runs: dict[str, list[int]] = {}  # a chapter's own head: its skeleton, and the pages it tops
     for position, lines in enumerate(pages):
         keys: set[str] = set()
         for line in lines[:edge] + lines[-edge:]:
             if len(line) <= RUNNING_LINE_MAX_CHARS:
                 keys |= _edge_keys(line, position)
+                if _may_run(line):
+                    runs.setdefault(_skeleton(line), []).append(position)
         counts.update(keys)
     threshold = max(RUNNING_LINE_MIN_PAGES, int(RUNNING_LINE_SHARE * len(pages)))
     repeated = {key for key, count in counts.items() if count >= (RUNNING_LINE_MIN_PAGES if "@" in key else threshold)}
+    repeated |= {f"run:{skeleton}" for skeleton, positions in runs.items() if _runs_over_pages(sorted(set(positions)))}
     offset = _printed_page_offset(pages, edge, threshold)
     cleaned: list[list[str]] = []
     for position, lines in enumerate(pages):
@@ -147,7 +184,13 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
             if (
                 line
                 and len(line) <= RUNNING_LINE_MAX_CHARS
-                and (_edge_keys(line, position) & repeated or PAGE_NUMBER_LINE.match(line) or _carries_page_number(line, position, offset))
+                and (
+                    _edge_keys(line, position) & repeated
+                    or PAGE_NUMBER_LINE.match(line)
+                    or _carries_page_number(line, position, offset)
+                    or _may_run(line)
+                    and f"run:{_skeleton(line)}" in repeated
+                )
             ):
                 keep[index] = ""
         cleaned.append([line for line in keep if line])

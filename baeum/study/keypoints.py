@@ -47,13 +47,16 @@ ASIDE = rules.register(
 )[0]
 
 
-_KOREAN_END = re.compile(r"[다요][\"'”’)\]]*\s*$")
+# A sentence's end: its full stop (or a Korean "…다" / "…요"), a closing quote or bracket, and maybe the
+# footnote marker typeset after it ("…명시하고 있다.274", "…삽입한다339 .", "…the opposite transformation.5").
+_SENTENCE_END = re.compile(r"(?:[.!?:。]|[다요]\.?)[\"'”’)\]]*\s*(?:\d{1,3}|[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})?\s*[.!?]?\s*$")
 
 
 def is_cut_off(sentence: str) -> bool:
     """A sentence that stops without its end, cut by a chunk's or a page's end ("… node a appears before node
-    b in the"): the test the tutor's answers already pass (``ENDS_LIKE_A_SENTENCE``), Korean "…다" allowed."""
-    return not ENDS_LIKE_A_SENTENCE.search(sentence) and not _KOREAN_END.search(sentence)
+    b in the"): the test the tutor's answers pass (``ENDS_LIKE_A_SENTENCE``), with Korean "…다" and a footnote
+    marker after the end allowed."""
+    return not ENDS_LIKE_A_SENTENCE.search(sentence) and not _SENTENCE_END.search(sentence)
 
 
 CUT_OFF = rules.register(

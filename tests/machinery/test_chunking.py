@@ -63,6 +63,24 @@ def test_a_running_head_with_its_page_number_goes_even_when_its_words_never_repe
     assert "It costs 20" in strip_running_lines([[*lines[:2], "It costs 20", *lines[2:]] for lines in pages])[1]
 
 
+def test_a_chapters_own_running_head_goes_but_a_heading_opening_far_apart_pages_stays():
+    """The Valgrind manual tops every page of a chapter with its title and no page number ("Massif: a heap
+    profiler", 20 of 397 pages), the licence guide with its chapter's number and title ("2 오픈소스: 동일한
+    관념, 다양한 라이선스"); "Exercises" opens a page at the end of several chapters, far apart."""
+    pages = [[f"Body line {position} of the book, said once.", f"Another line of page {position}."] for position in range(60)]
+    for position in range(20, 26):
+        pages[position].insert(0, "Massif: a heap profiler")
+        pages[position + 10].insert(0, "2 오픈소스: 동일한 관념, 다양한 라이선스")
+    for position in (10, 30, 50):
+        pages[position].insert(0, "Exercises")
+    for position in (40, 41, 42, 43):
+        pages[position].append("Every task of the case must be done.")  # the text's own sentence at the foot of pages
+    cleaned = strip_running_lines(pages)
+    assert not any("Massif" in line or "오픈소스" in line for lines in cleaned for line in lines)
+    assert [lines[0] for lines in cleaned[10:51:20]] == ["Exercises"] * 3
+    assert all(lines[-1] == "Every task of the case must be done." for lines in cleaned[40:44])
+
+
 def test_a_chapter_heading_opens_a_new_chunk_without_overlap():
     chunks = chunk_pages(_book(), target_tokens=200)
     openers = [chunk for chunk in chunks if chunk.section_level == 1]

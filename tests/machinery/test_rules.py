@@ -131,6 +131,10 @@ def test_the_cut_off_rule_wants_a_sentences_end_in_either_language():
     assert CUT_OFF(CUT_OFF.example)
     assert not CUT_OFF("A recursive function calls itself.") and not CUT_OFF("레지스터는 CPU 안의 빠른 저장 장소이다")
     assert CUT_OFF("아스키코드가 1 바이트 만을 사용하기 때문에")
+    # A footnote marker after the end is no cut: "…명시하고 있다.274", "…삽입한다339 .", "…transformation.5".
+    assert not CUT_OFF("이 라이선스에서는 그렇게 명시하고 있다.274") and not CUT_OFF("파일에 공지를 삽입한다339 .")
+    assert not CUT_OFF("The ntohl () function performs the opposite transformation.5")
+    assert CUT_OFF("the lowest common ancestor of nodes 5 and")
 
 
 def test_question_rules_keep_a_blank_from_a_sentence_that_cannot_stand_alone():
