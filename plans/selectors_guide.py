@@ -28,6 +28,14 @@ def note_list(*, user, plan_id: int | None = None):
     return notes.filter(plan_id=plan_id) if plan_id is not None else notes
 
 
+def with_printed_citations(*, user, notes: list[Note]) -> list[Note]:
+    """``notes`` whose citations carry the numbers the book prints on their pages (``pageLabel``), for showing."""
+    labelled = iter(knowledge.with_page_labels(user=user, citations=[citation for note in notes for citation in note.citations or []]))
+    for note in notes:
+        note.citations = [next(labelled) for _ in note.citations or []]
+    return notes
+
+
 def saved_note_texts(*, user, kind: str, texts: list[str]) -> set[str]:
     """Which of ``texts`` the user has saved as notes of ``kind`` (a page shows "Saved" for them, not the button)."""
     if not texts:
@@ -137,7 +145,27 @@ def study_guide(*, user, ref_id: str, llm=None) -> StudyGuide:
         section["keyPoints"].append(point)
     if unplaced["keyPoints"]:
         guide.sections.insert(0, unplaced)  # key points before the first heading (a material without headings)
+    # The numbers the book prints, where they differ from the positions (``pageLabel``), as citations show them.
+    labelled = knowledge.with_page_labels(user=user, citations=[{**section, "refId": ref_id} for section in guide.sections])
+    guide.sections = [
+        {
+            **section,
+            "keyPoints": knowledge.with_page_labels(user=user, citations=[{**point, "refId": ref_id} for point in section["keyPoints"]]),
+        }
+        for section in labelled
+    ]
+    guide.glossary = knowledge.with_page_labels(user=user, citations=[{**entry, "refId": ref_id} for entry in guide.glossary])
     return guide
+
+
+def printed_ranges(*, user, ranges: list[tuple[str, int, int]]) -> list[str]:
+    """Each (refId, first page, last page) as the book prints the numbers ("61–68" for positions 73–80)."""
+    labels = knowledge.page_labels(user=user, pages=[(ref_id, page) for ref_id, first, last in ranges for page in (first, last)])
+    shown = []
+    for ref_id, first, last in ranges:
+        first_shown, last_shown = labels.get((ref_id, first), str(first)), labels.get((ref_id, last), str(last))
+        shown.append(first_shown if first == last else f"{first_shown}–{last_shown}")
+    return shown
 
 
 def _key_points(*, user, ref_id: str, llm=None) -> tuple[Plan | None, list[dict]]:

@@ -60,6 +60,20 @@ def plan_create_view(request):
     return redirect("plan-page", plan_id=plan.pk)
 
 
+def _with_printed_pages(user, rows: list) -> list:
+    """Sessions or modules with ``pages_shown``: their pages as the book prints the numbers ("61–68, 70")."""
+    spans = [
+        [(item["refId"], *item["pages"]) for item in row.ranges]
+        if hasattr(row, "ranges")
+        else [(row.ref_id, row.page_first, row.page_last)]
+        for row in rows
+    ]
+    shown = iter(selectors_guide.printed_ranges(user=user, ranges=[span for row in spans for span in row]))
+    for row, row_spans in zip(rows, spans, strict=True):
+        row.pages_shown = ", ".join(next(shown) for _ in row_spans)
+    return rows
+
+
 @login_required
 def plan_detail(request, plan_id: int):
     plan = selectors.access_plan(user=request.user, plan_id=plan_id)
@@ -70,8 +84,8 @@ def plan_detail(request, plan_id: int):
         "removed": list(removed.values()),
         "removed_ref_ids": set(removed),
         "removed_sessions": {session.number for session in plan.sessions.all() if selectors.session_is_removed(session, removed)},
-        "sessions": plan.sessions.all(),
-        "modules": plan.modules.all(),
+        "sessions": _with_printed_pages(request.user, list(plan.sessions.all())),
+        "modules": _with_printed_pages(request.user, list(plan.modules.all())),
         "today": selectors_guide.plan_today(user=request.user, plan=plan),
         "choices": [
             material_choice(request.user, material.ref_id, material.title, material.page_count, plan.assumptions.get(CHOSEN_RANGES))
@@ -149,7 +163,9 @@ def notes_page(request):
     except ValueError:
         plan_id = None
     context = {
-        "notes": selectors_guide.note_list(user=request.user, plan_id=plan_id),
+        "notes": selectors_guide.with_printed_citations(
+            user=request.user, notes=list(selectors_guide.note_list(user=request.user, plan_id=plan_id))
+        ),
         "plans": selectors.plan_list(user=request.user),
         "course_plans": selectors_course.joined_course_plans(user=request.user),
         "plan_id": plan_id,

@@ -228,6 +228,7 @@ def _with_labels(user, content: SessionContent) -> SessionContent:
     points = knowledge.with_page_labels(user=user, citations=content.key_points)
     cited = knowledge.with_page_labels(user=user, citations=[question["citation"] for question in content.questions])
     content.key_points = points
+    content.parts = knowledge.with_page_labels(user=user, citations=content.parts)  # the session's text, page by page
     content.questions = [{**question, "citation": citation} for question, citation in zip(content.questions, cited, strict=True)]
     return content
 

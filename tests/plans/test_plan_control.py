@@ -257,3 +257,34 @@ def test_regenerating_after_a_removal_keeps_the_choice_for_the_materials_left(
     assert plan.status == Plan.Status.READY and plan.ref_ids == [book.ref_id]
     assert plan.assumptions["chosenRanges"] == [{"refId": book.ref_id, "pages": [3, 4]}]
     assert _pages_read(plan) == {3, 4}
+
+
+def test_every_page_number_a_learner_reads_is_the_one_the_book_prints(client, user, ingest, django_capture_on_commit_callbacks):
+    """A book numbered i, ii, 1, 2 …: the plan's sessions and modules, the session's text, the notes and the
+    study guide say "p.1" for its third page, as citations and the viewer do (a walkthrough found file
+    positions in each of these beside printed numbers in the key points)."""
+    from tests.pdfgen import with_page_labels
+
+    book = ingest(user, with_page_labels(make_pdf(_pages()), front_pages=2), "labelled.pdf", title="Numbered")
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = plan_create(
+            owner=user, title="Numbered", ref_ids=[book.ref_id], minutes_per_session=5, ranges=[{"refId": book.ref_id, "pages": [3, 4]}]
+        )
+    plan.refresh_from_db()
+    assert plan.status == Plan.Status.READY, plan.error_message
+    client.force_login(user)
+    page = client.get(f"/plans/{plan.pk}/").content.decode()
+    assert "· p.1" in page and "· p.3" not in page  # the session's pages
+    assert '<span class="muted">p.1' in page and '<span class="muted">p.3' not in page  # the module's
+    session = client.get(f"/plans/{plan.pk}/sessions/1/").content.decode()
+    assert 'margin-top:.8rem">p.1<' in session and 'margin-top:.8rem">p.3<' not in session
+    Note.objects.create(
+        owner=user,
+        kind="key_point",
+        text="A function is a named sequence of statements.",
+        citations=[{"refId": book.ref_id, "pageNumber": 3, "pageEnd": 4, "quote": "A function"}],
+    )
+    notes = client.get("/notes/").content.decode()
+    assert "pp. 1–2)" in notes and "pp. 3–4" not in notes
+    guide = client.get(f"/library/{book.ref_id}/guide/").content.decode()
+    assert "p.1<" in guide
