@@ -72,7 +72,9 @@ def heading_level(line: str, *, markdown: bool = False) -> int:
 
 
 def _end_numbers(line: str) -> set[int]:
-    """The numbers opening and closing ``line`` ("12 Chapter 2. Variables" → 12; "… expressions 201" → 201)."""
+    """The numbers opening and closing ``line`` ("12 Chapter 2. Variables" → 12; "… expressions 201" → 201;
+    "- 39 -" → 39)."""
+    line = line.strip(" -–—|·")
     found = {match.group() for match in (re.match(r"\d{1,4}\b", line), re.search(r"\b\d{1,4}$", line)) if match}
     return {int(number) for number in found}
 
@@ -125,6 +127,31 @@ def _runs_over_pages(positions: list[int]) -> bool:
         if run >= RUN_MIN_PAGES:
             return True
     return False
+
+
+PRINTED_GAP = 3  # pages in a row that may not show their number (a chapter's opening page) between two that do
+
+
+def printed_page_numbers(pages: list[list[str]], *, edge: int = 2) -> dict[int, str]:
+    """{position (0-based): the number the page prints} for a book whose PDF gives no page labels, read from
+    its pages' edge lines ("- 39 -", "12 Chapter 2. Variables", "1.1. NUMBER SYSTEMS 3"): where most pages
+    agree on one offset from their position (``_printed_page_offset``), the pages that show their number,
+    and those between two such pages at most ``PRINTED_GAP`` apart. Front matter before the first and pages
+    numbered anew (an appendix starting at 1) are left unnumbered."""
+    threshold = max(RUNNING_LINE_MIN_PAGES, int(RUNNING_LINE_SHARE * len(pages)))
+    offset = _printed_page_offset(pages, edge, threshold)
+    if offset is None:
+        return {}
+    shown = [
+        position
+        for position, lines in enumerate(pages)
+        if any(position + offset in _end_numbers(line) for line in lines[:edge] + lines[-edge:] if len(line) <= RUNNING_LINE_MAX_CHARS)
+    ]
+    numbered = set(shown)
+    for before, after in zip(shown, shown[1:], strict=False):
+        if after - before <= PRINTED_GAP + 1:
+            numbered.update(range(before, after))
+    return {position: str(position + offset) for position in sorted(numbered) if position + offset >= 1}
 
 
 def _carries_page_number(line: str, position: int, offset: int | None) -> bool:

@@ -92,6 +92,25 @@ def join_lines(lines: list[str]) -> str:
     over two lines ("가리키" + "는데" → "가리키는데", "사" + "용하므로" → "사용하므로"), as Kiwi's spacing reads it."""
     if len(lines) < 2:
         return " ".join(lines)
+    glued = _broken_words(lines)
+    pieces = [lines[0]]
+    for index in range(1, len(lines)):
+        pieces.append(lines[index] if index - 1 in glued else " " + lines[index])
+    return "".join(pieces)
+
+
+def with_broken_words_joined(text: str) -> str:
+    """``text`` with its line breaks, except those inside a Korean word ("특" / "허를" → "특허를"): a page
+    read on a phone, whose screen breaks the lines again elsewhere."""
+    lines = text.split("\n")
+    if len(lines) < 2 or not _HAS_CJK.search(text):
+        return text
+    glued = _broken_words(lines)
+    return "".join(line + ("" if index in glued else "\n") for index, line in enumerate(lines[:-1])) + lines[-1]
+
+
+def _broken_words(lines: list[str]) -> set[int]:
+    """The indexes of the lines whose break falls inside a Korean word, as Kiwi's spacing reads it."""
     breaks = []  # (line index, the broken word joined)
     for index in range(len(lines) - 1):
         before, after = _BROKEN_HANGUL.search(lines[index]), _CONTINUED_HANGUL.search(lines[index + 1])
@@ -103,10 +122,7 @@ def join_lines(lines: list[str]) -> str:
         for (index, left, _), text in zip(breaks, spaced, strict=True):
             if not _space_after(text, len(left)):
                 glued.add(index)
-    pieces = [lines[0]]
-    for index in range(1, len(lines)):
-        pieces.append(lines[index] if index - 1 in glued else " " + lines[index])
-    return "".join(pieces)
+    return glued
 
 
 def _space_after(text: str, letters: int) -> bool:

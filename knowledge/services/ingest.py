@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from baeum.extraction import readers as extract
 from baeum.extraction.chunking import PageText, chunk_pages
+from baeum.extraction.lines import printed_page_numbers
 from baeum.extraction.outline import apply_outline, chapter_pages, outline_entries
 from baeum.extraction.structure import matter_breaks, page_matter
 from baeum.language.text import normalize_text, written_in_korean
@@ -114,7 +115,7 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
         scanned_ok=True,
     )
     _title_from_metadata(material, metadata_title, pages)
-    pages = _labelled(pages, labels)
+    pages = _labelled(pages, labels) if any(labels) else _numbered_from_text(pages)
     scanned = pages_to_read(pages)
     if not scanned:
         return pages, set()
@@ -139,6 +140,16 @@ def _labelled(pages: list[extract.ExtractedPage], labels: list[str]) -> list[ext
     if len(labels) < len(pages):
         return pages
     return [replace(page, label=labels[page.number - 1] if labels[page.number - 1] != str(page.number) else "") for page in pages]
+
+
+def _numbered_from_text(pages: list[extract.ExtractedPage]) -> list[extract.ExtractedPage]:
+    """A PDF without page labels whose pages print their numbers ("- 39 -" on the 51st page): those numbers
+    as the pages' labels (``baeum.extraction.lines.printed_page_numbers``)."""
+    printed = printed_page_numbers([normalize_text(page.text).split("\n") for page in pages])
+    return [
+        replace(page, label=printed[index]) if printed.get(index, str(page.number)) != str(page.number) else page
+        for index, page in enumerate(pages)
+    ]
 
 
 TITLE_PAGES = 3  # a document's title is on its first pages (a cover, a title page, a paper's first page)

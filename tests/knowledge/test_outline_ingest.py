@@ -88,3 +88,13 @@ def test_pages_typed_in_the_picker_are_the_pages_the_book_prints(ingest, client)
     shown = material_choice(user, book.ref_id, book.title, book.page_count, ranges[1:3])
     assert shown["pages"] == "4" and [chapter["checked"] for chapter in shown["chapters"]] == [False, True, False]  # 1-2 is Chapter 2
     assert chosen_ranges(post, [book.ref_id], user=UserFactory())[1] == {"refId": book.ref_id, "pages": [1, 2]}
+
+
+def test_a_pdf_without_page_labels_takes_the_numbers_its_pages_print(ingest):
+    from knowledge.models import MaterialPage
+
+    pages = [f"Front matter page {index}. {BODY}" for index in range(2)]
+    pages += [f"Page {printed} of the body. {BODY}\n- {printed} -" for printed in range(1, 9)]
+    book = ingest(UserFactory(), make_pdf(pages), "guide.pdf")
+    labels = dict(MaterialPage.objects.unscoped().filter(material=book).values_list("number", "label"))
+    assert labels[3] == "1" and labels[10] == "8" and labels[1] == labels[2] == ""

@@ -182,3 +182,11 @@ def test_the_numbers_the_book_prints_are_what_a_learner_reads(client, user, api_
     assert answered["card"]["citation"]["pageLabel"] == labels[page]
     review = api_client.post(f"/api/v1/review/cards/{answered['card']['id']}/answer", {"response": "x"}, format="json").json()
     assert review["card"]["citation"]["pageLabel"] == labels[page]  # a review card's source, labelled as well
+
+
+def test_a_korean_word_broken_over_two_lines_reads_whole_in_the_viewer(client, user, ingest):
+    """At 390 px the viewer broke "특 / 허를" again: the PDF's line break inside a word goes, the others stay."""
+    korean = ingest(user, make_pdf(["이 라이선스는 사용자가 소유하는 특\n허를 보호한다.\n둘째 줄은 그대로 남는다."]), "licence.pdf")
+    client.force_login(user)
+    html = client.get(f"/library/{korean.ref_id}/?page=1&view=text").content.decode()
+    assert "소유하는 특허를 보호한다." in html and "보호한다.\n둘째 줄은" in html

@@ -1,7 +1,7 @@
 import pytest
 
 from baeum.extraction.chunking import PageText, chunk_pages
-from baeum.extraction.lines import heading_level, strip_running_lines
+from baeum.extraction.lines import heading_level, printed_page_numbers, strip_running_lines
 from baeum.extraction.pages import page_at, page_span, quote_pages
 from baeum.language.text import estimate_tokens
 
@@ -175,3 +175,16 @@ def test_a_korean_word_broken_over_two_lines_is_joined_and_a_break_between_words
     assert "스택을 사용하므로" in chunk.content
     assert "메모리를 사용한다." in chunk.content  # two words: the space stays
     assert "The stack grows down." in chunk.content
+
+
+def test_the_numbers_a_book_prints_are_read_from_its_pages_edges():
+    """The licence guide's PDF gives no page labels, but its 51st page shows "- 39 -" at its foot: two
+    unnumbered front pages, then pages printing 1, 2, …; a chapter's first page shows none."""
+    pages = [["Title page", "A guide"], ["Contents", "1 Introduction"]]
+    for printed in range(1, 13):
+        foot = [] if printed == 5 else [f"- {printed} -"]
+        pages.append([f"Text of the page printed {printed}, read once.", "More of it, also once.", *foot])
+    numbers = printed_page_numbers(pages)
+    assert numbers[2] == "1" and numbers[6] == "5" and numbers[13] == "12"  # page 5 shows none: between 4 and 6
+    assert 0 not in numbers and 1 not in numbers  # the front matter prints nothing
+    assert printed_page_numbers([["Text", "more"]] * 12) == {}
