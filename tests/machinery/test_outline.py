@@ -21,6 +21,18 @@ def test_the_chapter_level_is_the_one_whose_entries_are_chapters_apart():
     assert 16 in chapter_pages(entries) and 106 in chapter_pages(entries)
 
 
+def test_parts_bookmarked_after_a_few_front_pages_are_not_taken_for_chapters():
+    # The Valgrind manual's top level: a title, contents and a quick-start guide on pages 1-3, then a user
+    # manual of 182 pages, an FAQ, technical notes, distribution documents and licences. Median gap 9 pages,
+    # average 54: its parts, each with chapters about 10 pages apart one level down.
+    tops = [1, 2, 3, 8, 190, 199, 217, 381]
+    raw = []
+    for top, following in zip(tops, [*tops[1:], 397], strict=True):
+        raw.append({"level": 0, "title": f"Part on page {top}", "page": top})
+        raw += [{"level": 1, "title": f"Chapter on page {page}", "page": page} for page in range(top + 1, following, 10)]
+    assert chapter_level(outline_entries(raw, 397)) == 1
+
+
 def test_bookmarks_pointing_back_or_off_the_document_are_left_out():
     raw = [
         {"level": 0, "title": "  Variables,\nexpressions and   statements ", "page": 3},
