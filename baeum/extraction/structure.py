@@ -78,7 +78,23 @@ def page_matter(texts: list[str], *, markdown: bool = False) -> dict[int, str]:
     back = next((index for index in range(start_back, count) if index > (first or 0) and _opens_back_matter(texts[index])), None)
     if back is not None:
         kinds.update(dict.fromkeys(range(back + 1, count + 1), BACK))
+    # A part's own contents inside the book (the Valgrind manual opens each of its five parts with one), or
+    # an index with leaders at its end (nettle's): matter too, so no session teaches it and no answer quotes it.
+    for index, text in enumerate(texts):
+        if index + 1 not in kinds and _contents_inside(text):
+            kinds[index + 1] = FRONT if index < count / 2 else BACK
     return kinds
+
+
+_LEADER_LINE = re.compile(r"(?:\.{3,}|…)\s*[0-9ivxlc]{1,6}$", re.IGNORECASE)  # "2.1. What Valgrind does … 15"
+
+
+def _contents_inside(text: str) -> bool:
+    """A contents page away from the front of the book: most of its lines end in a leader and a page number
+    ("2.1. What Valgrind does with your program … 15"). Not a heading "Table of Contents": filings print it
+    on every page as a link back, over tables whose lines end in numbers."""
+    lines = _lines(text)
+    return len(lines) >= 5 and sum(1 for line in lines if _LEADER_LINE.search(line)) / len(lines) >= TOC_LINE_SHARE
 
 
 def matter_breaks(kinds: dict[int, str], page_count: int) -> frozenset[int]:

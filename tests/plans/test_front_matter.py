@@ -27,6 +27,16 @@ def test_pages_before_the_first_chapter_and_the_index_are_front_and_back_matter(
     assert page_matter(["# Notes\nSome text about registers."] * 3, markdown=True) == {}  # notes without a book's frame
 
 
+def test_a_parts_own_contents_inside_the_book_is_matter_but_a_table_of_figures_is_not():
+    """The Valgrind manual opens each of its parts with contents whose lines end in a leader and a page;
+    a filing prints "Table of Contents" on every page over tables whose lines end in numbers."""
+    contents = "Valgrind User Manual\nTable of Contents\n" + "\n".join(f"{n}. Section {n} … {10 * n}" for n in range(1, 9))
+    statement = "Table of Contents\nNet sales 5,363 4,869\nCost of sales 3,100 2,950\nGross margin 2,263 1,919\nTaxes 400 380\nNet income 1,863 1,539"
+    chapters = [f"Chapter {n}\nMore\n{BODY}" for n in range(3, 9)]
+    kinds = page_matter([*BOOK[:6], contents, statement, *chapters, BOOK[6]])
+    assert kinds[7] == FRONT and 8 not in kinds and kinds[15] == BACK
+
+
 @pytest.mark.django_db
 def test_no_session_starts_in_front_matter_and_it_is_listed_as_optional_reading(user, ingest):
     book = ingest(user, make_pdf(BOOK), "book.pdf")
