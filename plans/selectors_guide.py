@@ -29,10 +29,11 @@ def note_list(*, user, plan_id: int | None = None):
 
 
 def with_printed_citations(*, user, notes: list[Note]) -> list[Note]:
-    """``notes`` whose citations carry the numbers the book prints on their pages (``pageLabel``), for showing."""
+    """``notes``, each with ``printed_citations``: its citations with the numbers the book prints on their
+    pages (``pageLabel``), for showing (the stored ``citations`` stay as they are)."""
     labelled = iter(knowledge.with_page_labels(user=user, citations=[citation for note in notes for citation in note.citations or []]))
     for note in notes:
-        note.citations = [next(labelled) for _ in note.citations or []]
+        note.printed_citations = [next(labelled) for _ in note.citations or []]
     return notes
 
 

@@ -60,14 +60,10 @@ def plan_create_view(request):
     return redirect("plan-page", plan_id=plan.pk)
 
 
-def _with_printed_pages(user, rows: list) -> list:
-    """Sessions or modules with ``pages_shown``: their pages as the book prints the numbers ("61–68, 70")."""
-    spans = [
-        [(item["refId"], *item["pages"]) for item in row.ranges]
-        if hasattr(row, "ranges")
-        else [(row.ref_id, row.page_first, row.page_last)]
-        for row in rows
-    ]
+def _with_printed_pages(user, rows: list, spans_of) -> list:
+    """``rows`` (sessions or modules) with ``pages_shown``: the (refId, first, last) spans ``spans_of`` gives
+    each, as the book prints the numbers ("61–68, 70")."""
+    spans = [spans_of(row) for row in rows]
     shown = iter(selectors_guide.printed_ranges(user=user, ranges=[span for row in spans for span in row]))
     for row, row_spans in zip(rows, spans, strict=True):
         row.pages_shown = ", ".join(next(shown) for _ in row_spans)
@@ -84,8 +80,12 @@ def plan_detail(request, plan_id: int):
         "removed": list(removed.values()),
         "removed_ref_ids": set(removed),
         "removed_sessions": {session.number for session in plan.sessions.all() if selectors.session_is_removed(session, removed)},
-        "sessions": _with_printed_pages(request.user, list(plan.sessions.all())),
-        "modules": _with_printed_pages(request.user, list(plan.modules.all())),
+        "sessions": _with_printed_pages(
+            request.user, list(plan.sessions.all()), lambda session: [(item["refId"], *item["pages"]) for item in session.ranges]
+        ),
+        "modules": _with_printed_pages(
+            request.user, list(plan.modules.all()), lambda module: [(module.ref_id, module.page_first, module.page_last)]
+        ),
         "today": selectors_guide.plan_today(user=request.user, plan=plan),
         "choices": [
             material_choice(request.user, material.ref_id, material.title, material.page_count, plan.assumptions.get(CHOSEN_RANGES))

@@ -15,6 +15,7 @@ fixtures (``tests/pdfgen.encrypt_pdf``). The raw text keeps PDFium's ``\\r\\n`` 
 ``baeum.language.text.normalize_text`` turns them into plain text.
 """
 
+import ctypes
 import json
 import logging
 import math
@@ -147,16 +148,14 @@ def page_text(document, number: int) -> PageRead:
 
 
 def _laid_out(textpage) -> PageRead:
-    import ctypes
-
     import pypdfium2.raw as raw
 
     text = textpage.get_text_range()
     count = raw.FPDFText_CountChars(textpage)
     if len(text) != count:  # characters outside the BMP: positions no longer match the text, read it as it is
         return PageRead(text, [], [])
-    boxes = [(Box(*textpage.get_rect(index)), "") for index in range(textpage.count_rects())]
-    boxes = [(box, textpage.get_text_bounded(box.left, box.bottom, box.right, box.top)) for box, _ in boxes]
+    boxes = [Box(*textpage.get_rect(index)) for index in range(textpage.count_rects())]
+    boxes = [(box, textpage.get_text_bounded(box.left, box.bottom, box.right, box.top)) for box in boxes]
     note_spans = [spans for note in margin_notes(boxes) if all(spans := [_span_of(textpage, text, boxes[index]) for index in note])]
     sizes = [raw.FPDFText_GetFontSize(textpage, index) for index in range(count)]
     x, y = ctypes.c_double(), ctypes.c_double()
@@ -182,8 +181,6 @@ def _laid_out(textpage) -> PageRead:
 
 def _span_of(textpage, text: str, entry: tuple[Box, str]) -> tuple[int, int] | None:
     """Where in ``text`` the line box's own text stands: the occurrence whose first character is in the box."""
-    import ctypes
-
     import pypdfium2.raw as raw
 
     box, words = entry

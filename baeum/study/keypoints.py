@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from baeum import rules
-from baeum.answering.sentences import ENDS_LIKE_A_SENTENCE
 
 
 def is_lead_in(sentence: str) -> bool:
@@ -54,9 +53,9 @@ _SENTENCE_END = re.compile(r"(?:[.!?:。]|[다요]\.?)[\"'”’)\]]*\s*(?:\d{1,
 
 def is_cut_off(sentence: str) -> bool:
     """A sentence that stops without its end, cut by a chunk's or a page's end ("… node a appears before node
-    b in the"): the test the tutor's answers pass (``ENDS_LIKE_A_SENTENCE``), with Korean "…다" and a footnote
-    marker after the end allowed."""
-    return not ENDS_LIKE_A_SENTENCE.search(sentence) and not _SENTENCE_END.search(sentence)
+    b in the"): the end the tutor's answers need (``baeum.answering.sentences.ENDS_LIKE_A_SENTENCE``), or a
+    Korean "…다", each maybe with a footnote marker after it."""
+    return not _SENTENCE_END.search(sentence)
 
 
 CUT_OFF = rules.register(
