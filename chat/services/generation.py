@@ -32,6 +32,7 @@ from baeum.answering.history import Memory
 from baeum.answering.llm import LLMError
 from baeum.extraction.tables import superscript_references
 from baeum.language.text import estimate_tokens, is_hangul_heavy, normalize_query
+from baeum.retrieval.embeddings import UniversalSentenceEncoder
 from chat.services.enumeration import enumeration_lines
 from chat.services.turn import Turn
 from core.providers import embedder_for_model
@@ -83,13 +84,20 @@ def removal_note(question: str, titles: list[str], *, anything_left: bool = True
     return f"{NOTE_PREFIX}{names} is no longer in your library or courses; {rest}"
 
 
+# The embedder that ranks a page's sentences by meaning across languages, whatever model found the page: the
+# fast multilingual encoder (USE). A library upgraded to e5 had embedded each cross-language turn's 30-odd
+# sentences with e5 on the CPU (p95 1.0–1.3 s); with USE the same turns take p95 176–256 ms and are cited on
+# an expected page as often (conversations_dev, e5 libraries: en→ko 0.44 → 0.48 on tune, ko→en 0.48 → 0.48
+# on check; docs/evaluation.md).
+SENTENCE_MODEL = UniversalSentenceEncoder.model
+
+
 def _sentence_similarity(passages: list[Passage]):
-    """Cosines of the question to sentences, with the embedder of the best passage's vectors (multilingual):
-    how a Korean question picks sentences of an English page, where no word is shared."""
-    model = next((passage.model for passage in passages if passage.model), "")
-    if not model:
+    """Cosines of the question to sentences (multilingual): how a Korean question picks sentences of an English
+    page, where no word is shared."""
+    if not any(passage.model for passage in passages):
         return None
-    embedder = embedder_for_model(model)
+    embedder = embedder_for_model(SENTENCE_MODEL)
 
     def similarity(question: str, sentences: list[str]) -> list[float]:
         query = embedder.embed_query(question)
