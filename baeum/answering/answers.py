@@ -110,6 +110,14 @@ def weak_results_text(question: str, titles: list[str], *, in_session: bool = Fa
     return f"{REFUSAL_EN} I searched {names}, and {'it does' if len(titles) == 1 else 'they do'} not answer this question."
 
 
+def never_mentioned_text(question: str, missing: tuple[str, ...]) -> str:
+    """The answer to "does it cover X?" when the materials never mention X: no, naming what was looked for."""
+    names = ", ".join(f"“{name}”" for name in missing[:3])
+    if is_hangul_heavy(question):
+        return f"{REFUSAL_KO} 자료 어디에도 나오지 않는 말: {names}."
+    return f"{REFUSAL_EN} Your materials never mention {names}."
+
+
 def citation_for(passage: Passage, quote: str, earlier: Citation | None = None) -> Citation:
     """The citation of ``passage`` for ``quote``; with ``earlier`` (the same passage cited for another sentence
     of the answer), that citation, its pages widened to this quote's: two sentences of one passage, on p.13

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from baeum import rules
 from baeum.answering.answers import Passage
 from baeum.answering.crosslingual import ANCHORED_VECTOR_SHARE, SHARED_TERMS_MIN_SHARE, crosses_languages, identifiers, shared_script_terms
 from baeum.language import lexicon
@@ -21,6 +22,7 @@ from baeum.language.analysis import (
     named_terms,
     without_particle_forms,
 )
+from baeum.language.questions import COVERAGE_FRAME_WORDS, asks_if_covered
 from baeum.language.text import is_hangul_heavy
 from baeum.observers import Observed
 
@@ -58,8 +60,9 @@ class Evidence:
     sufficient: bool
     # Why: "covered", "strong-coverage", "low-coverage", "weak-meaning", "topic-missing", "names-missing",
     # "no-passages", "no-terms", "crosslingual:covered", "crosslingual:weak-meaning", "crosslingual:shared-terms-missing",
-    # or what a caller decided on top ("follow-up:unknown-words", "session-overview").
+    # or what a caller decided on top ("follow-up:unknown-words", "session-overview", "never-mentioned").
     reason: str = ""
+    missing: tuple[str, ...] = ()  # "never-mentioned": what the materials never mention ("Fibonacci heap")
 
 
 SUFFICIENT_REASONS = frozenset({"covered", "strong-coverage", "crosslingual:covered", "session-overview"})
@@ -241,3 +244,117 @@ def evidence_signals(
         "rules_answer": float(evidence.sufficient),
         "reason": evidence.reason,
     }
+
+
+# --- "Does it also cover X?": the materials cover X only if they mention it ---------------------------------
+
+# Words that qualify what is asked rather than name it ("a simple example of recursion"): never half of a name.
+QUALIFIERS_EN = frozenset(
+    "simple basic common different other main good best important new various general specific actual real typical "
+    "same whole entire full short quick quickly easy hard detailed brief more much many some any every".split()
+)
+_LATIN_WORD = re.compile(r"(?<![\w+#-])[A-Za-z0-9](?:[A-Za-z0-9+#-]*[A-Za-z0-9+#])?")
+
+
+def _name_pairs(question: str) -> list[tuple[str, str]]:
+    """Two words written side by side in ``question`` that together may name one thing ("Fibonacci heap",
+    "wavelet trees"), as lower-case index terms: neither a frame, a qualifier nor a verb form."""
+    words = _latin_words(question)
+    pairs = []
+    for (first, _, first_end), (second, second_start, _) in zip(words, words[1:], strict=False):
+        if question[first_end:second_start].strip() or first.isdigit() or second.isdigit():
+            continue  # not side by side ("divide and conquer", "heap, stack"), or a number ("TLS 1.3")
+        terms = [content_terms(word) for word in (first, second)]
+        if not all(len(found) == 1 for found in terms):
+            continue  # a stop word ("the heap") or a word the analyser splits
+        pair = (terms[0][0], terms[1][0])
+        if any(
+            term in QUESTION_FRAME_WORDS or term in COVERAGE_FRAME_WORDS or term in QUALIFIERS_EN or not may_name_a_topic(term, question)
+            for term in pair
+        ):
+            continue
+        pairs.append((first, second))
+    return pairs
+
+
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9+#]+\b")
+
+
+def _acronyms(question: str) -> list[str]:
+    return [term for token in _ACRONYM.findall(question) for term in content_terms(token)[:1]]
+
+
+def _shown(question: str, missing: list[str]) -> list[str]:
+    """The missing terms as the question writes them, each with the word it names a thing with ("skip lists"
+    for "skip"; "Boyer-Moore" once for "boyer-moore", "boyer" and "moore")."""
+    words = [_as_written(term, question) for term in missing]
+    pairs = _name_pairs(question)
+    # English names end in their noun: a missing word goes with the word after it ("skip lists", not "configure WireGuard").
+    shown = [next((f"{first} {second}" for first, second in pairs if word == first), word) for word in words]
+    shown = list(dict.fromkeys(shown))
+    return [name for name in shown if not any(name != other and name.casefold() in other.casefold() for other in shown)]
+
+
+def _as_written(term: str, question: str) -> str:
+    """``term`` as the question writes it ("WireGuard" for "wireguard"); a Korean term as analysed ("판례")."""
+    if not term.isascii():
+        return term
+    return next((word for word, _, _ in _latin_words(question) if term in content_terms(word)), term)
+
+
+def _latin_words(question: str) -> list[tuple[str, int, int]]:
+    return [(match.group(0), match.start(), match.end()) for match in _LATIN_WORD.finditer(question)]
+
+
+def never_mentioned(
+    question: str,
+    known: Callable[[list[str]], set[str]],
+    pairs_known: Callable[[list[tuple[str, str]]], set[tuple[str, str]]],
+    *,
+    names_only: bool = False,
+) -> list[str]:
+    """What a question asking whether the materials cover something names that they never mention: a word
+    ("WireGuard", "판례"), or two words that name one thing and never stand together ("Fibonacci heap",
+    where "Fibonacci" and "heap" each do). With ``names_only`` (materials in another language than the
+    question: "레드-블랙 트리" is not expected in an English book), only the names it writes ("KMP")."""
+    if not asks_if_covered(question):
+        return []
+    if names_only:
+        # A Korean question's Latin words ("KMP", "WireGuard"); an English one's names and acronyms ("SPDX").
+        written = shared_script_terms(question) if is_hangul_heavy(question) else named_terms(question) + _acronyms(question)
+        names = [name for name in dict.fromkeys(written) if not FISCAL_PERIOD.match(name) and any(char.isalpha() for char in name)]
+        present = known(names) if names else set()
+        return list(dict.fromkeys(_as_written(name, question) for name in names if name not in present))
+    terms = [
+        term
+        for term in asked_terms(question)
+        if term not in COVERAGE_FRAME_WORDS
+        and term not in QUALIFIERS_EN
+        and term not in _ENGLISH_INTERROGATIVES
+        and not INTERROGATIVE_KO.match(term)
+        and any(char.isalpha() for char in term)
+        and may_name_a_topic(term, question)
+    ]
+    if not terms:
+        return []
+    present = known(terms)
+    missing = [term for term in terms if term not in present]
+    if missing:
+        return _shown(question, missing)
+    pairs = _name_pairs(question)
+    found = pairs_known(pairs) if pairs else set()
+    return [f"{first} {second}" for first, second in pairs if (first, second) not in found]
+
+
+# Counted and switchable like every rule (``--without evidence:never-mentioned``); its test returns what the
+# materials never mention, or None.
+NEVER_MENTIONED = rules.register(
+    rules.Rule(
+        "evidence:never-mentioned",
+        lambda question, known=lambda terms: set(), pairs_known=lambda pairs: set(), names_only=False: (
+            never_mentioned(question, known, pairs_known, names_only=names_only) or None
+        ),
+        "does it cover WireGuard?",
+        "a question whether the materials cover something they never mention is answered no, not from nearby pages",
+    )
+)[0]

@@ -210,4 +210,63 @@ def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]
     text = " ".join(word for index, word in enumerate(words) if index not in dropped)
     text = _WHERE_KO.sub("", text).strip()  # after the titles: "PC 어셈블리어 책에서" names the book, then says where
     text = re.sub(r"^(?:does|do|is)\s+(explain|say|describe|define)\b", r"\1", text, flags=re.IGNORECASE)
+    text = covered_subject(text)  # "does it also cover X?": X is what is asked
     return (text or question), named
+
+
+# "Does it also cover the Fibonacci heap?", "Is interpolation search explained anywhere?", "Is there anything on
+# numpy arrays?", "듀얼 라이선스도 나와?", "SIMD 명령어도 설명돼 있어?": the learner asks whether the materials
+# cover something. "What kinds of shift operations does the book cover?" asks what they say, not whether.
+_ASKS_IF_COVERED_EN = re.compile(
+    r"^\s*(?:so\s+|and\s+|also\s+)?(?:does|do|did|will|is|are|can)\b.*?\b(?:cover(?:s|ed)?|explain(?:s|ed)?|mention(?:s|ed)?|"
+    r"discuss(?:es|ed)?|talk(?:s|ed)?\s+about|describe[sd]?|show(?:s|n)?|include[sd]?|introduce[sd]?)\b"
+    r"|^\s*(?:is|are)\s+there\s+(?:anything|something|a\s+(?:section|chapter|part))\s+(?:on|about)\b",
+    re.IGNORECASE,
+)
+_ASKS_IF_COVERED_KO = re.compile(
+    r"(?:나와|나와\s*있어|나오나|나오니|나와요|나와\s*있나요|다뤄|다뤄요|다루나|다루니|다루나요|"
+    r"(?:설명|소개|언급)(?:돼|되어|되어\s*)?\s*있(?:어|어요|나|나요|니)|들어\s*있(?:어|어요|나|나요|니)|"
+    r"(?:설명|내용|얘기|이야기)(?:도|이|은)?\s*있(?:어|어요|나|나요|니))\s*\??\s*$"
+)
+# The words that ask whether something is covered, not what: never a subject the materials must mention.
+COVERAGE_FRAME_WORDS = frozenset(
+    "cover explain mention discuss talk describe show include introduce anywhere also too anything something "
+    "book deck slide slides text material materials chapter section part document "
+    "설명 소개 내용 나오 다루 언급 들어 얘기 이야기".split()
+)
+
+
+_COVERED_FRAME_EN = re.compile(
+    r"^\s*(?:so\s+|and\s+|also\s+)?(?:does|do|did|will|can)\s+(?:it|this|that|they|these|the\s+\w+|this\s+\w+|my\s+\w+)\s+"
+    r"(?:also\s+|even\s+|ever\s+)?(?:cover|explain|mention|discuss|talk\s+about|describe|show(?:\s+(?:me\s+)?how\s+to)?|include|introduce)\s+"
+    r"|^\s*(?:is|are)\s+there\s+(?:anything|something|a\s+(?:section|chapter|part))\s+(?:on|about)\s+"
+    r"|^\s*(?:is|are)\s+(?=.+\b(?:covered|explained|mentioned|discussed|described|included|introduced)\b)",
+    re.IGNORECASE,
+)
+_COVERED_TAIL_EN = re.compile(
+    r"\s*\b(?:(?:covered|explained|mentioned|discussed|described|included|introduced)\b\s*)?(?:anywhere|too|as\s+well|at\s+all|also|in\s+(?:it|there))?\s*\??\s*$",
+    re.IGNORECASE,
+)
+_COVERED_TAIL_KO = re.compile(
+    r"(?:도|은|는|이|가)?\s*(?:(?:설명|내용|얘기|이야기)(?:도|이|은)?\s*)?"
+    r"(?:나와|나와\s*있어|나오나|나오니|나와요|나와\s*있나요|다뤄|다뤄요|다루나|다루니|다루나요|"
+    r"(?:설명|소개|언급)(?:돼|되어)?\s*있(?:어|어요|나|나요|니)|들어\s*있(?:어|어요|나|나요|니)|있(?:어|어요|나|나요|니))\s*\??\s*$"
+)
+
+
+def covered_subject(question: str) -> str:
+    """What a question asking whether the materials cover something asks about ("is interpolation search
+    covered anywhere?" → "interpolation search", "인터럽트도 다뤄?" → "인터럽트"), or the question as it is:
+    searched for "explain" or "다뤄", the answer quotes "simple to explain"."""
+    if not asks_if_covered(question):
+        return question
+    if _ASKS_IF_COVERED_KO.search(question.strip()):
+        subject = _COVERED_TAIL_KO.sub("", question.strip())
+    else:
+        subject = _COVERED_TAIL_EN.sub("", _COVERED_FRAME_EN.sub("", question, count=1))
+    return subject.strip(" ,") or question
+
+
+def asks_if_covered(question: str) -> bool:
+    """Whether ``question`` asks if the materials cover something ("is interpolation search covered anywhere?")."""
+    return bool(_ASKS_IF_COVERED_EN.search(question) or _ASKS_IF_COVERED_KO.search(question.strip()))

@@ -13,12 +13,15 @@ from baeum.answering.answers import Passage
 from baeum.answering.evidence import Evidence, judge_evidence
 from baeum.answering.followups import _COMPARISON
 from baeum.language.analysis import content_terms
+from baeum.language.text import is_hangul_heavy
 from core.providers import configured_llm, embedder_for_model
 from knowledge.selectors import (
     TOP_K,
     ChunkRange,
     Scope,
     chunk_range,
+    korean_flags,
+    pairs_found,
     retrieve,
     term_document_frequencies,
 )
@@ -125,6 +128,21 @@ def vocabulary(conversation: Conversation, sources: list[str]):
         return set(term_document_frequencies(user=conversation.owner, ref_ids=sources, terms=terms)[0]) if sources else set()
 
     return known
+
+
+def name_pairs(conversation: Conversation, sources: list[str]):
+    """Which pairs of words (as a question writes them) stand side by side in the conversation's materials."""
+
+    def found(pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        return pairs_found(user=conversation.owner, ref_ids=sources, pairs=pairs) if sources else set()
+
+    return found
+
+
+def same_language(conversation: Conversation, question: str, sources: list[str]) -> bool:
+    """Whether every material of the conversation is written in the question's language (Korean or not)."""
+    korean = is_hangul_heavy(question)
+    return all(flag is None or flag == korean for flag in korean_flags(user=conversation.owner, ref_ids=sources))
 
 
 def retrieve_standard(

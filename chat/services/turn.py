@@ -9,10 +9,10 @@ import time
 from dataclasses import dataclass, field, replace
 
 from baeum import rules
-from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Passage, refusal_text, weak_results_text
+from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Passage, never_mentioned_text, refusal_text, weak_results_text
 from baeum.answering.condense import condense
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
-from baeum.answering.evidence import Evidence, evidence_signals, names_missing, observe_evidence, unknown_topics
+from baeum.answering.evidence import NEVER_MENTIONED, Evidence, evidence_signals, names_missing, observe_evidence, unknown_topics
 from baeum.answering.followups import (
     anchored_query,
     enumerated_items,
@@ -28,7 +28,16 @@ from baeum.language.analysis import content_terms
 from baeum.language.questions import analyse_question, named_sources
 from baeum.language.text import is_hangul_heavy, normalize_query
 from chat.services.enumeration import named_item
-from chat.services.retrieval import conversation_scope, judge, passage_of, retrieve_agentic, retrieve_standard, vocabulary
+from chat.services.retrieval import (
+    conversation_scope,
+    judge,
+    name_pairs,
+    passage_of,
+    retrieve_agentic,
+    retrieve_standard,
+    same_language,
+    vocabulary,
+)
 from knowledge.selectors import (
     chunk_range,
     materials_in_scope,
@@ -90,6 +99,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     turn = _answered_without_search(conversation, question, memory, usage, started)
     if turn is not None:
         return turn
+    asked_question = question
     question, sources, removed, searched = _where_to_search(conversation, question)
     items, listed = enumerated_items(memory, question) if ordinal_of(question) is not None else ([], False)
     named = None if listed else named_item(conversation, question, memory)
@@ -129,6 +139,18 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         # its call stack?" about the stack the x86 book describes). An item found by its place is in the
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False, reason="follow-up:unknown-words")
+    if retrieval.passages:
+        # "Does it also cover the Fibonacci heap?": no, when the materials never mention it, however near the
+        # pages found (the handbook's heaps and Fibonacci numbers). The learner's own words, not those carried over.
+        missing = rules.resolved(
+            NEVER_MENTIONED,
+            asked_question,
+            known,
+            name_pairs(conversation, sources),
+            not same_language(conversation, asked_question, sources),
+        )
+        if missing:
+            evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
     rules.fired(f"evidence:{evidence.reason}")  # why this turn is answered or refused, counted with the rules
     observe_evidence(lambda: evidence_signals(judged, retrieval.passages, evidence, known, follow_up=follow_up))
     nothing_left = bool(removed) and not sources
@@ -257,6 +279,8 @@ def refusal(
         return Answer(text=_NOTHING_READY_KO if is_hangul_heavy(question) else _NOTHING_READY_EN, refused=True)
     if not passages:
         return Answer(text=refusal_text(question), refused=True)
+    if evidence.reason == "never-mentioned":
+        return Answer(text=never_mentioned_text(question, evidence.missing), refused=True)
     if not evidence.sufficient:
         return Answer(text=weak_results_text(question, searched, in_session=in_session), refused=True)
     return None

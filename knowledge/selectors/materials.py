@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable
 
 from django.utils.translation import gettext as _
 
 from accounts.scoping import owner_id_of
 from baeum.errors import NotFound
+from baeum.language.analysis import content_terms
 from courses.selectors import course_get
 
 from ..models import Chunk, Material, MaterialPage
@@ -121,6 +124,11 @@ def written_in_korean(*, user, ref_ids: Iterable[str]) -> bool | None:
     """Whether most of these materials of ``user`` are written in Korean; None when none is known."""
     flags = list(Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids), korean__isnull=False).values_list("korean", flat=True))
     return sum(flags) * 2 > len(flags) if flags else None
+
+
+def korean_flags(*, user, ref_ids: Iterable[str]) -> set[bool | None]:
+    """Whether each of these materials is written in Korean (None: not known), as a set."""
+    return set(Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids)).values_list("korean", flat=True))
 
 
 def material_file_open(*, material: Material):
@@ -265,3 +273,26 @@ def term_document_frequencies(*, user, ref_ids: Iterable[str], terms: Iterable[s
         .values_list("term", "df")
     )
     return dict(rows), total
+
+
+def _word_prefix(word: str, term: str) -> str:
+    """What every written form of ``word`` starts with: its letters shared with its index term ("queries",
+    "query" → "quer"), so "Fibonacci heaps" is found for "Fibonacci heap"."""
+    shared = os.path.commonprefix([word.casefold(), term])
+    return shared if len(shared) >= 3 else word.casefold()
+
+
+def pairs_found(*, user, ref_ids: Iterable[str], pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The pairs of words (as a question writes them) that stand side by side in the user's materials, in
+    any case and number: ("Fibonacci", "heap") is found in "… Fibonacci heaps …", not in "Fibonacci numbers
+    … a heap"."""
+    materials = Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids))
+    found = set()
+    for first, second in pairs:
+        parts = [
+            re.escape(_word_prefix(word, (content_terms(word) or [word.casefold()])[0])).replace("\\-", "-") for word in (first, second)
+        ]
+        pattern = rf"\m{parts[0]}\w*[\s-]+{parts[1]}"
+        if Chunk.objects.for_reader(user).filter(material__in=materials, content__iregex=pattern).exists():
+            found.add((first, second))
+    return found

@@ -54,3 +54,32 @@ def test_a_title_that_is_also_the_topic_names_every_material_of_that_title_and_s
     message = chat_reply(conversation=conversation, content="What is displayed in the Esteve Pharmacy museum?")
     assert not message.refused, message.content
     assert {citation["refId"] for citation in message.citations} == {museum.ref_id}
+
+
+HEAPS = [
+    "Chapter 1 Fibonacci numbers\nThe Fibonacci numbers are defined by a recurrence: each number is the sum of the two "
+    "before it. Computing them recursively takes exponential time.",
+    "Chapter 2 Heaps\nA binary heap is a complete binary tree stored in an array. A heap supports inserting an element "
+    "and removing the minimum in logarithmic time.",
+]
+
+
+def test_asking_whether_the_book_covers_what_it_never_mentions_is_answered_no_naming_it(user, other_user, ingest):
+    """"Does it cover Fibonacci heaps?" over a book with Fibonacci numbers and heaps is not answered from those
+    pages; "does it cover heaps?" is, from the heap chapter; another learner's library is never read."""
+    from chat.services.reply import chat_reply
+    from tests.pdfgen import make_pdf
+
+    book = ingest(user, make_pdf(HEAPS), "algo.pdf", title="Algorithms")
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    refused = chat_reply(conversation=conversation, content="does it also cover Fibonacci heaps?")
+    assert refused.refused and "never mention “Fibonacci heaps”" in refused.content, refused.content
+    answered = chat_reply(conversation=conversation, content="does it cover heaps?")
+    assert not answered.refused and {citation["pageNumber"] for citation in answered.citations} == {2}, answered.content
+    assert "binary heap" in answered.content
+    korean = chat_reply(conversation=conversation, content="WireGuard 설정도 나와?")
+    assert korean.refused and "WireGuard" in korean.content, korean.content
+
+    ingest(other_user, make_pdf(["Chapter 1 Fibonacci heaps\nA Fibonacci heap is a collection of heap-ordered trees."]), "f.pdf")
+    again = chat_reply(conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), content="does it also cover Fibonacci heaps?")
+    assert again.refused, "another learner's book made the phrase look mentioned"
