@@ -65,7 +65,7 @@ HEAPS = [
 
 
 def test_asking_whether_the_book_covers_what_it_never_mentions_is_answered_no_naming_it(user, other_user, ingest):
-    """"Does it cover Fibonacci heaps?" over a book with Fibonacci numbers and heaps is not answered from those
+    """ "Does it cover Fibonacci heaps?" over a book with Fibonacci numbers and heaps is not answered from those
     pages; "does it cover heaps?" is, from the heap chapter; another learner's library is never read."""
     from chat.services.reply import chat_reply
     from tests.pdfgen import make_pdf
