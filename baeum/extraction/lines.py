@@ -163,10 +163,13 @@ def _carries_page_number(line: str, position: int, offset: int | None) -> bool:
 
 
 def _edge_keys(line: str, position: int) -> set[str]:
-    """Keys under which an edge line may repeat: its digit-free skeleton, and for a line carrying a
-    number, the skeleton plus that number's offset from the page position (a printed page number)."""
+    """Keys under which an edge line may repeat: its digit-free skeleton (or, for a line carrying a number, the
+    line as it is), and for a line carrying a number, the skeleton plus that number's offset from the page
+    position (a printed page number)."""
     skeleton = DIGITS.sub("#", line).casefold()
-    keys = {skeleton} if skeleton == line.casefold() else set()
+    # A line repeated as it is, digits and all, is a footer whatever its numbers ("CNPP/2008.11. © O. Bonaventure
+    # 2008" atop every slide of a deck): its numbers never move with the page, so only the line itself repeats.
+    keys = {skeleton} if skeleton == line.casefold() else {f"={line.casefold()}"}
     numbers = DIGITS.findall(line)
     # A printed page number opens or closes a running head ("12 Chapter 2" / "4.5. CALLING CONVENTIONS 75").
     for number in dict.fromkeys(numbers[:2] + numbers[-1:]):

@@ -63,6 +63,17 @@ def test_a_running_head_with_its_page_number_goes_even_when_its_words_never_repe
     assert "It costs 20" in strip_running_lines([[*lines[:2], "It costs 20", *lines[2:]] for lines in pages])[1]
 
 
+def test_a_footer_repeated_digits_and_all_goes():
+    """The conversation set's slide deck tops every slide with "CNPP/2008.11. © O. Bonaventure 2008": its
+    numbers never move with the page, and answers opened with it."""
+    topics = "tunnels routers labels tables routes sites policies filters peers links".split()
+    pages = [["CNPP/2008.11. © O. Bonaventure 2008", f"About {topic}", f"What {topic} do.", f"Enough about {topic}."] for topic in topics]
+    pages[3].insert(1, "Version 2 of the protocol")  # a line with a number said once stays
+    cleaned = strip_running_lines(pages)
+    assert all("Bonaventure" not in line for lines in cleaned for line in lines)
+    assert cleaned[3][0] == "Version 2 of the protocol" and cleaned[0] == ["About tunnels", "What tunnels do.", "Enough about tunnels."]
+
+
 def test_a_chapters_own_running_head_goes_but_a_heading_opening_far_apart_pages_stays():
     """The Valgrind manual tops every page of a chapter with its title and no page number ("Massif: a heap
     profiler", 20 of 397 pages), the licence guide with its chapter's number and title ("2 오픈소스: 동일한
