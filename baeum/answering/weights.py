@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import random
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,11 +108,12 @@ def observe(question: str, candidates: list) -> None:
 
 
 def holds(sentence: str, answers: list[str]) -> bool:
-    """Whether ``sentence`` holds one of ``answers`` (an answer span or an evidence phrase), ignoring spacing
-    and case; a sentence that is part of a longer evidence phrase holds it too."""
-    flat = squeezed(sentence)
+    """Whether ``sentence`` holds one of ``answers`` (an answer span or an evidence phrase), ignoring spacing,
+    case and how a number is raised or lowered (the book's "2ⁿ" holds a phrase read as "2n" from the plain PDF
+    text); a sentence that is part of a longer evidence phrase holds it too."""
+    flat = squeezed(unicodedata.normalize("NFKC", sentence))
     for answer in answers:
-        wanted = squeezed(answer)
+        wanted = squeezed(unicodedata.normalize("NFKC", answer))
         if wanted and (wanted in flat or (len(flat) >= 40 and flat in wanted)):
             return True
     return False

@@ -39,6 +39,8 @@ def test_a_sentence_holds_an_answer_span_or_an_evidence_phrase_whatever_the_spac
     assert weights.holds(sentence, ["the slowest phase is usually the bottleneck of the code. So it matters"])
     assert not weights.holds("Short.", ["a short phrase that is much longer than the sentence"])
     assert not weights.holds("The stack grows down.", ["heap"])
+    # The book's superscripts hold a phrase read from the plain PDF text.
+    assert weights.holds("Typically, we can turn a factor of 2ⁿ into a factor of 2n/2.", ["turn a factor of 2n into a factor"])
 
 
 def _ranking(labels: list[bool], values: list[list[float]], part: str = "tune") -> weights.Ranking:
