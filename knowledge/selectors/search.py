@@ -531,12 +531,38 @@ def names_in_other_language(*, user, question: str) -> list[str]:
     return glosses(user=user, question=question) if is_hangul_heavy(question) else korean_names(user=user, question=question)
 
 
+# A Latin word of an English question that the Korean materials write in at most this share of their chunks is
+# a name they write in Latin too ("Eclipse", "PostgreSQL", "MPL" over the licence guide, its own glosses
+# "(derivative work)"), searched as a keyword; commoner ones are listings' and references' English.
+RARE_LATIN_MAX_SHARE = 0.02
+
+
+def _names_written_in_latin(scope: _Scope, query: str) -> list[str]:
+    """The Latin terms of ``query`` the scope's Korean materials write rarely (``RARE_LATIN_MAX_SHARE``)."""
+    latin = [term for term in dict.fromkeys(analyze(query)) if term.isascii() and any(char.isalpha() for char in term)]
+    if not latin:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT term, count(*) FROM knowledge_chunkterm WHERE owner_id = ANY(%s) AND material_id = ANY(%s) AND term = ANY(%s)"
+            " GROUP BY term",
+            [scope.owner_ids, scope.material_ids, latin],
+        )
+        found = dict(cursor.fetchall())
+    chunks = scope.corpus[0] if scope.corpus else sum(scope.chunks_by_model.values())
+    most = max(1.0, RARE_LATIN_MAX_SHARE * chunks)
+    return [term for term in latin if 0 < found.get(term, 0) <= most]
+
+
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
     """BM25 over the analysed terms and, for codes in the query, verbatim matches (see ``_lexical_scores``)."""
     if not scope.material_ids:
         return {}
     statements = {}
-    terms = analyze(_written_alike(query) if scope.korean is True and not is_hangul_heavy(query) else query)
+    if scope.korean is True and not is_hangul_heavy(query):
+        terms = list(dict.fromkeys([*analyze(_written_alike(query)), *_names_written_in_latin(scope, query)]))
+    else:
+        terms = analyze(query)
     if terms:
         corpus = {"corpus_n": scope.corpus[0], "corpus_avgdl": max(scope.corpus[1], 1.0)} if scope.corpus else {}
         statements["bm25"] = _Statement(

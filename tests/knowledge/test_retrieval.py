@@ -168,3 +168,19 @@ def test_per_page_gives_the_best_chunk_of_each_page_and_k_pages(user, ingest):
         assert not own <= shown
         shown |= own
     assert pages[0].chunk.own_pages[0] == 1 and 2 in shown  # still best first: the volcano pages lead
+
+
+def test_an_english_question_finds_the_name_a_korean_text_writes_in_latin(user, ingest):
+    """The licence guide writes "PostgreSQL" in Latin on one of its pages: an English question naming it is
+    searched for it as a keyword, not only by meaning; English words a Korean text writes often (a listing's)
+    are not."""
+    pages = [
+        f"제{n}장 라이선스 일반\n" + "오픈소스 라이선스는 소프트웨어 사용자에게 권한을 부여하고 의무를 지운다. " * 12 + "license notice " * 3
+        for n in range(1, 9)
+    ]
+    pages[5] = "제6장 PostgreSQL 라이선스\nPostgreSQL 라이선스는 기여자의 피드백 손실을 막지 않는 허용적 라이선스이다. " * 6
+    material = ingest(user, make_pdf(pages), "guide.pdf", title="라이선스 해설서")
+    assert material.korean is True
+    hits = retrieve(user=user, scope=Scope.library(), query="under the postgresql license are contributors protected", mode="lexical")
+    assert hits and "PostgreSQL" in hits[0].chunk.content, [hit.chunk.content[:40] for hit in hits]
+    assert not retrieve(user=user, scope=Scope.library(), query="what does the notice say", mode="lexical")
