@@ -203,6 +203,14 @@ QUESTION_FRAME_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
+def starts_with_a_verb(word: str) -> bool:
+    """Whether Kiwi reads ``word`` as a verb or an adjective ("알려줘", "되는"), not a noun ("인터럽트", which it
+    splits after a noun)."""
+    tokens = _Kiwi.get().tokenize(unicodedata.normalize("NFC", word))
+    return bool(tokens) and tokens[0].tag.startswith("V")
+
+
 def may_name_a_topic(term: str, question: str) -> bool:
     """Whether ``term`` of ``question`` can be what the question is about: a noun (Korean, by Kiwi's
     tags) or an English word that is not a verb form ("used", "working")."""

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from baeum.language.analysis import analyze, is_stop_word
+from baeum.language.analysis import analyze, is_stop_word, starts_with_a_verb
 from baeum.language.text import is_hangul_heavy
 
 # A Korean word or two before an English name in parentheses: "분기 명령 (branch instruction)".
@@ -41,10 +41,12 @@ def folded_words(text: str) -> list[str]:
 
 
 def glosses_in(text: str) -> list[Gloss]:
-    """Every Korean term ``text`` glosses in English."""
+    """Every Korean term ``text`` glosses in English (a verb before a parenthesis glosses nothing: "알려줘
+    (Long, 평문)" in the KorQuAD paper's examples)."""
     return [
         Gloss(before or "", head, " ".join(english.split()).casefold().replace("’", "'"))
         for before, head, english in _GLOSSED.findall(text)
+        if not starts_with_a_verb(head)
     ]
 
 
@@ -72,7 +74,7 @@ def english_names(question: str, glosses: Iterable[Gloss]) -> list[str]:
     terms = korean_terms(question)
     counts: dict[str, Counter] = {term: Counter() for term in terms}
     for gloss in glosses:
-        if gloss.head in counts and _names_the_term(gloss, question):
+        if gloss.head in counts and _names_the_term(gloss, question) and not starts_with_a_verb(gloss.head):
             counts[gloss.head][gloss.english] += 1
     return list(dict.fromkeys(name for term in terms for name, _ in counts[term].most_common(NAMES_PER_TERM)))
 
@@ -89,7 +91,7 @@ def korean_names(question: str, glosses: Iterable[Gloss]) -> list[str]:
     asked = set(folded_words(question))
     counts: Counter = Counter()
     for gloss in glosses:
-        if not set(folded_words(gloss.english)) <= asked:
+        if not set(folded_words(gloss.english)) <= asked or starts_with_a_verb(gloss.head):  # rows stored before the check
             continue
         several = len(gloss.english.split()) > 1 and gloss.before and is_name_word(gloss.before)
         counts[f"{gloss.before} {gloss.head}" if several else gloss.head] += 1

@@ -41,3 +41,10 @@ def test_a_noun_before_a_glossed_term_is_part_of_its_name_whatever_its_last_syll
     glosses = glosses_in("C++ 의 인라인 함수 (inline functions) 는 매크로를 대신한다. 이러한 함수 (function) 는 값을 돌려준다.")
     assert english_names("C 함수가 구조체를 리턴값으로 반환할 때 컴파일러는 어떻게 처리하나요?", glosses) == ["function"]
     assert english_names("인라인 함수는 왜 빠른가요?", glosses) == ["inline functions", "function"]
+
+
+def test_a_verb_before_a_parenthesis_glosses_nothing():
+    """The KorQuAD paper's example table: "서울에 있는 산들에 대해 알려줘 (Long, 평문)" names no term "long"."""
+    glosses = glosses_in("질문 서울에 있는 산들에 대해 알려줘 (Long, 평문). 이는 인터럽트 (interrupt) 라는 것이다.")
+    assert [gloss.head for gloss in glosses] == ["인터럽트"]
+    assert korean_names("What share of the answers are long answers?", [Gloss("대해", "알려줘", "long")]) == []
