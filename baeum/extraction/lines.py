@@ -224,4 +224,7 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
             ):
                 keep[index] = ""
         cleaned.append([line for line in keep if line])
+    if not any(cleaned):
+        # Every line repeats (the same page three times): nothing tells a running line from the text; keep it.
+        return [[line for line in lines if not PAGE_NUMBER_LINE.match(line)] for lines in pages]
     return cleaned

@@ -466,7 +466,9 @@ _BM25_SQL = """
         -- cost the most to score, so long queries skip them (in libraries of 20 chunks or more).
         SELECT q.term, q.qtf * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf, c.avgdl
         FROM query_terms q JOIN df USING (term) CROSS JOIN corpus c
-        WHERE df.df <= c.n * %(max_df)s OR c.n < %(small_corpus)s
+        WHERE (df.df <= c.n * %(max_df)s OR c.n < %(small_corpus)s)
+          -- A word kept only as a name the materials write in Latin counts where it is rare (``RARE_LATIN_MAX_SHARE``).
+          AND (q.term <> ALL(%(rare_only)s::text[]) OR (c.n >= %(small_corpus)s AND df.df <= greatest(1, c.n * %(rare_share)s)))
     )
     SELECT p.chunk_id, p.material_id,
            sum(w.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_length / greatest(w.avgdl, 1)))) AS score
@@ -533,25 +535,14 @@ def names_in_other_language(*, user, question: str) -> list[str]:
 
 # A Latin word of an English question that the Korean materials write in at most this share of their chunks is
 # a name they write in Latin too ("Eclipse", "PostgreSQL", "MPL" over the licence guide, its own glosses
-# "(derivative work)"), searched as a keyword; commoner ones are listings' and references' English.
+# "(derivative work)"), searched as a keyword; commoner ones are listings' and references' English. Below
+# ``SMALL_CORPUS_CHUNKS`` chunks no word is rare enough to tell. Applied in the BM25 statement (``rare_only``).
 RARE_LATIN_MAX_SHARE = 0.02
 
 
-def _names_written_in_latin(scope: _Scope, query: str) -> list[str]:
-    """The Latin terms of ``query`` the scope's Korean materials write rarely (``RARE_LATIN_MAX_SHARE``)."""
-    latin = [term for term in dict.fromkeys(analyze(query)) if term.isascii() and any(char.isalpha() for char in term)]
-    if not latin:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT term, count(*) FROM knowledge_chunkterm WHERE owner_id = ANY(%s) AND material_id = ANY(%s) AND term = ANY(%s)"
-            " GROUP BY term",
-            [scope.owner_ids, scope.material_ids, latin],
-        )
-        found = dict(cursor.fetchall())
-    chunks = scope.corpus[0] if scope.corpus else sum(scope.chunks_by_model.values())
-    most = max(1.0, RARE_LATIN_MAX_SHARE * chunks)
-    return [term for term in latin if 0 < found.get(term, 0) <= most]
+def _latin_words(query: str) -> list[str]:
+    """The Latin terms of ``query``: over Korean materials, searched only where those write them rarely."""
+    return [term for term in dict.fromkeys(analyze(query)) if term.isascii() and any(char.isalpha() for char in term)]
 
 
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
@@ -559,8 +550,11 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
     if not scope.material_ids:
         return {}
     statements = {}
+    rare_only: list[str] = []
     if scope.korean is True and not is_hangul_heavy(query):
-        terms = list(dict.fromkeys([*analyze(_written_alike(query)), *_names_written_in_latin(scope, query)]))
+        alike = analyze(_written_alike(query))
+        rare_only = [term for term in _latin_words(query) if term not in alike]
+        terms = [*alike, *rare_only]
     else:
         terms = analyze(query)
     if terms:
@@ -577,6 +571,8 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
                 "k": k,
                 "max_df": LONG_QUERY_MAX_DF if len(set(terms)) > LONG_QUERY_TERMS else 1.0,
                 "small_corpus": SMALL_CORPUS_CHUNKS,
+                "rare_only": rare_only,
+                "rare_share": RARE_LATIN_MAX_SHARE,
             },
         )
         # Term statistics (IDF, average length) stay those of the whole materials; ranges narrow the hits.

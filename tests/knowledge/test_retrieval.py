@@ -178,7 +178,7 @@ def test_an_english_question_finds_the_name_a_korean_text_writes_in_latin(user, 
         f"제{n}장 라이선스 일반\n"
         + "오픈소스 라이선스는 소프트웨어 사용자에게 권한을 부여하고 의무를 지운다. " * 12
         + "license notice " * 3
-        for n in range(1, 9)
+        for n in range(1, 31)
     ]
     pages[5] = "제6장 PostgreSQL 라이선스\nPostgreSQL 라이선스는 기여자의 피드백 손실을 막지 않는 허용적 라이선스이다. " * 6
     material = ingest(user, make_pdf(pages), "guide.pdf", title="라이선스 해설서")
