@@ -363,3 +363,22 @@ def test_eval_documents_takes_a_split_of_the_lock_box_and_refuses_a_document_wit
     )
     with pytest.raises(CommandError, match="no part in the lock box"):
         call_command("eval_documents", "--questions", str(questions), "--pdfs", str(folder), "--split", "check", "--json")
+
+
+def test_coverage_questions_asks_each_question_of_a_kept_library_and_counts_refusals(tmp_path, ingest):
+    import importlib.util
+    import io
+
+    spec = importlib.util.spec_from_file_location("coverage_questions", ROOT / "scripts" / "coverage_questions.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    library = get_user_model().objects.create_user(email="eval-library-coverage-smoke@baeum.invalid", password=None)
+    ingest(library, make_pdf(BOOK), "asm.pdf", title="PC Assembly")
+    questions = tmp_path / "coverage.tsv"
+    questions.write_text("PC Assembly\tin\tdoes it cover interrupts?\nPC Assembly\tout\tdoes it cover WireGuard?\n", encoding="utf-8")
+    out = io.StringIO()
+    report = script.run(questions, ["coverage-smoke"], stream=out)
+    assert report["in"][0] == 1 and report["out"][0] == 1 and "fired" in report
+    assert "in scope:" in out.getvalue() and "evidence:never-mentioned fired" in out.getvalue()
+    with pytest.raises(SystemExit, match="no kept library"):
+        script.run(questions, ["nobody"], stream=out)
