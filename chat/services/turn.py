@@ -25,7 +25,7 @@ from baeum.answering.forms import without_place
 from baeum.answering.history import Memory
 from baeum.answering.smalltalk import conversation_answer, memory_answer
 from baeum.language.analysis import content_terms
-from baeum.language.questions import analyse_question, named_sources
+from baeum.language.questions import analyse_question, asks_if_covered, named_sources
 from baeum.language.text import is_hangul_heavy, normalize_query
 from chat.services.enumeration import named_item
 from chat.services.retrieval import (
@@ -139,7 +139,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         # its call stack?" about the stack the x86 book describes). An item found by its place is in the
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False, reason="follow-up:unknown-words")
-    if retrieval.passages:
+    if retrieval.passages and asks_if_covered(asked_question):  # the language of the materials is read only then
         # "Does it also cover the Fibonacci heap?": no, when the materials never mention it, however near the
         # pages found (the handbook's heaps and Fibonacci numbers). The learner's own words, not those carried over.
         missing = rules.resolved(
