@@ -295,6 +295,24 @@ def _shown(question: str, missing: list[str]) -> list[str]:
     return [name for name in shown if not any(name != other and name.casefold() in other.casefold() for other in shown)]
 
 
+def _without_compounds_mentioned(question: str, missing: list[str], present: set[str], known) -> list[str]:
+    """``missing`` without the terms of a name written in parts whose every part the materials use:
+    "ChaCha20-Poly1305" where the book writes "ChaCha-Poly1305" (its "chacha" and "poly1305"), "Rabin-Karp"
+    where it writes "Karp–Rabin"; "post-quantum" stays missing where only "post" is used. A part ending in a
+    number is also looked for without it ("chacha20" as "chacha")."""
+    for word, _, _ in _latin_words(question):
+        terms = content_terms(word)
+        if len(terms) < 2 or not set(terms) & set(missing):
+            continue
+        parts = [term for term in terms[1:] if not term.isdigit() and term != terms[0]]
+        bare = {part: part.rstrip("0123456789") for part in parts}
+        looked_up = known([stem for stem in bare.values() if stem and stem not in present]) if parts else set()
+        used = [part for part in parts if part in present or (bare[part] and (bare[part] in present or bare[part] in looked_up))]
+        if parts and len(used) == len(parts):
+            missing = [term for term in missing if term not in terms]
+    return missing
+
+
 def _as_written(term: str, question: str) -> str:
     """``term`` as the question writes it ("WireGuard" for "wireguard"); a Korean term as analysed ("판례")."""
     if not term.isascii():
@@ -339,6 +357,7 @@ def never_mentioned(
         return []
     present = known(terms)
     missing = [term for term in terms if term not in present]
+    missing = _without_compounds_mentioned(question, missing, present, known)
     if missing:
         return _shown(question, missing)
     pairs = _name_pairs(question)

@@ -53,13 +53,18 @@ def stem_english(word: str) -> str:
     return word
 
 
+_NAME_AND_NUMBER = re.compile(r"[a-z]+-\d+")
+
+
 def _latin_terms(token: str) -> list[str]:
     lowered = token.casefold().strip("'’")
     if not lowered:
         return []
     if re.search(r"[\-./:_]", lowered):
         parts = [part for part in re.split(r"[\-./:_]+", lowered) if part]
-        return [lowered, *[stem_english(part) for part in parts if part not in _STOP_WORDS]]
+        # "SHA-256", "UTF-8": also as the book may write it, run together ("SHA256").
+        joined = ["".join(parts)] if _NAME_AND_NUMBER.fullmatch(lowered) else []
+        return [lowered, *joined, *[stem_english(part) for part in parts if part not in _STOP_WORDS]]
     if lowered in _STOP_WORDS:
         return []
     return [stem_english(lowered)]

@@ -74,3 +74,11 @@ def test_metrics_summarise_ranks():
     assert summary["latency_ms"] == {"p50": 25.0, "p95": 38.5}
     assert rank_of("b", ["a", "b"]) == 2 and rank_of("z", ["a"]) is None
     assert percentile([], 0.5) == 0.0
+
+
+def test_a_name_and_its_number_are_also_one_term_as_books_run_them_together():
+    """ "How do I compute a SHA-256 hash?" over a manual writing "SHA256" (a walkthrough's learner got SM3)."""
+    from baeum.language.analysis import analyze
+
+    assert "sha256" in analyze("SHA-256") and "sha256" in analyze("SHA256") and "utf8" in analyze("UTF-8")
+    assert "gpl30" not in analyze("GPL-3.0") and "x8664" not in analyze("x86-64")  # a version or two codes stay apart

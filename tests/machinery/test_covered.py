@@ -71,3 +71,13 @@ def test_the_rule_fires_on_its_example_says_so_and_can_be_switched_off():
     assert fired == {"evidence:never-mentioned": 1}
     with rules.switched_off(["evidence:never-mentioned"]):
         assert rules.resolved(NEVER_MENTIONED, NEVER_MENTIONED.example) is None
+
+
+def test_a_name_written_in_parts_is_mentioned_when_the_materials_use_most_of_its_parts():
+    """A walkthrough's learner asked "does it explain ChaCha20-Poly1305?" of a manual that writes
+    "ChaCha-Poly1305", and was told it never mentions it; a name with a part never used stays missing."""
+    known = known_words("chacha", "poly1305", "rabin", "karp", "algorithm", "explain")
+    assert never_mentioned("does it explain ChaCha20-Poly1305?", known, lambda pairs: set()) == []
+    assert never_mentioned("does it also cover the Rabin-Karp algorithm?", known, lambda pairs: set()) == []
+    assert never_mentioned("is the Boyer-Moore algorithm explained?", known, lambda pairs: set()) == ["Boyer-Moore"]
+    assert never_mentioned("does it cover post-quantum signatures?", known_words("post", "signature"), lambda pairs: set()) == ["post-quantum"]
