@@ -80,4 +80,6 @@ def test_a_name_written_in_parts_is_mentioned_when_the_materials_use_most_of_its
     assert never_mentioned("does it explain ChaCha20-Poly1305?", known, lambda pairs: set()) == []
     assert never_mentioned("does it also cover the Rabin-Karp algorithm?", known, lambda pairs: set()) == []
     assert never_mentioned("is the Boyer-Moore algorithm explained?", known, lambda pairs: set()) == ["Boyer-Moore"]
-    assert never_mentioned("does it cover post-quantum signatures?", known_words("post", "signature"), lambda pairs: set()) == ["post-quantum"]
+    assert never_mentioned("does it cover post-quantum signatures?", known_words("post", "signature"), lambda pairs: set()) == [
+        "post-quantum"
+    ]
