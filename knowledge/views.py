@@ -58,6 +58,13 @@ def _search_results(*, user, query: str) -> list[dict]:
                 "quote": " ".join(own.split()[:QUOTE_WORDS]),
             }
         )
+    # The numbers the book prints, as the tutor's citations and the viewer show them (the link keeps the position).
+    labels = selectors.page_labels(
+        user=user, pages=[(result["ref_id"], number) for result in results for number in (result["first"], result["last"])]
+    )
+    for result in results:
+        result["first_shown"] = labels.get((result["ref_id"], result["first"]), result["first"])
+        result["last_shown"] = labels.get((result["ref_id"], result["last"]), result["last"])
     return results
 
 

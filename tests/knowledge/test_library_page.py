@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from knowledge.models import Material
+from knowledge.models import Material, MaterialPage
 from tests.factories import UserFactory
 from tests.pdfgen import make_pdf
 
@@ -94,6 +94,11 @@ def test_search_box_finds_passages_and_links_to_their_page(browser_client, user,
 
     korean = _page(browser_client, "/library/?q=interrupt+handler", "ko")
     assert "“interrupt handler” 검색 결과" in korean and "2쪽" in korean
+    # The number the book prints, as the tutor and the viewer show it; the link keeps the PDF position.
+    MaterialPage.objects.filter(material=material, number=2).update(label="17")
+    labelled = _page(browser_client, "/library/?q=interrupt+handler")
+    labelled = labelled[labelled.index('id="results"') :]
+    assert "page 17" in labelled and f"/library/{material.ref_id}/?page=2&quote=" in labelled
     browser_client.force_login(UserFactory())
     nothing = _page(browser_client, "/library/?q=interrupt+handler")
     assert "Nothing in your ready materials matches" in nothing
