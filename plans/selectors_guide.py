@@ -146,16 +146,13 @@ def study_guide(*, user, ref_id: str, llm=None) -> StudyGuide:
         section["keyPoints"].append(point)
     if unplaced["keyPoints"]:
         guide.sections.insert(0, unplaced)  # key points before the first heading (a material without headings)
-    # The numbers the book prints, where they differ from the positions (``pageLabel``), as citations show them.
-    labelled = knowledge.with_page_labels(user=user, citations=[{**section, "refId": ref_id} for section in guide.sections])
-    guide.sections = [
-        {
-            **section,
-            "keyPoints": knowledge.with_page_labels(user=user, citations=[{**point, "refId": ref_id} for point in section["keyPoints"]]),
-        }
-        for section in labelled
-    ]
-    guide.glossary = knowledge.with_page_labels(user=user, citations=[{**entry, "refId": ref_id} for entry in guide.glossary])
+    # The numbers the book prints, where they differ from the positions (``pageLabel``), as citations show them:
+    # sections, their key points and the glossary read in one query, then dealt back in order.
+    rows = [*guide.sections, *(point for section in guide.sections for point in section["keyPoints"]), *guide.glossary]
+    labelled = iter(knowledge.with_page_labels(user=user, citations=[{**row, "refId": ref_id} for row in rows]))
+    sections = [next(labelled) for _ in guide.sections]
+    guide.sections = [{**section, "keyPoints": [next(labelled) for _ in section["keyPoints"]]} for section in sections]
+    guide.glossary = [next(labelled) for _ in guide.glossary]
     return guide
 
 

@@ -300,15 +300,15 @@ def _without_compounds_mentioned(question: str, missing: list[str], present: set
     "ChaCha20-Poly1305" where the book writes "ChaCha-Poly1305" (its "chacha" and "poly1305"), "Rabin-Karp"
     where it writes "Karp–Rabin"; "post-quantum" stays missing where only "post" is used. A part ending in a
     number is also looked for without it ("chacha20" as "chacha")."""
-    for word, _, _ in _latin_words(question):
-        terms = content_terms(word)
-        if len(terms) < 2 or not set(terms) & set(missing):
-            continue
-        parts = [term for term in terms[1:] if not term.isdigit() and term != terms[0]]
-        bare = {part: part.rstrip("0123456789") for part in parts}
-        looked_up = known([stem for stem in bare.values() if stem and stem not in present]) if parts else set()
-        used = [part for part in parts if part in present or (bare[part] and (bare[part] in present or bare[part] in looked_up))]
-        if parts and len(used) == len(parts):
+    compounds = [
+        terms for terms in (content_terms(word) for word, _, _ in _latin_words(question)) if len(terms) > 1 and set(terms) & set(missing)
+    ]
+    parts_of = [[term for term in terms[1:] if not term.isdigit() and term != terms[0]] for terms in compounds]
+    bare = {part: part.rstrip("0123456789") for parts in parts_of for part in parts}
+    stems = {stem for stem in bare.values() if stem and stem not in present}
+    used = present | (known(sorted(stems)) if stems else set())  # one lookup for every part of every name
+    for terms, parts in zip(compounds, parts_of, strict=True):
+        if parts and all(part in used or bare[part] in used for part in parts):
             missing = [term for term in missing if term not in terms]
     return missing
 

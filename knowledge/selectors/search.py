@@ -540,7 +540,7 @@ def names_in_other_language(*, user, question: str) -> list[str]:
 RARE_LATIN_MAX_SHARE = 0.02
 
 
-def _latin_words(query: str) -> list[str]:
+def _latin_query_terms(query: str) -> list[str]:
     """The Latin terms of ``query``: over Korean materials, searched only where those write them rarely."""
     return [term for term in dict.fromkeys(analyze(query)) if term.isascii() and any(char.isalpha() for char in term)]
 
@@ -553,7 +553,7 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
     rare_only: list[str] = []
     if scope.korean is True and not is_hangul_heavy(query):
         alike = analyze(_written_alike(query))
-        rare_only = [term for term in _latin_words(query) if term not in alike]
+        rare_only = [term for term in _latin_query_terms(query) if term not in alike]
         terms = [*alike, *rare_only]
     else:
         terms = analyze(query)
