@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
+from baeum import rules
 from baeum.extraction.pages import quote_pages
 from baeum.language.text import is_hangul_heavy
 
@@ -45,6 +46,32 @@ class Passage:
     code_spans: tuple = ()  # (start, end) of the lines of code in ``text``: never quoted as a sentence
     matter: str = ""  # "front" or "back" when every page of the passage is front or back matter (a title page, an index)
     korean: bool | None = None  # its material is written in Korean (None: not known; then its own text decides)
+
+
+# A question that asks for the back matter itself ("which references does it list?", "참고문헌에 뭐가 있어?").
+_ASKS_FOR_BACK_MATTER = re.compile(
+    r"\b(?:bibliograph\w*|references?|works cited|further reading|index|glossary)\b|참고\s*문헌|색인|찾아보기|용어\s*(?:집|해설)",
+    re.IGNORECASE,
+)
+
+BACK_MATTER = rules.register(
+    rules.Rule(
+        "passage:back-matter",
+        lambda question, matter="back": matter == "back" and not _ASKS_FOR_BACK_MATTER.search(question),
+        "What are the principles the compendium says it follows?",
+        "a bibliography or an index read before the book's own prose (the licence guide's English bibliography "
+        "answered English questions: 'Zittrain, Jonathan: Normative Principles …')",
+    )
+)[0]
+
+
+def body_first(passages: list[Passage], question: str, *, k: int) -> list[Passage]:
+    """The best ``k`` of ``passages`` (best first) with the book's body before its back matter (bibliography,
+    index): a back-matter passage is read only when fewer than ``k`` body passages were found, or the question
+    asks for the back matter. Measured in docs/evaluation.md (``passage:back-matter``)."""
+    body = [passage for passage in passages if not rules.applies(BACK_MATTER, question, passage.matter)]
+    kept = {passage.chunk_id for passage in body}
+    return [*body, *(passage for passage in passages if passage.chunk_id not in kept)][:k]
 
 
 @dataclass

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from baeum.answering.answers import Passage
+from baeum.answering.answers import Passage, body_first
 from baeum.answering.evidence import Evidence, judge_evidence
 from baeum.answering.followups import _COMPARISON
 from baeum.language.analysis import content_terms
@@ -30,6 +30,7 @@ from ..models import Conversation, Message
 
 # --- Tuning (each measured or chosen where its comment says) --------------------------------
 # How many passages an answer reads is ``knowledge.selectors.TOP_K`` (5; a session's conversation: 3).
+BACK_MATTER_SPARE = 5  # passages read beyond k, so that k of the book's body remain when back matter is set aside
 LLM_RERANK_CANDIDATES = 20  # with an LLM: a first stage this wide, narrowed to k by the LLM reranker (one call)
 ANCHORED_PASSAGES = 2  # a follow-up also reads the best passages of its own words (``anchored_query``)
 PREVIOUS_PASSAGES = 2  # a follow-up may also read what the previous answer cited ("Give me a famous example of one")
@@ -98,15 +99,24 @@ def conversation_scope(conversation: Conversation, sources: list[str]) -> Scope:
 
 
 def _search(conversation: Conversation, query: str, *, k: int, scope: Scope) -> list[Passage]:
-    """The best ``k`` passages for ``query`` within ``scope`` (hybrid retrieval; with an LLM, reranked by it)."""
+    """The best ``k`` passages for ``query`` within ``scope`` (hybrid retrieval; with an LLM, reranked by it), the
+    book's body before its back matter (``body_first``: ``BACK_MATTER_SPARE`` more are read to make up for it)."""
     if scope.ranges:  # a session's conversation reads at most its own (smaller) top-K
-        return _passages(retrieve(user=conversation.owner, scope=scope, query=query, k=min(k, conversation.top_k)))
-    llm = configured_llm()
-    if llm is not None:
-        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k, candidates=LLM_RERANK_CANDIDATES, reranker="llm", llm=llm)
+        k = min(k, conversation.top_k)
+        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k + BACK_MATTER_SPARE)
+    elif (llm := configured_llm()) is not None:
+        hits = retrieve(
+            user=conversation.owner,
+            scope=scope,
+            query=query,
+            k=k + BACK_MATTER_SPARE,
+            candidates=LLM_RERANK_CANDIDATES,
+            reranker="llm",
+            llm=llm,
+        )
     else:
-        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k)
-    return _passages(hits)
+        hits = retrieve(user=conversation.owner, scope=scope, query=query, k=k + BACK_MATTER_SPARE)
+    return _renumber(body_first(_passages(hits), query, k=k))
 
 
 def judge(question: str, passages: list[Passage], known=None) -> Evidence:
