@@ -55,9 +55,19 @@ def _opens_chapter(text: str, *, markdown: bool) -> bool:
     )
 
 
-def _opens_back_matter(text: str) -> bool:
+# A back-matter heading at the top of more than this share of the pages before the back-matter window is a link
+# printed on every page (Corning's 10-K opens each of its 138 pages with "Index", a link back to its contents),
+# not a heading; the licence guide's own "참고 문헌" closing a few sections is one.
+RUNNING_BACK_HEADING_SHARE = 0.5
+
+
+def _back_heading(text: str) -> bool:
+    return any(_BACK_HEADING.match(line.lstrip("#").strip()) for line in _lines(text)[:HEAD_LINES])
+
+
+def _opens_back_matter(text: str, *, headings: bool = True) -> bool:
     lines = _lines(text)
-    if any(_BACK_HEADING.match(line.lstrip("#").strip()) for line in lines[:HEAD_LINES]):
+    if headings and _back_heading(text):
         return True
     return len(lines) >= 10 and sum(1 for line in lines if _INDEX_LINE.match(line)) / len(lines) >= TOC_LINE_SHARE
 
@@ -75,7 +85,12 @@ def page_matter(texts: list[str], *, markdown: bool = False) -> dict[int, str]:
                 break
             kinds[index + 1] = FRONT
     start_back = max(first or 0, count - round(BACK_MATTER_MAX_SHARE * count))
-    back = next((index for index in range(start_back, count) if index > (first or 0) and _opens_back_matter(texts[index])), None)
+    before = texts[: count - round(BACK_MATTER_MAX_SHARE * count)]
+    headings = sum(1 for text in before if _back_heading(text)) <= RUNNING_BACK_HEADING_SHARE * len(before)
+    back = next(
+        (index for index in range(start_back, count) if index > (first or 0) and _opens_back_matter(texts[index], headings=headings)),
+        None,
+    )
     if back is not None:
         kinds.update(dict.fromkeys(range(back + 1, count + 1), BACK))
     # A part's own contents inside the book (the Valgrind manual opens each of its five parts with one), or

@@ -37,6 +37,14 @@ def test_a_parts_own_contents_inside_the_book_is_matter_but_a_table_of_figures_i
     assert kinds[7] == FRONT and 8 not in kinds and kinds[15] == BACK
 
 
+def test_an_index_link_printed_on_every_page_opens_no_back_matter():
+    """Corning's 10-K opens each of its 138 pages with "Index", a link back to its contents: its notes to the
+    financial statements are not an index, and the tutor must not read them last."""
+    filing = [f"Index\nItem {n}. Financial statements\nNet sales rose 12 % to 5,363 million in fiscal 2020.\n{BODY}" for n in range(1, 11)]
+    assert page_matter(filing) == {}
+    assert page_matter([*BOOK[:6], BOOK[6]])[7] == BACK  # the book's own index still is
+
+
 @pytest.mark.django_db
 def test_no_session_starts_in_front_matter_and_it_is_listed_as_optional_reading(user, ingest):
     book = ingest(user, make_pdf(BOOK), "book.pdf")
