@@ -324,6 +324,25 @@ def _latin_words(question: str) -> list[tuple[str, int, int]]:
     return [(match.group(0), match.start(), match.end()) for match in _LATIN_WORD.finditer(question)]
 
 
+def names_never_written(question: str, known: Callable[[list[str]], set[str]]) -> list[str]:
+    """The names a question writes that the materials (in another language) never write: a Korean question's
+    Latin words ("KMP", "WireGuard"), an English one's names and acronyms ("SPDX", "WTFPL")."""
+    written = shared_script_terms(question) if is_hangul_heavy(question) else named_terms(question) + _acronyms(question)
+    names = [name for name in dict.fromkeys(written) if not FISCAL_PERIOD.match(name) and any(char.isalpha() for char in name)]
+    present = known(names) if names else set()
+    return list(dict.fromkeys(_as_written(name, question) for name in names if name not in present))
+
+
+NAMES_NEVER_WRITTEN = rules.register(
+    rules.Rule(
+        "evidence:names-never-written",
+        lambda question, known=lambda terms: set(): names_never_written(question, known) or None,
+        "How do I add SPDX license identifiers to my source files?",
+        "a question across languages naming something the materials never write is answered from whatever is near in meaning",
+    )
+)[0]
+
+
 def never_mentioned(
     question: str,
     known: Callable[[list[str]], set[str]],
@@ -338,11 +357,7 @@ def never_mentioned(
     if not asks_if_covered(question):
         return []
     if names_only:
-        # A Korean question's Latin words ("KMP", "WireGuard"); an English one's names and acronyms ("SPDX").
-        written = shared_script_terms(question) if is_hangul_heavy(question) else named_terms(question) + _acronyms(question)
-        names = [name for name in dict.fromkeys(written) if not FISCAL_PERIOD.match(name) and any(char.isalpha() for char in name)]
-        present = known(names) if names else set()
-        return list(dict.fromkeys(_as_written(name, question) for name in names if name not in present))
+        return names_never_written(question, known)
     terms = [
         term
         for term in asked_terms(question)

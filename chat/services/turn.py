@@ -12,7 +12,15 @@ from baeum import rules
 from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Passage, never_mentioned_text, refusal_text, weak_results_text
 from baeum.answering.condense import condense
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
-from baeum.answering.evidence import NEVER_MENTIONED, Evidence, evidence_signals, names_missing, observe_evidence, unknown_topics
+from baeum.answering.evidence import (
+    NAMES_NEVER_WRITTEN,
+    NEVER_MENTIONED,
+    Evidence,
+    evidence_signals,
+    names_missing,
+    observe_evidence,
+    unknown_topics,
+)
 from baeum.answering.followups import (
     anchored_query,
     enumerated_items,
@@ -149,6 +157,20 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
             name_pairs(conversation, sources),
             not same_language(conversation, asked_question, sources),
         )
+        if missing:
+            evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
+    elif (
+        retrieval.passages
+        and evidence.sufficient
+        and not follow_up
+        and not is_hangul_heavy(asked_question)
+        and not same_language(conversation, asked_question, sources)
+    ):
+        # "How do I add SPDX license identifiers to my source files?" over a Korean guide that never writes
+        # "SPDX": the meaning match across languages finds licence pages whatever the licence named. English
+        # questions only: a Korean question's Latin abbreviation ("배낭 DP") may stand for words an English
+        # book spells out ("dynamic programming"), while Korean books write Latin names as they are.
+        missing = rules.resolved(NAMES_NEVER_WRITTEN, asked_question, known)
         if missing:
             evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
     rules.fired(f"evidence:{evidence.reason}")  # why this turn is answered or refused, counted with the rules
