@@ -218,7 +218,9 @@ def named_sources(question: str, titles: dict[str, str]) -> tuple[str, list[str]
 # numpy arrays?", "듀얼 라이선스도 나와?", "SIMD 명령어도 설명돼 있어?": the learner asks whether the materials
 # cover something. "What kinds of shift operations does the book cover?" asks what they say, not whether.
 _ASKS_IF_COVERED_EN = re.compile(
-    r"^\s*(?:so\s+|and\s+|also\s+)?(?:does|do|did|will|is|are|can)\b.*?\b(?:cover(?:s|ed)?|explain(?:s|ed)?|mention(?:s|ed)?|"
+    # The asking verb stands in the question's first sentence: "Does American Water Works have positive working
+    # capital …? If it is not a useful metric, … explain why." asks about the company, not the filing's coverage.
+    r"^\s*(?:so\s+|and\s+|also\s+)?(?:does|do|did|will|is|are|can)\b(?:[^.?!]|\.(?=\d))*?\b(?:cover(?:s|ed)?|explain(?:s|ed)?|mention(?:s|ed)?|"
     r"discuss(?:es|ed)?|talk(?:s|ed)?\s+about|describe[sd]?|show(?:s|n)?|include[sd]?|introduce[sd]?)\b"
     r"|^\s*(?:is|are)\s+there\s+(?:anything|something|a\s+(?:section|chapter|part))\s+(?:on|about)\b",
     re.IGNORECASE,

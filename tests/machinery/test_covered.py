@@ -27,7 +27,16 @@ def test_a_question_whether_the_materials_cover_something_asks_about_that_thing(
 
 
 @pytest.mark.parametrize(
-    "question", ["What kinds of shift operations does the book cover?", "What is a stack?", "스택이란 무엇인가요?", "Is there a stack?"]
+    "question",
+    [
+        "What kinds of shift operations does the book cover?",
+        "What is a stack?",
+        "스택이란 무엇인가요?",
+        "Is there a stack?",
+        # a filing's question whose second sentence says "explain": the asking verb is the first sentence's
+        "Does American Water Works have positive working capital based on FY2022 data? If working capital is not a "
+        "useful or relevant metric for this company, then please state that and explain why.",
+    ],
 )
 def test_other_questions_are_not_read_as_asking_what_is_covered(question):
     assert not asks_if_covered(question)
