@@ -156,7 +156,9 @@ class NotesExportApi(DownloadApi):
         title = "Notes"
         if plan_id is not None:
             title = f"Notes · {selectors.access_plan(user=request.user, plan_id=plan_id).title}"
-        return self.download(export.notes_markdown(notes=selectors_guide.note_list(user=request.user, plan_id=plan_id), title=title))
+        return self.download(
+            export.notes_markdown(user=request.user, notes=selectors_guide.note_list(user=request.user, plan_id=plan_id), title=title)
+        )
 
 
 class PlanExportApi(DownloadApi):

@@ -161,4 +161,8 @@ class CardRateApi(APIView):
         card = selectors.access_card(user=request.user, card_id=card_id)
         data = RateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(CardWithAnswerSerializer(review_card(card=card, rating=data.validated_data["rating"])).data)
+        card = review_card(card=card, rating=data.validated_data["rating"])
+        body = CardWithAnswerSerializer(card).data
+        if card.citation.get("refId"):  # the page the book prints, as every other source link shows it
+            body["citation"] = knowledge.with_page_labels(user=card.owner, citations=[card.citation])[0]
+        return Response(body)

@@ -21,6 +21,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from core.providers import configured_llm
+from knowledge import selectors as knowledge
 
 from ..models import Card, Module, Plan, StudySession
 from ..selectors import removed_materials, session_is_removed
@@ -90,15 +91,32 @@ def _titles(plan: Plan) -> dict[str, str]:
     return {material.ref_id: material.title for material in plan.snapshot.all()}
 
 
-def _session_pages(session: StudySession, titles: dict[str, str]) -> str:
-    return " ".join(page_reference(titles.get(item["refId"], ""), item["pages"][0], item["pages"][1]) for item in session.ranges)
+def _page_range(ref_id: str, first: int, last: int, titles: dict[str, str], labels: dict) -> str:
+    """``(Title, pp. 1–7)`` with the numbers the book prints on those pages where it prints them (``labels``,
+    from ``knowledge.page_labels``), as the plan page shows them, not the file's positions (pp. 4–10)."""
+    return page_reference(
+        titles.get(ref_id, ""), first, last, label=labels.get((ref_id, first), ""), end_label=labels.get((ref_id, last), "")
+    )
 
 
-def _session_lines(*, user, plan: Plan, session: StudySession, titles: dict[str, str], removed: dict, questions: bool) -> list[str]:
+def _plan_labels(*, user, plan: Plan) -> dict:
+    """The printed numbers of every page a plan's sessions and modules start or end on (one query)."""
+    pages = [(item["refId"], page) for session in plan.sessions.all() for item in session.ranges for page in item["pages"][:2]]
+    pages += [(module.ref_id, page) for module in plan.modules.all() for page in (module.page_first, module.page_last)]
+    return knowledge.page_labels(user=user, pages=pages)
+
+
+def _session_pages(session: StudySession, titles: dict[str, str], labels: dict) -> str:
+    return " ".join(_page_range(item["refId"], item["pages"][0], item["pages"][1], titles, labels) for item in session.ranges)
+
+
+def _session_lines(
+    *, user, plan: Plan, session: StudySession, titles: dict[str, str], removed: dict, questions: bool, labels: dict
+) -> list[str]:
     lines = [f"## {session.number}. {one_line(session.title)}", ""]
     meta = [
         gettext("~%(minutes)s min") % {"minutes": session.estimated_minutes},
-        _session_pages(session, titles),
+        _session_pages(session, titles, labels),
         session.get_status_display(),
     ]
     if session.scheduled_for:
@@ -137,24 +155,31 @@ def plan_markdown(*, user, plan: Plan) -> Export:
     lines += [f"**{materials_label}** {materials}", ""]
     if plan.exam_date:
         lines += [f"**{exam_label}** {plan.exam_date:%Y-%m-%d}", ""]
+    labels = _plan_labels(user=user, plan=plan)
     for session in plan.sessions.all():
-        lines += _session_lines(user=user, plan=plan, session=session, titles=titles, removed=removed, questions=False)
+        lines += _session_lines(user=user, plan=plan, session=session, titles=titles, removed=removed, questions=False, labels=labels)
     optional = [module for module in plan.modules.all() if module.optional]
     if optional:
         lines += ["## " + gettext("Optional reading"), ""]
-        lines += [f"- {one_line(module.title)} {_module_pages(module, titles)}" for module in optional]
+        lines += [f"- {one_line(module.title)} {_module_pages(module, titles, labels)}" for module in optional]
     return markdown_export(title=plan.title, lines=lines)
 
 
-def _module_pages(module: Module, titles: dict[str, str]) -> str:
-    return page_reference(titles.get(module.ref_id, ""), module.page_first, module.page_last)
+def _module_pages(module: Module, titles: dict[str, str], labels: dict) -> str:
+    return _page_range(module.ref_id, module.page_first, module.page_last, titles, labels)
 
 
 def session_markdown(*, user, plan: Plan, session: StudySession) -> Export:
     """One session as Markdown: objectives, key points and practice questions with answers, each cited."""
     lines = [f"# {one_line(plan.title)}", ""]
     lines += _session_lines(
-        user=user, plan=plan, session=session, titles=_titles(plan), removed=removed_materials(user=user, plan=plan), questions=True
+        user=user,
+        plan=plan,
+        session=session,
+        titles=_titles(plan),
+        removed=removed_materials(user=user, plan=plan),
+        questions=True,
+        labels=_plan_labels(user=user, plan=plan),
     )
     return markdown_export(title=f"{plan.title} {session.number} {session.title}", lines=lines)
 
@@ -164,17 +189,21 @@ def session_markdown(*, user, plan: Plan, session: StudySession) -> Export:
 NOTE_KINDS = {"answer": _("Tutor answer"), "key_point": _("Key point"), "passage": _("Passage"), "own": _("Own note")}
 
 
-def notes_markdown(*, notes, title: str = "Notes") -> Export:
-    """Notes as Markdown, each with its comment, where it was saved from and its page references."""
+def notes_markdown(*, user, notes, title: str = "Notes") -> Export:
+    """Notes as Markdown, each with its comment, where it was saved from and its page references (the numbers
+    the book prints on those pages, as the notes page shows them)."""
+    notes = list(notes)
+    labelled = iter(knowledge.with_page_labels(user=user, citations=[citation for note in notes for citation in note.citations or []]))
     lines = [f"# {one_line(title)}", ""]
     for note in notes:
+        citations = [next(labelled) for _ in note.citations or []]
         heading = [str(NOTE_KINDS.get(note.kind, note.kind)), f"{note.created_at:%Y-%m-%d}"]
         if note.plan_id:
             heading.append(note.plan.title)
         if note.source:
             heading.append(note.source)
         lines += [f"## {one_line(' · '.join(heading))}", "", *quote_block(note.text), ""]
-        references = [citation_reference(citation) for citation in note.citations]
+        references = [citation_reference(citation) for citation in citations]
         if references:
             lines += [" ".join(references), ""]
         if note.comment:
@@ -186,9 +215,14 @@ def notes_markdown(*, notes, title: str = "Notes") -> Export:
 
 
 def _cards(*, user, plan: Plan) -> list[Card]:
+    """The plan's cards, each citation with the numbers the book prints on its pages (the source a card names)."""
     from ..selectors_guide import plan_deck
 
-    return plan_deck(user=user, plan=plan)
+    cards = plan_deck(user=user, plan=plan)
+    labelled = knowledge.with_page_labels(user=user, citations=[card.citation or {} for card in cards])
+    for card, citation in zip(cards, labelled, strict=True):
+        card.citation = citation or card.citation
+    return cards
 
 
 def _front(card: Card) -> str:

@@ -1,6 +1,8 @@
 """Plan control in the browser and the API: rename, delete, regenerate with chosen chapters or pages,
 an exam date that spreads sessions over the days left (and what is due today), the tutor after completion."""
 
+import csv
+import io
 from datetime import date, timedelta
 
 import pytest
@@ -288,3 +290,11 @@ def test_every_page_number_a_learner_reads_is_the_one_the_book_prints(client, us
     assert "pp. 1–2)" in notes and "pp. 3–4" not in notes
     guide = client.get(f"/library/{book.ref_id}/guide/").content.decode()
     assert "p.1<" in guide
+    # Downloads say what the pages say (a walkthrough's plan Markdown had "pp. 4–10" for printed 1–7, its notes
+    # Markdown "27쪽" where the notes page showed p.15, its CSV cards file positions).
+    exported = client.get(f"/api/v1/plans/{plan.pk}/export.md").content.decode()
+    assert "p. 1" in exported and "p. 3" not in exported and "pp. 3" not in exported, exported
+    assert "pp. 1–2" in client.get("/api/v1/notes/export.md").content.decode()
+    deck = client.get(f"/api/v1/plans/{plan.pk}/deck.csv").content.decode("utf-8-sig")
+    sources = [row[2] for row in list(csv.reader(io.StringIO(deck)))[1:]]
+    assert sources and all("p. 1" in source or "p. 2" in source or "pp. 1" in source for source in sources), sources
