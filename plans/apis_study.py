@@ -107,6 +107,7 @@ class ReviewStatsSerializer(serializers.Serializer):
     reviewedToday = serializers.IntegerField()
     streakDays = serializers.IntegerField()
     retention = serializers.FloatField(allow_null=True, help_text="share of repeat reviews in the last 30 days not rated Again")
+    retentionReviews = serializers.IntegerField(help_text="how many reviews retention is the share of")
 
 
 class ReviewSerializer(serializers.Serializer):

@@ -108,11 +108,25 @@ def access_card(*, user, card_id) -> Card:
     return card
 
 
+def reviewable_cards(*, user):
+    """The user's cards whose material they may still read: a card quoting a material deleted since (or of a
+    course left) is not served for review nor counted as due (a walkthrough was asked "What is Too few?" from a
+    deleted book, its source link "Not found"). Kept, not deleted: uploading the book again does not bring
+    them back, but their review history stays in the statistics."""
+    from django.db.models import Q
+    from django.db.models.fields.json import KeyTextTransform
+
+    readable = knowledge.materials_in_scope(user=user, ready_only=False).values("ref_id")
+    cards = Card.objects.for_user(user).annotate(cited=KeyTextTransform("refId", "citation"))
+    return cards.filter(Q(cited__in=readable) | Q(cited__isnull=True) | Q(cited=""))
+
+
 def due_cards(*, user, now=None, plan_id: int | None = None, limit: int = 50):
-    """The user's cards due by ``now`` (across plans, or one plan's), most overdue first."""
+    """The user's cards due by ``now`` (across plans, or one plan's), most overdue first; only those whose
+    material is still theirs to read (``reviewable_cards``)."""
     from django.utils import timezone
 
-    cards = Card.objects.for_user(user).filter(due__lte=now or timezone.now()).select_related("plan")
+    cards = reviewable_cards(user=user).filter(due__lte=now or timezone.now()).select_related("plan")
     if plan_id is not None:
         cards = cards.filter(plan_id=plan_id)
     return list(cards.order_by("due", "id")[:limit])
@@ -123,7 +137,7 @@ RETENTION_DAYS = 30
 
 
 def review_stats(*, user, now=None) -> dict:
-    """``{dueNow, dueToday, cards, reviewedToday, streakDays, retention}``: what is due now and by the end of today,
+    """``{dueNow, dueToday, cards, reviewedToday, streakDays, retention, retentionReviews}``: what is due now and by the end of today,
     the cards reviewed today, how many days in a row (up to today, or yesterday when nothing is studied yet today)
     had a review or a session's answer, and retention: of the reviews in the last 30 days, the share remembered
     (not rated Again). Answers checked while studying a session are study, not reviews: they count for the streak
@@ -135,7 +149,7 @@ def review_stats(*, user, now=None) -> dict:
     now = now or timezone.now()
     today = timezone.localdate(now)
     end_of_today = timezone.make_aware(datetime.combine(today + timedelta(days=1), time.min))
-    cards = Card.objects.for_user(user)
+    cards = reviewable_cards(user=user)
     reviews = Review.objects.for_user(user)
     reviewed_on = [
         timezone.localdate(moment)
@@ -156,4 +170,5 @@ def review_stats(*, user, now=None) -> dict:
         "reviewedToday": sum(1 for moment, _ in recent if timezone.localdate(moment) == today),
         "streakDays": streak,
         "retention": round(sum(remembered) / len(remembered), 3) if remembered else None,
+        "retentionReviews": len(remembered),  # what retention is the share of: the page updates it as cards are answered
     }

@@ -13,7 +13,7 @@ from core.learner_cache import learner_key
 from knowledge import selectors as knowledge
 
 from .models import Card, Note, Plan, StudySession
-from .selectors import removed_materials, session_is_removed
+from .selectors import removed_materials, reviewable_cards, session_is_removed
 from .services.session_content import session_content
 
 
@@ -78,7 +78,7 @@ def plan_today(*, user, plan: Plan, today: date | None = None) -> dict:
         "examDate": plan.exam_date,
         "daysLeft": (plan.exam_date - today).days if plan.exam_date else None,
         "dueSessions": due,
-        "cardsDue": Card.objects.for_user(user).filter(plan=plan, due__lte=timezone.now()).count(),
+        "cardsDue": reviewable_cards(user=user).filter(plan=plan, due__lte=timezone.now()).count(),
     }
 
 

@@ -106,10 +106,17 @@
       show();
     }
 
-    function answered() {  // the tiles follow the learner's progress through the list
+    function answered(rating) {  // the tiles follow the learner's progress through the list
       const due = stats.querySelector("[data-due]"), reviewed = stats.querySelector("[data-reviewed]");
       due.textContent = Math.max(0, Number(due.textContent) - 1);
       reviewed.textContent = Number(reviewed.textContent) + 1;
+      if (stats_ && rating) {  // retention is remembered / reviewed: 7 answers wrong in a row must not read 100 %
+        const count = stats_.retentionReviews || 0;
+        const remembered = (stats_.retention || 0) * count + (rating > 1 ? 1 : 0);
+        stats_.retentionReviews = count + 1;
+        stats_.retention = remembered / (count + 1);
+        stats.querySelector("[data-retention]").textContent = Math.round(stats_.retention * 100) + "%";
+      }
     }
 
     function show() {
@@ -139,7 +146,7 @@
         const response = submitter && submitter.name === "response" ? submitter.value : new FormData(form).get("response") || "";
         form.querySelectorAll("button").forEach((button) => (button.disabled = true));
         const body = await Baeum.api("review/cards/" + card.id + "/answer", { method: "POST", json: { response } });
-        answered();
+        answered(body.rating);
         const result = stage.querySelector(".result");
         result.hidden = false;
         result.innerHTML = gradeHtml(card.kind, body) + '<button type="button" data-next>' + esc(T.next) + "</button>";
@@ -159,7 +166,7 @@
       result.querySelectorAll("[data-rate]").forEach((button) =>
         button.addEventListener("click", async () => {
           const body = await Baeum.api("review/cards/" + card.id + "/rate", { method: "POST", json: { rating: Number(button.dataset.rate) } });
-          answered();
+          answered(Number(button.dataset.rate));
           result.innerHTML = "<p>" + esc(body.answer) + sourceLink(body.citation) + '</p><button type="button" data-next>' + esc(T.next) + "</button>";
           result.querySelector("[data-next]").addEventListener("click", () => show());
         })

@@ -115,6 +115,7 @@ def test_review_shows_due_cards_takes_ratings_and_reports_streak_and_retention(a
     assert graded["verdict"] == "wrong" and graded["rating"] == 1
     stats = api_client.get("/api/v1/review/").json()["stats"]
     assert stats["reviewedToday"] == 2 and stats["retention"] == 0.5  # rated Good, then answered wrong
+    assert stats["retentionReviews"] == 2  # what the page updates retention from as the learner answers on
 
 
 def test_streak_counts_consecutive_days_and_retention_is_remembered_over_reviewed(user, plan):
@@ -220,3 +221,22 @@ def test_with_an_exam_date_no_review_waits_past_it(user, plan):
     soon = Card.objects.create(owner=user, plan=plan, key="f", kind="cloze", prompt="p", answer="a", citation={}, due=now)
     review_card(card=soon, rating=1, now=now)
     assert soon.due - now <= timedelta(minutes=10)  # an Again card still comes back within minutes
+
+
+def test_cards_of_a_deleted_material_are_neither_served_nor_due(api_client, user, plan, ingest):
+    """A walkthrough deleted a book and was still asked its cards in review, the source link "Not found"."""
+    from knowledge.models import Material
+    from knowledge.services.materials import material_delete
+
+    other = ingest(user, make_pdf(KOREAN_PAGES), "수.pdf", title="수")
+    for question in _questions(api_client, plan)[:2]:
+        _answer(api_client, plan, question, "I do not know")  # wrong: due again within minutes
+    Card.objects.filter(owner=user).update(due=timezone.now() - timedelta(minutes=1))
+    before = api_client.get("/api/v1/review/").json()
+    assert before["cards"] and before["stats"]["dueNow"] == len(before["cards"])
+
+    material_delete(material=Material.objects.get(ref_id=plan.ref_ids[0]))
+    after = api_client.get("/api/v1/review/").json()
+    assert after["cards"] == [] and after["stats"]["dueNow"] == 0, after
+    assert Card.objects.filter(owner=user).count() == before["stats"]["cards"]  # kept, with their review history
+    assert other.ref_id not in plan.ref_ids
