@@ -59,8 +59,21 @@ def starter_questions(*, user, conversation: Conversation) -> list[str]:
     materials = list(materials_in_scope(user=user, ref_ids=ref_ids)[:3]) if ref_ids is None or ref_ids else []
     questions = _planned_questions(user=user, conversation=conversation, ref_ids=[material.ref_id for material in materials])
     if len(questions) < STARTERS:
-        questions += _glossary_questions(user=user, materials=materials)
+        # A term the plan already asks about is not asked again in other words ("‘파생작’이란 …?", "파생작은 …?").
+        questions += [
+            question
+            for question in _glossary_questions(user=user, materials=materials)
+            if not any(_asked_term(question) in asked for asked in questions)
+        ]
     return list(dict.fromkeys(questions))[:STARTERS]
+
+
+def _asked_term(question: str) -> str:
+    """The term of a starter question ("파생작은 무엇인가요?" → "파생작", "What is an array?" → "array")."""
+    import re
+
+    term = re.sub(r"^What is (?:an? |the )?|\?$|(?:은|는) 무엇인가요\?$", "", question)
+    return term.strip() or question
 
 
 def _planned_questions(*, user, conversation: Conversation, ref_ids: list[str]) -> list[str]:

@@ -115,7 +115,10 @@ def _english_definitions(sentence: str) -> list[tuple[str, tuple[str, ...]]]:
 _KO_NOT_TERM_END = re.compile(r"(?:은|는|을|를|의|에|에서|와|과|로|으로|도|만|가|께서|에게|하는|되는|하고|이며|고|며|하여|해서|된|한)$")
 _KO_NAMING = re.compile(r"(?:이)?(?:라고|라)\s*(?:한다|합니다|부른다|부릅니다|불린다|불립니다|일컫는다|칭한다)")
 _KO_TOPIC = re.compile(r"^(?P<term>(?:[^\s]+\s){0,2}?[^\s]+?)(?:이란|란)\s")
-_KO_SUBJECT = re.compile(r"^(?P<term>[^\s]+(?:\s[^\s]+){0,2}?)(?:은|는)\s.*(?:을|를)\s*(?:말한다|뜻한다|의미한다|가리킨다|일컫는다)\.?$")
+# "또는", "혹은" end in a topic particle's syllable but are conjunctions: "프로앱스 또는 스니몰리를 …" defines no "프로앱스 또".
+_KO_SUBJECT = re.compile(
+    r"^(?P<term>[^\s]+(?:\s[^\s]+){0,2}?)(?<!\s또)(?<!\s혹)(?:은|는)\s.*(?:을|를)\s*(?:말한다|뜻한다|의미한다|가리킨다|일컫는다)\.?$"
+)
 _KO_VERBAL = re.compile(r"(?:하|되|리|시|지|게|히)$")
 _KO_ADVERBS = frozenset("흔히 보통 종종 줄여서 주로 일반적으로 또는 각각 이를 이것을 그것을 이라고 또한 즉".split())
 _KO_PREFIX = re.compile(r"^(?:\([^)]*\)\s*)?(?:참고로|즉|또한|따라서|그리고|이때|이\s*때)\s*,?\s*")

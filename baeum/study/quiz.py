@@ -178,7 +178,7 @@ def _definition_question(definition: Definition, sentence: str, body: str = "") 
     if not _DEFINES_AFTER_TERM.match(opening[len(definition.term) :]) or sentence.rstrip().endswith(":"):
         return None  # the term is named at the end ("… is called signed magnitude"): a short answer, not a "What is"
     if is_hangul_heavy(definition.term):
-        last = definition.term[-1]
+        last = definition.term.rstrip("'\"‘’“”」』)")[-1:]  # "‘파생작’이란": the particle follows the word, not its quote mark
         particle = "이란" if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 else "란"
         prompt = f"{definition.term}{particle} 무엇인가요?"
     else:

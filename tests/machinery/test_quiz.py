@@ -61,3 +61,11 @@ def test_a_blank_never_keeps_its_translation_beside_it_and_accepts_it():
 def test_a_korean_naming_question_drops_the_connective_that_leans_on_the_sentence_before():
     (question,) = _questions(["따라서 기계어 코드로 소스를 바꾸어 주는 프로그램을 컴파일러 (compiler) 라고 한다."])
     assert question.prompt == "기계어 코드로 소스를 바꾸어 주는 프로그램을 무엇이라고 하나요?"
+
+
+def test_korean_definitions_read_the_word_not_its_quote_marks_nor_a_conjunction():
+    """A walkthrough over the licence guide met "프로앱스 또란 무엇인가요?" ("또는" read as a topic particle) and
+    "‘파생작’란 무엇인가요?" (the particle chosen by the closing quote mark)."""
+    assert find_definitions("프로앱스 또는 스니몰리를 독립적으로 사용하는 것은 다른 유닛과 조합하여 사용되지 않는 것을 뜻한다.") == []
+    questions = _questions(["‘파생작’이란 원저작물을 번역하거나 수정하여 새로 만든 저작물을 말한다."])
+    assert [question.prompt for question in questions if question.kind == DEFINITION] == ["‘파생작’이란 무엇인가요?"]
