@@ -24,7 +24,13 @@ BACK_MATTER_MAX_SHARE = 0.3
 # A contents page: most of its lines end with a page number ("3.2 Loops ....... 41").
 TOC_LINE_SHARE = 0.4
 _TOC_LINE = re.compile(r"(?:\.{2,}|…|\s)\s*[0-9ivxlc]{1,4}$", re.IGNORECASE)
-_BACK_HEADING = re.compile(r"^(?:index|bibliography|references|works cited|찾아보기|색인|참고\s*문헌)$", re.IGNORECASE)
+# The back matter's headings; a GNU manual's licence appendix too ("Appendix A Copying Information", "A.1 GNU Free
+# Documentation License": libtasn1's made five of fifteen study sessions, "Explain mmc · Explain xyz").
+_BACK_HEADING = re.compile(
+    r"^(?:index|bibliography|references|works cited|찾아보기|색인|참고\s*문헌"
+    r"|appendix\s+[a-z]\W*\s*copying(?:\s+information)?|(?:[a-z]\.\d+\s+)?gnu\s+free\s+documentation\s+licen[cs]e)$",
+    re.IGNORECASE,
+)
 _INDEX_LINE = re.compile(r"^[^\d,]{2,60},\s*\d{1,4}(?:\s*[-–,]\s*\d{1,4})*$")  # "stack frame, 72, 75–77"
 
 

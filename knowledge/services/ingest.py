@@ -41,14 +41,16 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # "pdfium-3": tables kept whole (cut only between rows, header repeated), footnotes out of sentences.
 # "pdfium-4": side notes kept apart, sub- and superscripts, code lines, running heads by printed page number
 # and footers repeated digits and all, printed page numbers read from the pages. "pdfium-5": a link printed atop
-# every page ("Index" on each page of Corning's 10-K) no longer makes the pages after it back matter.
+# every page ("Index" on each page of Corning's 10-K) no longer makes the pages after it back matter; a GNU
+# manual's licence appendix ("Appendix A Copying Information") is back matter.
 EXTRACTOR = "pdfium-5"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
     "": "citations may point one page early and Korean text may run together",
     "pdfium-2": "tables may be cut mid-row and footnotes glued into sentences",
     "pdfium-3": "margin notes may be glued into sentences, subscripts and code flattened, running heads and footers left in the text",
-    "pdfium-4": "a document printing a link such as 'Index' atop every page may have its last third read as back matter (the tutor reads it last)",
+    "pdfium-4": "a document printing a link such as 'Index' atop every page may have its last third read as back matter (the tutor "
+    "reads it last), and a manual's licence appendix may be taught as study sessions",
 }
 
 

@@ -45,6 +45,14 @@ def test_an_index_link_printed_on_every_page_opens_no_back_matter():
     assert page_matter([*BOOK[:6], BOOK[6]])[7] == BACK  # the book's own index still is
 
 
+def test_a_manuals_licence_appendix_is_back_matter():
+    """libtasn1's "Appendix A Copying Information" (the GNU FDL, eight pages) had become study sessions."""
+    licence = "24\nAppendix A Copying Information\nA.1 GNU Free Documentation License\nVersion 1.3, 3 November 2008\n" + BODY
+    chapters = [f"Chapter {n}\nMore\n{BODY}" for n in range(3, 9)]
+    kinds = page_matter([*BOOK[:6], *chapters, licence, BODY])
+    assert kinds[13] == BACK and kinds[14] == BACK and 12 not in kinds
+
+
 @pytest.mark.django_db
 def test_no_session_starts_in_front_matter_and_it_is_listed_as_optional_reading(user, ingest):
     book = ingest(user, make_pdf(BOOK), "book.pdf")
