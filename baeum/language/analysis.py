@@ -56,15 +56,21 @@ def stem_english(word: str) -> str:
 _NAME_AND_NUMBER = re.compile(r"[a-z]+-\d+")
 
 
-def _latin_terms(token: str) -> list[str]:
+def _latin_terms(token: str, *, query: bool = False) -> list[str]:
     lowered = token.casefold().strip("'’")
     if not lowered:
         return []
     if re.search(r"[\-./:_]", lowered):
         parts = [part for part in re.split(r"[\-./:_]+", lowered) if part]
-        # "SHA-256", "UTF-8": also as the book may write it, run together ("SHA256").
-        joined = ["".join(parts)] if _NAME_AND_NUMBER.fullmatch(lowered) else []
-        return [lowered, *joined, *[stem_english(part) for part in parts if part not in _STOP_WORDS]]
+        # "SHA-256", "UTF-8": also as the book may write it, run together ("SHA256"). A search looks for that
+        # one term only, which both spellings index: with the parts too, a page writing "SHA-256" (SM3's
+        # "equivalent to SHA-256") matched four terms to the SHA256 section's one.
+        if _NAME_AND_NUMBER.fullmatch(lowered):
+            joined = "".join(parts)
+            if query:
+                return [joined]
+            return [lowered, joined, *[stem_english(part) for part in parts if part not in _STOP_WORDS]]
+        return [lowered, *[stem_english(part) for part in parts if part not in _STOP_WORDS]]
     if lowered in _STOP_WORDS:
         return []
     return [stem_english(lowered)]
@@ -256,13 +262,14 @@ def named_terms(question: str) -> list[str]:
     return list(dict.fromkeys(term for term in terms if not _NUMBER.fullmatch(term)))  # numbers are matched as numbers
 
 
-def analyze(text: str) -> list[str]:
-    """Return the index terms of ``text``, in order (repeats kept, for term frequencies)."""
+def analyze(text: str, *, query: bool = False) -> list[str]:
+    """Return the index terms of ``text``, in order (repeats kept, for term frequencies); with ``query``, the
+    terms a search looks for (a name with its number only run together, "sha256")."""
     text = unicodedata.normalize("NFC", text)
     if not _HAS_CJK.search(text):
-        return [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token)]
+        return [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token, query=query)]
     # Latin runs are analysed here (Kiwi splits identifiers oddly); the rest goes to Kiwi in one call.
-    latin = [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token)]
+    latin = [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token, query=query)]
     masked = _LATIN_TOKEN.sub("A", text)  # a stop word that keeps "Python의" parsed as noun + particle
     return _cjk_terms(masked) + latin
 

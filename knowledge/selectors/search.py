@@ -26,7 +26,7 @@ from baeum.answering import prompts
 from baeum.answering.crosslingual import identifiers
 from baeum.extraction.tables import superscript_references
 from baeum.language import glossary
-from baeum.language.analysis import analyze
+from baeum.language.analysis import analyze, content_terms
 from baeum.language.questions import analyse_question, hint_variants
 from baeum.language.text import is_hangul_heavy, normalize_query
 from baeum.retrieval import rerank
@@ -69,6 +69,10 @@ QUERY_VECTOR_CACHE = 1024
 # How many passages a search returns when the caller does not say: what a tutor's answer reads and the
 # search API shows (answer_hit and page-hit@5 in docs/evaluation.md are measured at this K).
 TOP_K = 5
+# A candidate's section title holding the query's terms is evidence the section is about them: this much is
+# added to its fused score (0..1) for a title holding every term. Chosen on the lock box's tuning part (0.1,
+# 0.2 and 0.4 within a turn of each other there) and checked on the check part (docs/evaluation.md, history).
+HEADING_WEIGHT = 0.2
 _IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*(?:[\-./:][A-Za-z0-9_]+)+|[A-Za-z]+\d+[A-Za-z0-9]*|\w+_\w+")
 
 
@@ -542,7 +546,7 @@ RARE_LATIN_MAX_SHARE = 0.02
 
 def _latin_query_terms(query: str) -> list[str]:
     """The Latin terms of ``query``: over Korean materials, searched only where those write them rarely."""
-    return [term for term in dict.fromkeys(analyze(query)) if term.isascii() and any(char.isalpha() for char in term)]
+    return [term for term in dict.fromkeys(analyze(query, query=True)) if term.isascii() and any(char.isalpha() for char in term)]
 
 
 def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Statement]:
@@ -552,11 +556,11 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
     statements = {}
     rare_only: list[str] = []
     if scope.korean is True and not is_hangul_heavy(query):
-        alike = analyze(_written_alike(query))
+        alike = analyze(_written_alike(query), query=True)
         rare_only = [term for term in _latin_query_terms(query) if term not in alike]
         terms = [*alike, *rare_only]
     else:
-        terms = analyze(query)
+        terms = analyze(query, query=True)
     if terms:
         corpus = {"corpus_n": scope.corpus[0], "corpus_avgdl": max(scope.corpus[1], 1.0)} if scope.corpus else {}
         statements["bm25"] = _Statement(
@@ -784,6 +788,7 @@ def chunk_search_hybrid(
         alpha=hybrid_alpha() if alpha is None else alpha,
         model_of_chunk={chunk_id: model_of_material.get(material_id, "") for chunk_id, material_id in materials.items()},
     )
+    ranked = _with_heading_evidence(user, ranked, normalized, width)
     sources = {chunk_id for chunk_id, _, _ in rows.get("sources", [])}
     if sources:
         fused = dict(ranked)
@@ -797,6 +802,24 @@ def chunk_search_hybrid(
         return rerank_hits(hits, query=normalized, reranker=reranker, k=k, llm=llm)
     vector |= _exact_similarities(scope, normalized, [chunk_id for chunk_id, _ in ranked[:k] if chunk_id not in vector])
     return _hits(user, ranked[:k], vector, lexical)
+
+
+def _with_heading_evidence(user, ranked: list[tuple[int, float]], query: str, width: int) -> list[tuple[int, float]]:
+    """``ranked`` with the best ``width`` re-scored by their section's title: ``HEADING_WEIGHT`` times the share of
+    the query's terms the title holds ("How do I compute a SHA-256 hash?": the section titled "SHA256" over
+    SM3's, which only compares itself to SHA-256). One read of the candidates' titles."""
+    if not HEADING_WEIGHT or not ranked:
+        return ranked
+    terms = {term for term in analyze(query, query=True) if not term.startswith("~")}
+    if not terms:
+        return ranked
+    head = ranked[:width]
+    titles = dict(Chunk.objects.for_reader(user).filter(pk__in=[chunk_id for chunk_id, _ in head]).values_list("pk", "section_title"))
+    rescored = [
+        (chunk_id, score + HEADING_WEIGHT * len(terms & set(content_terms(titles.get(chunk_id) or ""))) / len(terms))
+        for chunk_id, score in head
+    ]
+    return sorted(rescored, key=lambda item: (-item[1], item[0])) + ranked[width:]
 
 
 _EXACT_SIMILARITY_SQL = """

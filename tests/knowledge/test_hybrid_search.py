@@ -346,3 +346,18 @@ def test_an_english_question_over_korean_materials_is_searched_with_their_korean
     assert search.korean_names(user=user, question="What is an instruction?") == []  # a gloss the question only half names
     hits = selectors.chunk_search_hybrid(user=user, query="What does a branch instruction do?", ref_ids=[korean.ref_id], k=1)
     assert hits[0].chunk.page_number == 1
+
+
+def test_a_section_titled_with_what_is_asked_gains_on_a_page_that_only_mentions_it(user, ingest):
+    """Nettle's SM3 section compares itself to SHA-256 in the words of "How do I compute a SHA-256 hash?"; the
+    section titled "SHA256" is what it asks for: a candidate gains ``HEADING_WEIGHT`` times the share of the
+    query's terms its section's title holds, and the best are ordered again."""
+    pages = [
+        "Chapter 1 SM3\nSM3 is a hash standard of China. Its security and efficiency are equivalent to SHA-256.",
+        "Chapter 2 SHA256\nYou compute the hash by calling the init function, then update, then digest.",
+    ]
+    book = ingest(user, make_pdf(pages), "crypto.pdf")
+    sm3, sha256 = (Chunk.objects.for_user(user).get(material=book, page_number=page).pk for page in (1, 2))
+    ranked = search._with_heading_evidence(user, [(sm3, 0.5), (sha256, 0.45)], "compute sha-256 hash", 30)
+    assert [chunk_id for chunk_id, _ in ranked] == [sha256, sm3]
+    assert dict(ranked)[sha256] == pytest.approx(0.45 + search.HEADING_WEIGHT / 3)  # "sha256" of three terms
