@@ -177,17 +177,37 @@ def answer_card(*, card: Card, response: str, now: datetime | None = None, llm=N
     return _grade_and_review(card, response, llm=llm, now=now), card
 
 
+# A word blanked on a key point's card (when the session's questions name no term in it) is one the materials
+# use in at most this share of their chunks: a term of the book, not a word of every page.
+KEY_TERM_MAX_SHARE = 0.02
+
+
+def key_term_candidates(words: set[str], frequencies: dict[str, int], total: int) -> list[str]:
+    """The words of a key point worth blanking on its card, rarest first: used in at least two chunks of the
+    materials (a term, not a typo) and in at most ``KEY_TERM_MAX_SHARE`` of them (not "example")."""
+    usable = [word for word in words if 2 <= frequencies.get(word, 0) <= max(2, KEY_TERM_MAX_SHARE * total)]
+    return sorted(usable, key=lambda word: (frequencies[word], -len(word), word))
+
+
 def cards_from_key_points(*, user, plan: Plan, session: StudySession, now: datetime | None = None) -> list[Card]:
     """A completed session's key points become cards to recall (the key term blanked where there is
     one, else the whole point to recall and rate). Idempotent: a key point is one card."""
     now = now or timezone.now()
     content = session_content(user=user, plan=plan, session=session)
     terms = {question.get("term", "") for question in content.questions if question.get("term")}
+    words_of = {
+        point["text"]: {word for word in content_terms(point["text"]) if len(word) >= 4 and word.isalpha()} for point in content.key_points
+    }
+    frequencies, total = knowledge.term_document_frequencies(
+        user=user, ref_ids=plan.ref_ids, terms={word for words in words_of.values() for word in words}
+    )
     cards = []
     for point in content.key_points:
         prompt = answer = point["text"]
-        # The session's domain terms first; else the longest word of the point: a card asks for something.
-        words = sorted({word for word in content_terms(point["text"]) if len(word) >= 4 and word.isalpha()}, key=len, reverse=True)
+        # The session's domain terms first; else the point's rarest word the materials use more than once (a
+        # term, not "example", "generate" or "traditional", which the longest word had often been); else no
+        # blank: the whole point to recall and rate.
+        words = key_term_candidates(words_of[point["text"]], frequencies, total)
         for term in [*sorted(terms, key=len, reverse=True), *words]:
             blanked = quiz.cloze_question(point["text"], term, [])
             if blanked is not None:

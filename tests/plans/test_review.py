@@ -240,3 +240,13 @@ def test_cards_of_a_deleted_material_are_neither_served_nor_due(api_client, user
     assert after["cards"] == [] and after["stats"]["dueNow"] == 0, after
     assert Card.objects.filter(owner=user).count() == before["stats"]["cards"]  # kept, with their review history
     assert other.ref_id not in plan.ref_ids
+
+
+def test_a_key_points_card_blanks_a_term_of_the_book_not_its_longest_word():
+    """A walkthrough's cards blanked "For an _____ of the syntax" (example) and "by _____ bit-by-bit"
+    (traditional): the longest word of the point. A term the book uses in a few chunks comes first."""
+    from plans.services.review import key_term_candidates
+
+    frequencies = {"example": 180, "traditional": 1, "polynomial": 9, "syntax": 14}
+    assert key_term_candidates({"example", "traditional", "polynomial", "syntax"}, frequencies, 1000) == ["polynomial", "syntax"]
+    assert key_term_candidates({"example", "traditional"}, frequencies, 1000) == []  # no blank: recall the point
