@@ -134,3 +134,21 @@ def test_a_search_result_opens_on_the_sentence_that_matches_prose_before_a_listi
     snippet = results[results.index('class="snippet"') :]
     assert snippet.startswith('class="snippet">Network byte order is big endian'), snippet[:200]
     assert f"/library/{material.ref_id}/?page=2&quote=Network%20byte%20order" in results
+
+
+def test_a_material_titled_by_its_file_name_can_be_renamed_from_the_library(browser_client, api_client, user, other_user, ingest):
+    """A walkthrough's "crc-doc" (no title in the PDF's metadata) could not be renamed in the browser: each row
+    has a Rename button the page's script sends as the API's PATCH; another learner renames nothing of it."""
+    from rest_framework.test import APIClient
+
+    material = ingest(user, make_pdf(["Chapter 1 Cyclic redundancy checks\nA CRC detects errors in data."] * 3), "crc-doc.pdf")
+    rows = _page(browser_client, "/library/", "ko")
+    assert f'data-rename="{material.ref_id}"' in rows and "이름 바꾸기" in rows and "새 제목:" in rows
+    other = APIClient()
+    other.force_authenticate(other_user)
+    assert other.patch(f"/api/v1/materials/{material.ref_id}/", {"title": "Mine"}, format="json").status_code == 404
+    response = browser_client.patch(
+        f"/api/v1/materials/{material.ref_id}/", {"title": "Everything we know about CRC"}, content_type="application/json"
+    )
+    assert response.status_code == 200, response.content
+    assert "Everything we know about CRC" in _page(browser_client, "/library/")
