@@ -38,7 +38,16 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
     if defined or any(chunk.section_level >= 2 and chunk.section_title for chunk in chunks):
         return defined[:limit]  # with section headings to name, a frequent word is not an objective
-    return [term for term, _ in _weighted_terms(user, plan, text)[:limit]]
+    return [_as_written(term, text) for term, _ in _weighted_terms(user, plan, text)[:limit]]
+
+
+def _as_written(term: str, text: str) -> str:
+    """A stemmed English term as the text writes it most often ("delet" → "delete", "modifi" → "modified"): an
+    objective reads "Explain delete", never "Explain delet". Korean terms are morphemes as written already."""
+    if not term.isascii():
+        return term
+    written = Counter(match.group(0).casefold() for match in re.finditer(rf"\b{re.escape(term)}\w*", text, re.IGNORECASE))
+    return written.most_common(1)[0][0] if written else term
 
 
 def _range_chunks(user, ranges: list[dict]):
