@@ -79,6 +79,8 @@ def plan_detail(request, plan_id: int):
         "progress": selectors.plan_progress(plan, removed),
         "removed": list(removed.values()),
         "removed_ref_ids": set(removed),
+        # Nothing left to regenerate from: the page says so instead of offering a button that can only fail.
+        "nothing_left": bool(removed) and not (set(plan.ref_ids) - set(removed)),
         "removed_sessions": {session.number for session in plan.sessions.all() if selectors.session_is_removed(session, removed)},
         "sessions": _with_printed_pages(
             request.user, list(plan.sessions.all()), lambda session: [(item["refId"], *item["pages"]) for item in session.ranges]

@@ -48,7 +48,7 @@ def test_sessions_of_a_removed_material_are_marked_and_regeneration_drops_it(
     assert not any(session["removed"] for session in regenerated["sessions"])
 
 
-def test_a_plan_whose_every_material_was_removed_says_so_on_regeneration(user, ingest):
+def test_a_plan_whose_every_material_was_removed_says_so_on_regeneration(user, client, ingest):
     stack = ingest(user, make_pdf(STACK), "stack.pdf")
     plan = _plan(user, stack)
     from knowledge.services.materials import material_delete
@@ -57,3 +57,7 @@ def test_a_plan_whose_every_material_was_removed_says_so_on_regeneration(user, i
 
     with pytest.raises(MaterialsRemoved, match="Every material of this plan was removed"):
         plan_regenerate(plan=plan)
+    # The page says so at once, with no "Regenerate from what is left" button that can only fail (a walkthrough).
+    client.force_login(user)
+    page = client.get(f"/plans/{plan.pk}/").content.decode()
+    assert "Every material of this plan was removed" in page and 'id="regenerate"' not in page
