@@ -642,8 +642,14 @@ def _escape_like(text: str) -> str:
 # --- Public selectors ------------------------------------------------------------------------
 
 
-def _hits(user, ranked: Sequence[tuple[int, float]], vector: dict[int, float], lexical: dict[int, float]) -> list[SearchHit]:
-    chunks = Chunk.objects.for_reader(user).select_related("material").in_bulk([chunk_id for chunk_id, _ in ranked])
+def _hits(
+    user, ranked: Sequence[tuple[int, float]], vector: dict[int, float], lexical: dict[int, float], *, loaded: dict | None = None
+) -> list[SearchHit]:
+    """The hits of ``ranked``, their chunks read in one query (``loaded``: chunks read already, not read again)."""
+    chunks = dict(loaded or {})
+    missing = [chunk_id for chunk_id, _ in ranked if chunk_id not in chunks]
+    if missing:
+        chunks |= Chunk.objects.for_reader(user).select_related("material").in_bulk(missing)
     return [
         SearchHit(chunk=chunks[chunk_id], score=score, vector_score=vector.get(chunk_id), lexical_score=lexical.get(chunk_id))
         for chunk_id, score in ranked
@@ -788,7 +794,7 @@ def chunk_search_hybrid(
         alpha=hybrid_alpha() if alpha is None else alpha,
         model_of_chunk={chunk_id: model_of_material.get(material_id, "") for chunk_id, material_id in materials.items()},
     )
-    ranked = _with_heading_evidence(user, ranked, normalized, width)
+    ranked, loaded = _with_heading_evidence(user, ranked, normalized, width)
     sources = {chunk_id for chunk_id, _, _ in rows.get("sources", [])}
     if sources:
         fused = dict(ranked)
@@ -798,28 +804,31 @@ def chunk_search_hybrid(
         )
     vector = _similarities(vectors)
     if reranker:
-        hits = _hits(user, ranked[:width], vector, lexical)
+        hits = _hits(user, ranked[:width], vector, lexical, loaded=loaded)
         return rerank_hits(hits, query=normalized, reranker=reranker, k=k, llm=llm)
     vector |= _exact_similarities(scope, normalized, [chunk_id for chunk_id, _ in ranked[:k] if chunk_id not in vector])
-    return _hits(user, ranked[:k], vector, lexical)
+    return _hits(user, ranked[:k], vector, lexical, loaded=loaded)
 
 
-def _with_heading_evidence(user, ranked: list[tuple[int, float]], query: str, width: int) -> list[tuple[int, float]]:
+def _with_heading_evidence(user, ranked: list[tuple[int, float]], query: str, width: int) -> tuple[list[tuple[int, float]], dict]:
     """``ranked`` with the best ``width`` re-scored by their section's title: ``HEADING_WEIGHT`` times the share of
     the query's terms the title holds ("How do I compute a SHA-256 hash?": the section titled "SHA256" over
-    SM3's, which only compares itself to SHA-256). One read of the candidates' titles."""
-    if not HEADING_WEIGHT or not ranked:
-        return ranked
+    SM3's, which only compares itself to SHA-256); and the candidates' chunks, read once here for their titles
+    and kept for the hits (a search stays four round trips)."""
     terms = {term for term in analyze(query, query=True) if not term.startswith("~")}
-    if not terms:
-        return ranked
+    if not HEADING_WEIGHT or not ranked or not terms:
+        return ranked, {}
     head = ranked[:width]
-    titles = dict(Chunk.objects.for_reader(user).filter(pk__in=[chunk_id for chunk_id, _ in head]).values_list("pk", "section_title"))
+    loaded = Chunk.objects.for_reader(user).select_related("material").in_bulk([chunk_id for chunk_id, _ in head])
     rescored = [
-        (chunk_id, score + HEADING_WEIGHT * len(terms & set(content_terms(titles.get(chunk_id) or ""))) / len(terms))
+        (
+            chunk_id,
+            score
+            + HEADING_WEIGHT * len(terms & set(content_terms(loaded[chunk_id].section_title if chunk_id in loaded else ""))) / len(terms),
+        )
         for chunk_id, score in head
     ]
-    return sorted(rescored, key=lambda item: (-item[1], item[0])) + ranked[width:]
+    return sorted(rescored, key=lambda item: (-item[1], item[0])) + ranked[width:], loaded
 
 
 _EXACT_SIMILARITY_SQL = """

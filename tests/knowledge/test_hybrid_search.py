@@ -358,6 +358,6 @@ def test_a_section_titled_with_what_is_asked_gains_on_a_page_that_only_mentions_
     ]
     book = ingest(user, make_pdf(pages), "crypto.pdf")
     sm3, sha256 = (Chunk.objects.for_user(user).get(material=book, page_number=page).pk for page in (1, 2))
-    ranked = search._with_heading_evidence(user, [(sm3, 0.5), (sha256, 0.45)], "compute sha-256 hash", 30)
+    ranked, _ = search._with_heading_evidence(user, [(sm3, 0.5), (sha256, 0.45)], "compute sha-256 hash", 30)
     assert [chunk_id for chunk_id, _ in ranked] == [sha256, sm3]
     assert dict(ranked)[sha256] == pytest.approx(0.45 + search.HEADING_WEIGHT / 3)  # "sha256" of three terms
