@@ -1,5 +1,7 @@
 """Reads of the chat app, scoped to the requesting user."""
 
+import re
+
 from django.utils.translation import gettext as _
 
 from baeum.errors import NotFound
@@ -70,8 +72,6 @@ def starter_questions(*, user, conversation: Conversation) -> list[str]:
 
 def _asked_term(question: str) -> str:
     """The term of a starter question ("파생작은 무엇인가요?" → "파생작", "What is an array?" → "array")."""
-    import re
-
     term = re.sub(r"^What is (?:an? |the )?|\?$|(?:은|는) 무엇인가요\?$", "", question)
     return term.strip() or question
 
@@ -127,8 +127,6 @@ def _glossary_questions(*, user, materials) -> list[str]:
 
 def _with_article(term: str, definition: str) -> str:
     """``term`` with the article its defining sentence gives it ("An array is …" → "an array")."""
-    import re
-
     found = re.search(rf"\b(an?|the)\s+{re.escape(term)}\b", definition, re.IGNORECASE)
     return f"{found.group(1).lower()} {term}" if found else term
 
