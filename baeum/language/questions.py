@@ -225,10 +225,12 @@ _ASKS_IF_COVERED_EN = re.compile(
     r"|^\s*(?:is|are)\s+there\s+(?:anything|something|a\s+(?:section|chapter|part))\s+(?:on|about)\b",
     re.IGNORECASE,
 )
+# The Korean ways of asking it, shared by the test and the cut: "나와?", "다뤄?", "설명돼 있어?", "들어 있나요?".
+_APPEARS_KO = r"나와|나와\s*있어|나오나|나오니|나와요|나와\s*있나요|다뤄|다뤄요|다루나|다루니|다루나요"
+_IS_THERE_KO = r"있(?:어|어요|나|나요|니)"
 _ASKS_IF_COVERED_KO = re.compile(
-    r"(?:나와|나와\s*있어|나오나|나오니|나와요|나와\s*있나요|다뤄|다뤄요|다루나|다루니|다루나요|"
-    r"(?:설명|소개|언급)(?:돼|되어|되어\s*)?\s*있(?:어|어요|나|나요|니)|들어\s*있(?:어|어요|나|나요|니)|"
-    r"(?:설명|내용|얘기|이야기)(?:도|이|은)?\s*있(?:어|어요|나|나요|니))\s*\??\s*$"
+    rf"(?:{_APPEARS_KO}|(?:설명|소개|언급)(?:돼|되어|되어\s*)?\s*{_IS_THERE_KO}|들어\s*{_IS_THERE_KO}|"
+    rf"(?:설명|내용|얘기|이야기)(?:도|이|은)?\s*{_IS_THERE_KO})\s*\??\s*$"
 )
 # The words that ask whether something is covered, not what: never a subject the materials must mention.
 COVERAGE_FRAME_WORDS = frozenset(
@@ -251,8 +253,7 @@ _COVERED_TAIL_EN = re.compile(
 )
 _COVERED_TAIL_KO = re.compile(
     r"(?:도|은|는|이|가)?\s*(?:(?:설명|내용|얘기|이야기)(?:도|이|은)?\s*)?"
-    r"(?:나와|나와\s*있어|나오나|나오니|나와요|나와\s*있나요|다뤄|다뤄요|다루나|다루니|다루나요|"
-    r"(?:설명|소개|언급)(?:돼|되어)?\s*있(?:어|어요|나|나요|니)|들어\s*있(?:어|어요|나|나요|니)|있(?:어|어요|나|나요|니))\s*\??\s*$"
+    rf"(?:{_APPEARS_KO}|(?:설명|소개|언급)(?:돼|되어)?\s*{_IS_THERE_KO}|들어\s*{_IS_THERE_KO}|{_IS_THERE_KO})\s*\??\s*$"
 )
 
 

@@ -147,6 +147,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         # its call stack?" about the stack the x86 book describes). An item found by its place is in the
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False, reason="follow-up:unknown-words")
+    missing = None
     if retrieval.passages and asks_if_covered(asked_question):  # the language of the materials is read only then
         # "Does it also cover the Fibonacci heap?": no, when the materials never mention it, however near the
         # pages found (the handbook's heaps and Fibonacci numbers). The learner's own words, not those carried over.
@@ -157,8 +158,6 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
             name_pairs(conversation, sources),
             not same_language(conversation, asked_question, sources),
         )
-        if missing:
-            evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
     elif (
         retrieval.passages
         and evidence.sufficient
@@ -171,8 +170,8 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         # questions only: a Korean question's Latin abbreviation ("배낭 DP") may stand for words an English
         # book spells out ("dynamic programming"), while Korean books write Latin names as they are.
         missing = rules.resolved(NAMES_NEVER_WRITTEN, asked_question, known)
-        if missing:
-            evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
+    if missing:
+        evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
     rules.fired(f"evidence:{evidence.reason}")  # why this turn is answered or refused, counted with the rules
     observe_evidence(lambda: evidence_signals(judged, retrieval.passages, evidence, known, follow_up=follow_up))
     nothing_left = bool(removed) and not sources

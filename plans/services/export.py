@@ -214,24 +214,18 @@ def notes_markdown(*, user, notes, title: str = "Notes") -> Export:
 # --- Decks -----------------------------------------------------------------------------------------
 
 
-def _cards(*, user, plan: Plan) -> list[Card]:
-    """The plan's cards, each citation with the numbers the book prints on its pages (the source a card names)."""
+def _cards(*, user, plan: Plan) -> list[tuple[Card, dict]]:
+    """The plan's cards, each with its citation as the book prints its pages (the source a card names); the
+    cards themselves are left as stored."""
     from ..selectors_guide import plan_deck
 
     cards = plan_deck(user=user, plan=plan)
-    labelled = knowledge.with_page_labels(user=user, citations=[card.citation or {} for card in cards])
-    for card, citation in zip(cards, labelled, strict=True):
-        card.citation = citation or card.citation
-    return cards
+    return list(zip(cards, knowledge.with_page_labels(user=user, citations=[card.citation or {} for card in cards]), strict=True))
 
 
 def _front(card: Card) -> str:
     choices = "\n".join(f"- {choice}" for choice in card.choices or [])
     return f"{card.prompt}\n{choices}" if choices else card.prompt
-
-
-def _source(card: Card, titles: dict[str, str]) -> str:
-    return citation_reference(card.citation or {}, titles)
 
 
 # A spreadsheet runs a cell that starts with one of these as a formula ("=HYPERLINK(…)" in a quote).
@@ -251,14 +245,14 @@ def deck_csv(*, user, plan: Plan) -> Export:
     titles, out = _titles(plan), io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["front", "back", "source", "quote", "kind", "session", "due"])
-    for card in _cards(user=user, plan=plan):
+    for card, citation in _cards(user=user, plan=plan):
         writer.writerow(
             spreadsheet_cell(cell)
             for cell in [
                 _front(card),
                 card.answer,
-                _source(card, titles),
-                (card.citation or {}).get("quote", ""),
+                citation_reference(citation, titles),
+                citation.get("quote", ""),
                 card.kind,
                 card.session_number or "",
                 card.due.date().isoformat() if card.due else "",  # a question not answered yet is not scheduled
@@ -305,7 +299,7 @@ def deck_anki(*, user, plan: Plan) -> Export:
 
     titles, model = _titles(plan), _anki_model(plan)
     deck = genanki.Deck(stable_id("baeum-deck", plan.pk), f"Baeum::{plan.title}")
-    for card in _cards(user=user, plan=plan):
+    for card, citation in _cards(user=user, plan=plan):
         tags = [f"baeum_{card.kind}"] + ([f"session_{card.session_number}"] if card.session_number else [])
         deck.add_note(
             genanki.Note(
@@ -313,8 +307,8 @@ def deck_anki(*, user, plan: Plan) -> Export:
                 fields=[
                     _html(_front(card)),
                     _html(card.answer),
-                    _html(_source(card, titles)),
-                    _html((card.citation or {}).get("quote", "")),
+                    _html(citation_reference(citation, titles)),
+                    _html(citation.get("quote", "")),
                 ],
                 guid=genanki.guid_for("baeum", plan.pk, card.key),
                 tags=tags,

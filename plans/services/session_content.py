@@ -38,10 +38,10 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
     if defined or any(chunk.section_level >= 2 and chunk.section_title for chunk in chunks):
         return defined[:limit]  # with section headings to name, a frequent word is not an objective
-    return [_as_written(term, text) for term, _ in _weighted_terms(user, plan, text)[:limit]]
+    return [_written_form(term, text) for term, _ in _weighted_terms(user, plan, text)[:limit]]
 
 
-def _as_written(term: str, text: str) -> str:
+def _written_form(term: str, text: str) -> str:
     """A stemmed English term as the text writes it most often ("delet" → "delete", "modifi" → "modified"): an
     objective reads "Explain delete", never "Explain delet". Korean terms are morphemes as written already."""
     if not term.isascii():

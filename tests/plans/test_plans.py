@@ -286,8 +286,8 @@ def test_objectives_name_what_the_session_teaches():
 
 def test_an_objective_names_a_term_as_the_text_writes_it_not_its_stem():
     """A walkthrough read "Explain delet" and "Explain modifi": characteristic terms are stems of the index."""
-    from plans.services.session_content import _as_written
+    from plans.services.session_content import _written_form
 
     text = "To delete an element, call the delete function. Deleted nodes are freed. The list is modified in place."
-    assert _as_written("delet", text) == "delete" and _as_written("modifi", text) == "modified"
-    assert _as_written("레지스터", "레지스터는 빠르다.") == "레지스터"  # a Korean morpheme is written as it is
+    assert _written_form("delet", text) == "delete" and _written_form("modifi", text) == "modified"
+    assert _written_form("레지스터", "레지스터는 빠르다.") == "레지스터"  # a Korean morpheme is written as it is
