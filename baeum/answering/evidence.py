@@ -333,16 +333,6 @@ def names_never_written(question: str, known: Callable[[list[str]], set[str]]) -
     return list(dict.fromkeys(_as_written(name, question) for name in names if name not in present))
 
 
-NAMES_NEVER_WRITTEN = rules.register(
-    rules.Rule(
-        "evidence:names-never-written",
-        lambda question, known=lambda terms: set(): names_never_written(question, known) or None,
-        "How do I add SPDX license identifiers to my source files?",
-        "a question across languages naming something the materials never write is answered from whatever is near in meaning",
-    )
-)[0]
-
-
 def never_mentioned(
     question: str,
     known: Callable[[list[str]], set[str]],

@@ -13,7 +13,6 @@ from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Passage, nev
 from baeum.answering.condense import condense
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
 from baeum.answering.evidence import (
-    NAMES_NEVER_WRITTEN,
     NEVER_MENTIONED,
     Evidence,
     evidence_signals,
@@ -147,7 +146,6 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         # its call stack?" about the stack the x86 book describes). An item found by its place is in the
         # materials ("Explain the second kind.": "second" and "kind" name no topic).
         evidence = replace(evidence, sufficient=False, reason="follow-up:unknown-words")
-    missing = None
     if retrieval.passages and asks_if_covered(asked_question):  # the language of the materials is read only then
         # "Does it also cover the Fibonacci heap?": no, when the materials never mention it, however near the
         # pages found (the handbook's heaps and Fibonacci numbers). The learner's own words, not those carried over.
@@ -158,20 +156,8 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
             name_pairs(conversation, sources),
             not same_language(conversation, asked_question, sources),
         )
-    elif (
-        retrieval.passages
-        and evidence.sufficient
-        and not follow_up
-        and not is_hangul_heavy(asked_question)
-        and not same_language(conversation, asked_question, sources)
-    ):
-        # "How do I add SPDX license identifiers to my source files?" over a Korean guide that never writes
-        # "SPDX": the meaning match across languages finds licence pages whatever the licence named. English
-        # questions only: a Korean question's Latin abbreviation ("배낭 DP") may stand for words an English
-        # book spells out ("dynamic programming"), while Korean books write Latin names as they are.
-        missing = rules.resolved(NAMES_NEVER_WRITTEN, asked_question, known)
-    if missing:
-        evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
+        if missing:
+            evidence = replace(evidence, sufficient=False, reason="never-mentioned", missing=tuple(missing))
     rules.fired(f"evidence:{evidence.reason}")  # why this turn is answered or refused, counted with the rules
     observe_evidence(lambda: evidence_signals(judged, retrieval.passages, evidence, known, follow_up=follow_up))
     nothing_left = bool(removed) and not sources

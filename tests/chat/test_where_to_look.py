@@ -83,33 +83,3 @@ def test_asking_whether_the_book_covers_what_it_never_mentions_is_answered_no_na
     ingest(other_user, make_pdf(["Chapter 1 Fibonacci heaps\nA Fibonacci heap is a collection of heap-ordered trees."]), "f.pdf")
     again = chat_reply(conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), content="does it also cover Fibonacci heaps?")
     assert again.refused, "another learner's book made the phrase look mentioned"
-
-
-LICENCE_GUIDE = [
-    "제1장 GPL\nGPL 라이선스는 소스코드를 함께 배포하도록 요구한다. GPL 소프트웨어를 수정해 배포하면 수정한 소스코드도 공개해야 한다.",
-    "제2장 아파치 라이선스\nApache 라이선스는 허용적 라이선스이다. Apache 라이선스로 배포할 때는 라이선스 사본과 공지 파일을 함께 제공해야 한다.",
-]
-
-
-def test_an_english_question_naming_what_a_korean_book_never_writes_is_answered_no_naming_it(user, other_user, ingest):
-    """Across languages the meaning match finds licence pages whatever licence is named: "SPDX", which the
-    guide never writes, is refused by name (``evidence:names-never-written``); a name it writes is not."""
-    from baeum import rules
-    from chat.services.reply import chat_reply
-    from tests.pdfgen import make_pdf
-
-    guide = ingest(user, make_pdf(LICENCE_GUIDE), "라이선스.pdf", title="오픈소스 라이선스 해설")
-    ingest(other_user, make_pdf(["Chapter 1 SPDX\nSPDX identifiers name the licence of a source file."]), "spdx.pdf")
-    with rules.counting() as fired:
-        refused = chat_reply(
-            conversation=conversation_create(owner=user, ref_ids=[guide.ref_id]),
-            content="How do I add SPDX license identifiers to my source files?",
-        )
-    assert refused.refused and "never mention “SPDX”" in refused.content, refused.content
-    assert fired["evidence:names-never-written"] == 1
-    with rules.counting() as fired:
-        chat_reply(
-            conversation=conversation_create(owner=user, ref_ids=[guide.ref_id]),
-            content="What does the GPL require when I distribute modified software?",
-        )
-    assert not fired["evidence:names-never-written"]
