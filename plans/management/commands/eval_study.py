@@ -70,20 +70,41 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("paths", nargs="+", type=Path)
+        parser.add_argument("paths", nargs="*", type=Path)
+        parser.add_argument(
+            "--judged",
+            type=Path,
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="instead of books: a reader's verdicts (JSON lines with kind, text, answer, choices, verdict ok|partial|fail); "
+            "print how often the judge agrees with the reader",
+        )
         parser.add_argument("--minutes", type=int, default=25)
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--show", type=int, default=0, help="print this many questions of each kind per book")
+        parser.add_argument(
+            "--dump",
+            type=Path,
+            help="write every key point, question and objective shown (no verdict) as JSON lines, for a reader to label",
+        )
         rules_option(parser)
 
     def handle(self, *args, **options):
+        if options["judged"]:
+            return self._agreement(options["judged"], options)
+        if not options["paths"]:
+            raise CommandError("Name at least one book, or a reader's verdicts with --judged FILE.")
         missing = [str(path) for path in options["paths"] if not path.exists()]
         if missing:
             raise CommandError(f"No such file: {', '.join(missing)}")
         results = []
+        self.dumped: list[dict] = []
         with throwaway_documents(options["paths"], stream=self.stderr) as (user, materials), rules_run(options["without"]) as fired:
             for name, material in materials.items():
                 results.append(self._measure(user, name, material, options))
+        if options["dump"]:
+            options["dump"].write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in self.dumped), encoding="utf-8")
         rules_report = {"rules_off": sorted(options["without"]), "rules_fired": dict(sorted(fired.items()))}
         if options["json"]:
             self.stdout.write(json.dumps({"books": results, **rules_report}, ensure_ascii=False, indent=2))
@@ -136,12 +157,25 @@ class Command(BaseCommand):
             content = session_content(user=user, plan=plan, session=session)
             seen: set[str] = set()
             for point in content.key_points:
+                self.dumped.append({"book": name, "session": session.number, "kind": "key_point", "text": point["text"], "page": point.get("pageLabel") or point["pageNumber"]})
                 problem = checks.key_point_problem(point["text"], seen)
                 seen.add(checks.said(point["text"]))
                 standing.append(problem is None)
                 if problem:
                     failed(problem, f"session {session.number}: {point['text'][:160]}")
             for question in content.questions:
+                self.dumped.append(
+                    {
+                        "book": name,
+                        "session": session.number,
+                        "kind": question["kind"],
+                        "text": question["question"],
+                        "answer": question["answer"],
+                        "choices": question.get("choices"),
+                        "quote": question["citation"]["quote"],
+                        "page": question["citation"].get("pageLabel") or question["citation"]["pageNumber"],
+                    }
+                )
                 problem = checks.question_problem(question["kind"], question["question"], question["answer"], question.get("choices"))
                 answerable.append(problem is None)
                 choices_with_answer += problem == "choice-contains-answer"
@@ -151,6 +185,7 @@ class Command(BaseCommand):
                 f"{question['question']} {question['answer']}" for question in content.questions
             ]
             for objective in session.objectives:
+                self.dumped.append({"book": name, "session": session.number, "kind": "objective", "text": objective})
                 matched.append(checks.objective_matched(objective, taught))
                 if not matched[-1]:
                     failed("objective-unmatched", f"session {session.number}: {objective}")
@@ -205,6 +240,49 @@ class Command(BaseCommand):
             "problems": dict(sorted(problems.items())),
             "failures": failures,
         }
+
+    def _agreement(self, paths: list[Path], options) -> None:
+        """The judge against a reader: for key points, questions and objectives, the share the reader passed and the
+        share the judge passed, and the rows where they disagree (up to ``--show`` of each way)."""
+        report = {}
+        for path in paths:
+            if not path.exists():
+                raise CommandError(f"No such file: {path}")
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            seen: dict[tuple, set[str]] = {}
+            for number, row in enumerate(rows, 1):
+                if row.get("verdict") not in ("ok", "partial", "fail") or not row.get("kind") or "text" not in row:
+                    raise CommandError(f"{path}, line {number}: needs kind, text and a verdict of ok, partial or fail.")
+                group = "key_points" if row["kind"] == "key_point" else "objectives" if row["kind"] == "objective" else "questions"
+                if group == "key_points":
+                    session_seen = seen.setdefault((row.get("book") or row.get("walk"), row.get("session")), set())
+                    problem = checks.key_point_problem(row["text"], session_seen)
+                    session_seen.add(checks.said(row["text"]))
+                elif group == "questions":
+                    problem = checks.question_problem(row["kind"], row["text"], row.get("answer", ""), row.get("choices"))
+                else:
+                    continue  # an objective is judged against its session's content, which a verdicts file does not hold
+                tally = report.setdefault(group, {"rows": 0, "reader_ok": 0, "judge_ok": 0, "agree": 0, "judge_passed_reader_failed": [], "judge_failed_reader_passed": []})
+                reader_ok, judge_ok = row["verdict"] == "ok", problem is None
+                tally["rows"] += 1
+                tally["reader_ok"] += reader_ok
+                tally["judge_ok"] += judge_ok
+                tally["agree"] += reader_ok == judge_ok
+                if reader_ok != judge_ok:
+                    side = "judge_passed_reader_failed" if judge_ok else "judge_failed_reader_passed"
+                    tally[side].append(f"{row['text'][:140]} (reader: {row.get('why', row['verdict'])[:60]}; judge: {problem or 'ok'})")
+        for group, tally in report.items():
+            missed, strict = tally.pop("judge_passed_reader_failed"), tally.pop("judge_failed_reader_passed")
+            self.stdout.write(
+                f"{group}: rows={tally['rows']} reader_ok={_share([True] * tally['reader_ok'] + [False] * (tally['rows'] - tally['reader_ok']))} "
+                f"judge_ok={_share([True] * tally['judge_ok'] + [False] * (tally['rows'] - tally['judge_ok']))} "
+                f"agreement={_share([True] * tally['agree'] + [False] * (tally['rows'] - tally['agree']))} "
+                f"judge_passed_reader_failed={len(missed)} judge_failed_reader_passed={len(strict)}"
+            )
+            for line in missed[: options["show"]]:
+                self.stdout.write(f"  [passed, reader failed] {line}")
+            for line in strict[: options["show"]]:
+                self.stdout.write(f"  [failed, reader passed] {line}")
 
     @staticmethod
     def _known(answer: str, terms: set[str]) -> bool:
