@@ -15,7 +15,8 @@ Reported per book:
 - ``minutes_within_30pct``: share of sessions within ±30 % of the chosen minutes, with the min and max;
 - ``key_points_standing_alone`` (goal ≥ 0.95), ``questions_answerable`` (goal ≥ 0.90), ``choices_containing_answer``
   (goal 0) and ``objectives_matched`` (an objective names a term its session's key points or questions teach;
-  goal ≥ 0.90), judged by ``baeum.study.checks`` (written apart from the generator's filters), each failure
+  goal ≥ 0.90), judged by ``baeum.study.checks`` and, knowing the book, here: a key point on a front- or back-matter
+  page, a blank whose answer stands on most body pages (``EVERYWHERE``: "CRC" in a CRC paper) (written apart from the generator's filters), each failure
   counted by what is wrong (``problems``) with up to ``--show`` examples (``failures``).
 """
 
@@ -57,6 +58,10 @@ def index_terms(pages: list[str]) -> set[str]:
                 terms.update(normalise(part) for part in term.split(",") if part.strip())
     terms.discard("")
     return terms
+
+
+# A share of body pages above which a term is the book's subject, not something a session teaches.
+EVERYWHERE = 0.5
 
 
 def _quote_on_page(quote: str, page_text: str) -> bool:
@@ -153,12 +158,31 @@ class Command(BaseCommand):
             if sum(1 for line in failures if line.startswith(f"[{problem}]")) < options["show"]:
                 failures.append(f"[{problem}] {example}")
 
+        body = [said_page for page in pages.values() if not page.matter for said_page in [checks.said(page.text)]]
+
+        def everywhere(answer: str) -> bool:
+            """A blank whose answer is on most of the book's body pages is the book's subject ("CRC" in a CRC paper):
+            anyone answers it without having read the session."""
+            key = checks.said(answer)
+            return bool(key) and len(body) >= 4 and sum(key in text for text in body) > EVERYWHERE * len(body)
+
         for session in sessions:
             content = session_content(user=user, plan=plan, session=session)
             seen: set[str] = set()
             for point in content.key_points:
-                self.dumped.append({"book": name, "session": session.number, "kind": "key_point", "text": point["text"], "page": point.get("pageLabel") or point["pageNumber"]})
+                self.dumped.append(
+                    {
+                        "book": name,
+                        "session": session.number,
+                        "kind": "key_point",
+                        "text": point["text"],
+                        "page": point.get("pageLabel") or point["pageNumber"],
+                    }
+                )
                 problem = checks.key_point_problem(point["text"], seen)
+                matter = pages[point["pageNumber"]].matter if point["pageNumber"] in pages else ""
+                if problem is None and matter:
+                    problem = f"{matter}-matter"  # a preface, a licence, a bibliography: not what a session teaches
                 seen.add(checks.said(point["text"]))
                 standing.append(problem is None)
                 if problem:
@@ -177,6 +201,8 @@ class Command(BaseCommand):
                     }
                 )
                 problem = checks.question_problem(question["kind"], question["question"], question["answer"], question.get("choices"))
+                if problem is None and question["kind"] in (CLOZE, CHOICE) and everywhere(question["answer"]):
+                    problem = "answer-everywhere"
                 answerable.append(problem is None)
                 choices_with_answer += problem == "choice-contains-answer"
                 if problem:
@@ -262,7 +288,17 @@ class Command(BaseCommand):
                     problem = checks.question_problem(row["kind"], row["text"], row.get("answer", ""), row.get("choices"))
                 else:
                     continue  # an objective is judged against its session's content, which a verdicts file does not hold
-                tally = report.setdefault(group, {"rows": 0, "reader_ok": 0, "judge_ok": 0, "agree": 0, "judge_passed_reader_failed": [], "judge_failed_reader_passed": []})
+                tally = report.setdefault(
+                    group,
+                    {
+                        "rows": 0,
+                        "reader_ok": 0,
+                        "judge_ok": 0,
+                        "agree": 0,
+                        "judge_passed_reader_failed": [],
+                        "judge_failed_reader_passed": [],
+                    },
+                )
                 reader_ok, judge_ok = row["verdict"] == "ok", problem is None
                 tally["rows"] += 1
                 tally["reader_ok"] += reader_ok
