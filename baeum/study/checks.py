@@ -72,7 +72,7 @@ _INSTRUCTION_AFTER_COMMA = re.compile(r",\s*(?:check|see|refer to|look at|consul
 # A page's debris inside a sentence: a footnote number after a sentence's end or between words ("보호된다.186 이",
 # "보증 청구 118 그리고"), or a leading footnote number ("52 리차드 스톨만: …", "484 예외사항은 …").
 _FOOTNOTE_NUMBER = re.compile(
-    r"^\d{1,3}\s+\S|(?<!\d)[.!?다][\"'”’)]*\s?\d{1,3}(?:\s|$)|[가-힣] \d{2,3} (?![가-힣]*(?:쪽|개|년|월|일|번|장|절|명|비트|바이트|바퀴|배|%))[가-힣]"
+    r"^\d{1,3}\s+(?![가-힣]*(?:쪽|개|년|월|일|번|장|절|명|비트|바이트|바퀴|배|%)|[a-z])\S|(?<=[a-z가-힣])[.!?][\"'”’)]*\d{1,3}(?:\s|$)|다\s?\d{1,3}\s|[가-힣] \d{2,3} (?![가-힣]*(?:쪽|개|년|월|일|번|장|절|명|비트|바이트|바퀴|배|%))[가-힣]"
 )
 # A sentence cut where an abbreviation or a list number stood ("… because 1.", "… Gemeinschaft a.", "(인용한 글과 동일, wp.").
 _CUT_AT_A_DOT = re.compile(r"\s(?:[a-z]{1,2}|\d{1,2})\.$")

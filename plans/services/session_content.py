@@ -19,7 +19,7 @@ from baeum.extraction.lines import looks_like_code
 from baeum.language import lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, sentence_spans
-from baeum.study import keypoints, quiz
+from baeum.study import keypoints, quiz, standing
 from baeum.study import phrasing as study
 from baeum.study.definitions import find_definitions
 from core.learner_cache import learner_key
@@ -114,7 +114,7 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
 DEFINITION_BOOST = 1.5
 
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 5
+SESSION_CONTENT_VERSION = 6
 
 
 @dataclass
@@ -195,9 +195,19 @@ def _session_content(
             defined[position] = definitions
             score *= DEFINITION_BOOST  # what the text defines is what a learner must know
         candidates.append(quiz.Candidate(sentence, score, position))
-    # A key point is read on its own: one that goes on from the sentence before it ("따라서 …", "This data is …")
-    # is chosen only when too few others stand alone.
-    ranked = sorted(candidates, key=lambda candidate: (bool(_GOES_ON.match(sentences[candidate.position][0])), -candidate.score))
+    # A key point is read on its own, on a list: a sentence of the book's body that a reader would find standing
+    # alone (``standing``, fitted on readers' verdicts) comes first; one that goes on from the sentence before it
+    # ("따라서 …", "This data is …"), or from a preface or a bibliography, only when too few others are left.
+    alone = {candidate.position: standing.standing(candidate.text) >= standing.STANDS_ALONE for candidate in candidates}
+    ranked = sorted(
+        candidates,
+        key=lambda candidate: (
+            bool(sentences[candidate.position][1].matter),
+            not alone[candidate.position],
+            bool(_GOES_ON.match(sentences[candidate.position][0])),
+            -candidate.score,
+        ),
+    )
     best, seen = [], set()
     for candidate in ranked:  # a sentence the text repeats (a refrain, a summary restating it) is one key point
         said = " ".join(candidate.text.casefold().split())
@@ -226,7 +236,14 @@ def _session_content(
                 content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
             return content
     headings = list(dict.fromkeys(chunk.section_title for _, chunk, _ in sentences if chunk.section_title))
-    for question in quiz.build_questions(candidates, definitions=defined, headings=headings, limit=max_questions):
+    # A question shows its sentence: one that could not be a key point (a reader would not find it standing
+    # alone, it introduces a listing, it is a preface's or a bibliography's) makes no question either.
+    askable = [
+        candidate
+        for candidate in candidates
+        if alone[candidate.position] and not sentences[candidate.position][1].matter and not keypoints.not_a_key_point(candidate.text)
+    ]
+    for question in quiz.build_questions(askable, definitions=defined, headings=headings, limit=max_questions):
         sentence, chunk, offset = sentences[question.source]
         content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
     return content

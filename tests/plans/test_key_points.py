@@ -49,3 +49,29 @@ def test_a_key_point_from_a_list_item_is_shown_without_the_items_own_bullet(user
     texts = _first_session_key_points(user, ingest, pages)
     assert any("a character" in text for text in texts), texts  # a list item is a key point here…
     assert not [text for text in texts if text.lstrip().startswith("•")]  # …without its bullet
+
+
+def test_a_session_asks_and_points_at_sentences_that_stand_alone(user, ingest):
+    """A walkthrough over a library manual: key points were function blurbs ("Decode the class and TAG from DER
+    code.") and exercise instructions; prose that stands alone is preferred, and none of those is asked about."""
+    pages = [
+        "Chapter 2 Decoding\n"
+        + "Decode the class and TAG from the DER code of the structure element. "
+        + "Write a function called decoder that takes the DER code of a structure element. "
+        + "Fill the structure element with values of a DER encoding string from the decoder. "
+        + "A DER encoding is a binary format that gives every ASN.1 value exactly one encoding. "
+        + "The decoder refuses a BER encoding when the strict flag is set by the caller. "
+        + "An ASN.1 structure is a tree of typed elements that the library builds from a definitions file. "
+        + "A tag is a number that tells the decoder which type the next encoded element has. "
+        + "The library keeps every decoded value in the element of the structure that names it. "
+        + "A definitions file is a text file that declares the ASN.1 types of a protocol. "
+    ]
+    book = ingest(user, make_pdf(pages), "manual.pdf")
+    plan = plan_create(owner=user, title="Manual", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    content = session_content(user=user, plan=plan, session=plan.sessions.first())
+    points = [point["text"] for point in content.key_points]
+    assert len(points) >= 3 and not [text for text in points if text.startswith(("Decode", "Write", "Fill"))], points
+    quoted = [question["citation"]["quote"] for question in content.questions]
+    assert not [quote for quote in quoted if quote.startswith(("Decode", "Write", "Fill"))], quoted

@@ -1,0 +1,47 @@
+"""Whether a sentence stands alone as a key point: named signals, weights fitted on readers' verdicts."""
+
+import json
+
+import pytest
+
+from baeum.study import standing
+
+
+def test_the_shipped_weights_are_for_these_signals_and_say_what_they_were_fitted_on():
+    data = json.loads(standing.WEIGHTS_FILE.read_text())
+    assert set(data["weights"]) == set(standing.FEATURES)
+    assert data["fitted_on"] and all(name.startswith("tune_") for name in data["fitted_on"])  # the tuning books only
+    checked = [report for report in data["report"].values() if report["role"] == "check"]
+    assert checked and all(report["auc"] > 0.7 for report in checked)  # better than chance on books never fitted on
+
+
+@pytest.mark.parametrize(
+    ("sentence", "signal"),
+    [
+        ("It is legal to reassign a variable.", "opens_pointing"),
+        ("따라서 스택은 아래로 자란다.", "opens_pointing"),
+        (", N −1 where N and S are the number and the width of the stripes.", "opens_inside"),
+        ("는 특허분쟁으로부터 사용자가 보호된다.", "opens_inside"),
+        ("Decode the class and TAG from DER code.", "no_subject_verb"),
+        ("Function that generates a C structure from an ASN1 file.", "no_finite_verb"),
+        ("D. Preserve all the copyright notices of the Document.", "list_marker"),
+        ("Running the command below will generate a file.", "points_elsewhere"),
+        ("If the flag is set then the function will not decode BER.", "demonstrative"),
+        ("프로젝트들은 항목을 이 위원회에 요청할 수 있어야 한다.", "demonstrative"),
+        ("둘째, 보증 청구 118 그리고 피드백 손실에 대해서도 기여자는 보호된다.", "glued_number"),
+        ("EUPL은 여러 언어를 번역하였다((Europäische Gemeinschaft a.", "unbalanced"),
+        ("Set ASN1_DECODE_FLAG_STRICT_DER to refuse BER.", "identifiers"),
+        ("A stack is a list whose last item in is the first out.", "defines"),
+        ("Write a function called circle that takes a turtle.", "instruction"),
+        ("What happens if you call it twice?", "asks"),
+    ],
+)
+def test_each_signal_fires_on_what_it_names(sentence, signal):
+    assert standing.features(sentence)[signal] > 0
+
+
+def test_a_plain_statement_rates_higher_than_its_fragments():
+    statement = "A variable is a name that refers to a value."
+    assert standing.standing(statement) >= standing.STANDS_ALONE
+    for fragment in ("Decode the class and TAG from DER code.", "Write a function called circle that takes a turtle."):
+        assert standing.standing(fragment) < standing.standing(statement)
