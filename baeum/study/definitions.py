@@ -55,7 +55,7 @@ _TERM_WORDS = re.compile(r"(?:[\w'’-]+)(?:\s+[\w'’-]+){0,5}")
 _TERM_END = re.compile(r"^\s*(?:[.,;:!?](?:\s|$)|[()]|and\b|or\b|$)")
 _SUBJECT_OPENERS = frozenset(
     "this that these those it there here each every one some most many our my we you another such both either neither "
-    "first second third next last following above previous former latter other all any no sometimes since below "
+    "first second third next last following above previous former latter other all any no more less fewer sometimes since below "
     "however thus therefore now then so also often usually example note what why how where when which who".split()
 )
 # "X is a/an …", "X are …s that", "X is defined as", "X refers to", "X means".

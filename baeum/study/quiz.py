@@ -169,8 +169,31 @@ def _as_written_inside(term: str, body: str) -> str:
     return term
 
 
+def _spelled(term: str) -> str:
+    return re.sub(r"[\W_]+", "", term).casefold()
+
+
+def describes_an_instance(sentence: str) -> bool:
+    """ "The result is a zip object …", "The argument is a string …": a definite one-word subject describes the
+    thing at hand in its example, not a term ("What is the result?" — of what?)."""
+    opening = re.match(r"^The\s+([a-z]+)\s+(?:is|are)\b", sentence.strip())
+    return bool(opening)
+
+
+INSTANCE = rules.register(
+    rules.Rule(
+        "question:describes-an-instance",
+        describes_an_instance,
+        "The result is a zip object that knows how to iterate through the pairs.",
+        "a 'What is the X?' question about the thing at hand in an example, not a term",
+    ),
+)[0]
+
+
 def _definition_question(definition: Definition, sentence: str, body: str = "") -> Question | None:
     """ "A stack is a …" → "What is a stack?": only when the sentence opens with the term it defines."""
+    if rules.applies(INSTANCE, sentence):
+        return None
     article = re.match(r"^(?:the|a|an)\s+", sentence.strip(), flags=re.IGNORECASE)
     opening = sentence.strip()[article.end() :] if article else sentence.strip()
     if not opening.casefold().startswith(definition.term.casefold()) or _CONTEXTUAL.search(opening[len(definition.term) :]):
@@ -290,10 +313,10 @@ def build_questions(
         if not present:
             continue
         term = max(present, key=len)
-        siblings = [
+        siblings = [  # another term, not the same one written otherwise ("CAST128" for "CAST-128")
             other
             for other in terms
-            if other.casefold() != term.casefold() and _same_script(other, term) and not _term_at(candidate.text, other)
+            if _spelled(other) != _spelled(term) and _same_script(other, term) and not _term_at(candidate.text, other)
         ]
         cloze = cloze_question(candidate.text, term, aliases.get(term.casefold(), []))
         if cloze is None:

@@ -69,3 +69,32 @@ def test_korean_definitions_read_the_word_not_its_quote_marks_nor_a_conjunction(
     assert find_definitions("프로앱스 또는 스니몰리를 독립적으로 사용하는 것은 다른 유닛과 조합하여 사용되지 않는 것을 뜻한다.") == []
     questions = _questions(["‘파생작’이란 원저작물을 번역하거나 수정하여 새로 만든 저작물을 말한다."])
     assert [question.prompt for question in questions if question.kind == DEFINITION] == ["‘파생작’이란 무엇인가요?"]
+
+
+def test_a_definite_one_word_subject_makes_no_what_is_question():
+    """Think Python: "The result is a zip object …" asked "What is the result?" (of what?)."""
+    from baeum.study.definitions import find_definitions
+    from baeum.study.quiz import _definition_question
+
+    sentence = "The result is a zip object that knows how to iterate through the pairs."
+    assert all(_definition_question(definition, sentence) is None for definition in find_definitions(sentence))
+    stack = "A stack is a list whose last item in is the first item out."
+    assert any(_definition_question(definition, stack) for definition in find_definitions(stack))
+
+
+def test_a_true_false_swap_never_uses_the_same_name_written_otherwise():
+    """Nettle: "CAST128" swapped in for "CAST-128" made a true statement whose answer key said false."""
+    from baeum.study.quiz import Candidate, build_questions
+    from baeum.study.definitions import find_definitions
+
+    sentences = [
+        "CAST-128 is a block cipher with a block size of 64 bits and a variable key size.",
+        "CAST128 is a block cipher specified in RFC 2144 for use in many protocols.",
+        "AES is a block cipher that the US government chose as its standard in 2001.",
+        "Twofish is a block cipher that was a finalist in the AES competition.",
+    ]
+    candidates = [Candidate(text, 1.0 - position / 10, position) for position, text in enumerate(sentences)]
+    definitions = {position: find_definitions(text) for position, text in enumerate(sentences) if find_definitions(text)}
+    for question in build_questions(candidates, definitions=definitions, headings=["CAST-128", "AES", "Twofish"], limit=6):
+        if question.kind == "true_false" and question.answer == "false":
+            assert "CAST128" not in question.question or "CAST-128" not in sentences[question.source], question
