@@ -5,6 +5,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from pgvector.django import VectorField
 
+from accounts.scoping import OwnedManager
 from courses.scoping import readable_manager
 
 REF_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
@@ -92,6 +93,26 @@ class Material(models.Model):
         from baeum.extraction.readers import PERMANENT_FAILURES
 
         return self.status == self.Status.FAILED and self.error_code not in PERMANENT_FAILURES
+
+
+class RemovedMaterial(models.Model):
+    """A material its owner deleted, remembered by its file's content: uploading the same file again gives it its
+    refId back, so the plans, conversations, notes and cards that cite it find it again
+    (``knowledge.services.materials.material_create``; plans and conversations rejoin it once it is READY)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    ref_id = models.CharField(max_length=32, unique=True)
+    sha256 = models.CharField(max_length=64)
+    title = models.CharField(max_length=300)
+    removed_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "sha256"], name="removed_owner_sha256")]
+
+    def __str__(self) -> str:
+        return f"{self.ref_id} (removed)"
 
 
 class MaterialPage(models.Model):

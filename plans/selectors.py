@@ -111,8 +111,8 @@ def access_card(*, user, card_id) -> Card:
 def reviewable_cards(*, user):
     """The user's cards whose material they may still read: a card quoting a material deleted since (or of a
     course left) is not served for review nor counted as due (a walkthrough was asked "What is Too few?" from a
-    deleted book, its source link "Not found"). Kept, not deleted: uploading the book again does not bring
-    them back, but their review history stays in the statistics."""
+    deleted book, its source link "Not found"). Kept, not deleted: their review history stays in the statistics,
+    and uploading the same file again brings them back (it returns under its refId, ``RemovedMaterial``)."""
     from django.db.models import Q
     from django.db.models.fields.json import KeyTextTransform
 

@@ -27,6 +27,7 @@ from baeum.retrieval.embeddings import EmbeddingError
 from core.providers import active_embedder
 
 from ..models import Chunk, Material, MaterialPage
+from ..signals import material_ready
 from .embedding import chunk_embeddings_store, content_hash, embeddings_compute
 from .lexical import chunk_terms_write
 from .ocr import OcrNeeded, ocr_cached, ocr_check, pages_to_read
@@ -336,6 +337,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
         extractor=EXTRACTOR,
         ready_at=timezone.now(),
     )
+    material_ready.send(sender=Material, material=material)
 
 
 def material_ingest_in_process(*, material_id: int, upgrade: bool = True) -> Material | None:

@@ -16,7 +16,7 @@ from baeum.extraction import readers as extract
 from courses.selectors import course_taught
 
 from ..failure_reasons import reason_translate
-from ..models import Material
+from ..models import Material, RemovedMaterial
 from ..selectors.materials import MaterialNotFound
 from .page_images import material_page_images_delete
 from .vector_indexes import vector_indexes_sync_later
@@ -96,6 +96,10 @@ def material_create(*, owner, upload: UploadedFile, title: str = "", type: str =
         size_bytes=upload.size,
         sha256=digest.hexdigest(),
     )
+    # The same file deleted before: it comes back under its refId, and what cited it finds it again.
+    removed = RemovedMaterial.objects.for_user(owner).filter(sha256=material.sha256).order_by("-removed_at").first()
+    if removed is not None:
+        material.ref_id = removed.ref_id
     material.file.save(name, upload, save=False)
     try:
         _check_page_limit(material)
@@ -104,6 +108,8 @@ def material_create(*, owner, upload: UploadedFile, title: str = "", type: str =
         raise
     with transaction.atomic():
         material.save()
+        if removed is not None:
+            removed.delete()
         if enqueue:
             _enqueue_ingest(material.pk)
     return material
@@ -113,6 +119,10 @@ def material_delete(*, material: Material) -> None:
     """Delete a material with its pages, chunks and vectors, then its stored file."""
     storage, file_name = material.file.storage, material.file.name
     with transaction.atomic():
+        if material.sha256:
+            RemovedMaterial.objects.for_user(material.owner).update_or_create(
+                ref_id=material.ref_id, defaults={"owner_id": material.owner_id, "sha256": material.sha256, "title": material.title}
+            )
         material.delete()
         transaction.on_commit(lambda: storage.delete(file_name) if file_name else None)
         transaction.on_commit(lambda: material_page_images_delete(material=material))

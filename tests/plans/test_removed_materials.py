@@ -61,3 +61,35 @@ def test_a_plan_whose_every_material_was_removed_says_so_on_regeneration(user, c
     client.force_login(user)
     page = client.get(f"/plans/{plan.pk}/").content.decode()
     assert "Every material of this plan was removed" in page and 'id="regenerate"' not in page
+
+
+def test_the_same_file_uploaded_again_brings_its_plan_conversation_and_cards_back(user, other_user, api_client, ingest):
+    """A walkthrough deleted a book and uploaded it again: its plan stayed "removed", its conversation said the
+    book was gone, its cards were never due again. The same file now comes back under its refId."""
+    from chat.models import Conversation, ConversationSource
+    from chat.services.conversations import conversation_create
+    from plans.models import Card
+    from plans.selectors import removed_materials, reviewable_cards
+
+    data = make_pdf(STACK)
+    stack = ingest(user, data, "stack.pdf", title="Stack notes")
+    plan = _plan(user, stack)
+    conversation = conversation_create(owner=user, ref_ids=[stack.ref_id])
+    Card.objects.create(owner=user, plan=plan, key="lifo", kind="short_answer", prompt="A stack is?", answer="lifo",
+                        citation={"refId": stack.ref_id, "chunkIndex": 0, "pageNumber": 1}, due=plan.created_at)  # fmt: skip
+    assert api_client.delete(f"/api/v1/materials/{stack.ref_id}/").status_code == 204
+    assert removed_materials(user=user, plan=Plan.objects.for_user(user).get(pk=plan.pk)) == {stack.ref_id: "Stack notes"}
+    assert not reviewable_cards(user=user).exists()
+
+    stranger = ingest(other_user, data, "stack.pdf")  # another learner's copy of the same file is theirs alone
+    assert stranger.ref_id != stack.ref_id
+    again = ingest(user, data, "stack (1).pdf")
+    assert again.ref_id == stack.ref_id and again.status == "READY"
+    assert removed_materials(user=user, plan=Plan.objects.for_user(user).get(pk=plan.pk)) == {}
+    assert not any(session["removed"] for session in api_client.get(f"/api/v1/plans/{plan.pk}/").json()["sessions"])
+    assert ConversationSource.objects.for_user(user).get(conversation=conversation).material_id == again.pk
+    assert Conversation.objects.for_user(user).get(pk=conversation.pk).ref_ids == [stack.ref_id]
+    assert reviewable_cards(user=user).count() == 1
+
+    other = ingest(user, make_pdf(CLOUDS), "clouds.pdf")  # another file never takes a deleted one's place
+    assert other.ref_id != stack.ref_id
