@@ -94,6 +94,15 @@ _NOT_A_SENTENCE = re.compile(
 )
 
 
+# Two sentences sharing this share of their words say one thing twice ("Since 2 is not 0, we take the second
+# branch …" / "Since 1 is not 0, …"; "… 배포 및 재배포할 수 있기 때문이다." / "… 배포/재배포할 …"): one key point.
+SAME_POINT = 0.8
+
+
+def _same_point(words: set[str], other: set[str]) -> bool:
+    return bool(words) and len(words & other) / len(words | other) >= SAME_POINT
+
+
 def _is_prose(sentence: str) -> bool:
     """Skip code, tables and formulas: key points and questions come from sentences of words."""
     visible = [char for char in sentence if not char.isspace()]
@@ -208,11 +217,11 @@ def _session_content(
             -candidate.score,
         ),
     )
-    best, seen = [], set()
+    best, seen = [], []
     for candidate in ranked:  # a sentence the text repeats (a refrain, a summary restating it) is one key point
-        said = " ".join(candidate.text.casefold().split())
-        if said not in seen and not keypoints.not_a_key_point(candidate.text):
-            seen.add(said)
+        words = set(re.findall(r"\w+", candidate.text.casefold()))
+        if not any(_same_point(words, other) for other in seen) and not keypoints.not_a_key_point(candidate.text):
+            seen.append(words)
             best.append(candidate)
         if len(best) == max_key_points:
             break

@@ -75,3 +75,18 @@ def test_a_session_asks_and_points_at_sentences_that_stand_alone(user, ingest):
     assert len(points) >= 3 and not [text for text in points if text.startswith(("Decode", "Write", "Fill"))], points
     quoted = [question["citation"]["quote"] for question in content.questions]
     assert not [quote for quote in quoted if quote.startswith(("Decode", "Write", "Fill"))], quoted
+
+
+def test_two_sentences_that_say_one_thing_are_one_key_point():
+    """Think Python's factorial trace gave "Since 2 is not 0, we take the second branch …" and "Since 1 is not 0,
+    …" as two key points of one session; the licence guide gave one sentence five times, its footnotes apart."""
+    import re
+
+    from plans.services.session_content import _same_point
+
+    def words(text):
+        return set(re.findall(r"\w+", text.casefold()))
+
+    first = words("Since 2 is not 0, we take the second branch and calculate the factorial of n-1.")
+    assert _same_point(first, words("Since 1 is not 0, we take the second branch and calculate the factorial of n-1."))
+    assert not _same_point(first, words("A recursive function needs a base case that stops the recursion."))
