@@ -17,6 +17,7 @@ from baeum.answering.quoting import without_leading_heading
 from baeum.answering.sentences import is_readable_sentence
 from baeum.extraction.lines import looks_like_code
 from baeum.language import lexicon
+from baeum.language.analysis import _Kiwi as Kiwi
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, sentence_spans
 from baeum.study import keypoints, quiz, standing
@@ -99,6 +100,14 @@ _NOT_A_SENTENCE = re.compile(
 SAME_POINT = 0.8
 
 
+def _names_a_thing(term: str) -> bool:
+    """A noun or a name, not a verb's stem ("빠져나가" of "빠져나가려면") nor a placeholder the text has the
+    learner type ("FILENAME", "TEST")."""
+    if is_hangul_heavy(term):
+        return all(token.tag.startswith(("NN", "SL", "SH")) for token in Kiwi.get().tokenize(term))
+    return not term.isupper() or len(term) <= 4
+
+
 def _same_point(words: set[str], other: set[str]) -> bool:
     return bool(words) and len(words & other) / len(words | other) >= SAME_POINT
 
@@ -118,6 +127,17 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
     lowered = text.casefold()
     return sorted(((term, weight) for term, weight in weights.items() if term in lowered), key=lambda item: -item[1])
 
+
+# Terms a session with neither headings nor definitions asks about: its most characteristic ones (TF-IDF).
+FALLBACK_TERMS = 8
+CHARACTERISTIC_TERMS = rules.register(
+    rules.Rule(
+        "question:characteristic-terms",
+        lambda found: not found[0] and not found[1],
+        ({}, []),  # no definition, no heading: the Vim tutor as a text file had no practice question at all
+        "a session with nothing defined and no heading asks about its most characteristic terms",
+    ),
+)[0]
 
 # How much more a sentence that defines a term counts as a key point than its terms alone say.
 DEFINITION_BOOST = 1.5
@@ -245,6 +265,13 @@ def _session_content(
                 content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
             return content
     headings = list(dict.fromkeys(chunk.section_title for _, chunk, _ in sentences if chunk.section_title))
+    fallback = rules.applies(CHARACTERISTIC_TERMS, (defined, headings))
+    if fallback:
+        # Neither headings nor definitions (a plain-text file, a short paper): the session's most characteristic
+        # terms, as the text writes them, are what its blanks ask.
+        text = "\n".join(part["text"] for part in content.parts)
+        written = [_written_form(term, text) for term in list(weights)[:FALLBACK_TERMS] if len(term) >= 4]
+        headings = [term for term in written if _names_a_thing(term)]
     # A question shows its sentence: one that could not be a key point (a reader would not find it standing
     # alone, it introduces a listing, it is a preface's or a bibliography's) makes no question either.
     askable = [
@@ -253,6 +280,8 @@ def _session_content(
         if alone[candidate.position] and not sentences[candidate.position][1].matter and not keypoints.not_a_key_point(candidate.text)
     ]
     for question in quiz.build_questions(askable, definitions=defined, headings=headings, limit=max_questions):
+        if fallback and question.kind == quiz.TRUE_FALSE and question.answer == "false":
+            continue  # a characteristic term swapped for another reads as nonsense, not as a false statement
         sentence, chunk, offset = sentences[question.source]
         content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
     return content

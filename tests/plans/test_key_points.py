@@ -90,3 +90,24 @@ def test_two_sentences_that_say_one_thing_are_one_key_point():
     first = words("Since 2 is not 0, we take the second branch and calculate the factorial of n-1.")
     assert _same_point(first, words("Since 1 is not 0, we take the second branch and calculate the factorial of n-1."))
     assert not _same_point(first, words("A recursive function needs a base case that stops the recursion."))
+
+
+def test_a_text_with_no_heading_and_no_definition_still_has_practice_questions(user, ingest):
+    """A walkthrough: the Vim tutor uploaded as text defines no term and has no heading Baeum recognises; its
+    26 sessions had no practice question at all. Its most characteristic terms are asked instead."""
+    text = (
+        "Press the undo key to take back the last change you made to the buffer. "
+        "The undo history keeps every change, so several undo presses walk back through it. "
+        "A register stores deleted text until you put it back somewhere else in the buffer. "
+        "Each register has a one-letter name, and the put command pastes the register you choose. "
+        "The buffer holds the text of a file while you edit it, and writing saves the buffer. "
+        "Without writing, every change to the buffer is lost when you quit the editor. "
+    )
+    book = ingest(user, text.encode(), "tutor.txt")
+    plan = plan_create(owner=user, title="Tutor", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    questions = session_content(user=user, plan=plan, session=plan.sessions.first()).questions
+    assert questions, "a session with readable sentences has something to practise"
+    assert {question["answer"].casefold() for question in questions} & {"undo", "register", "buffer", "change"}
+    assert not [question for question in questions if question["kind"] == "true_false" and question["answer"] == "false"]
