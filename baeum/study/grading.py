@@ -116,12 +116,19 @@ def grade_term(response: str, expected: str, accepted: list[str] | tuple[str, ..
     return _grade_term_form(response, expected, accepted)
 
 
+def _spaced_alike(response: str, expected: str) -> bool:
+    """The same letters, spaced otherwise: "되돌아 가" for 되돌아가, whose last syllable ``normalise`` would read
+    as a particle on one side and not on the other."""
+    squeeze = lambda text: re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", text).casefold())  # noqa: E731
+    return bool(squeeze(response)) and squeeze(response) == squeeze(expected)
+
+
 def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[str, ...]) -> Grade:
     given = normalise(response)
     if not given:
         return Grade(WRONG, 0.0, expected)
     for candidate in (expected, *accepted):
-        if given == normalise(candidate):
+        if given == normalise(candidate) or _spaced_alike(response, candidate):
             return Grade(CORRECT, 1.0, expected)
     if _same_number(response, expected):
         return Grade(CORRECT, 1.0, expected)

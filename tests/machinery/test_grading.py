@@ -112,3 +112,12 @@ def test_a_definition_is_graded_on_what_it_says_not_on_repeating_the_term():
     korean = "스택 프레임은 인자, 리턴 정보, 지역 변수를 포함한 스택의 영역을 말한다."
     assert grade_definition("인자와 리턴 정보와 지역 변수를 담는 스택 영역", korean, "스택 프레임").verdict == CORRECT
     assert grade_definition("모르겠어요", korean, "스택 프레임").verdict == WRONG
+
+
+def test_korean_spacing_never_decides_even_where_a_syllable_looks_like_a_particle():
+    """A walkthrough: "되돌아 가" was wrong for 되돌아가 (its 가 was read as a particle on one side only)."""
+    from baeum.study.grading import grade_term
+
+    assert grade_term("되돌아 가", "되돌아가").verdict == "correct"
+    assert grade_term("되 돌아가", "되돌아가").verdict == "correct"
+    assert grade_term("돌아가", "되돌아가").verdict != "correct"
