@@ -14,11 +14,19 @@ from .steps import step_sentences
 
 
 def _shown(
-    *, user, message, titles: dict[str, str], saved: set[str] = frozenset(), conversation=None, course_refs: set[str] | None = None
+    *,
+    user,
+    message,
+    titles: dict[str, str],
+    saved: set[str] = frozenset(),
+    conversation=None,
+    course_refs: set[str] | None = None,
+    asked: str = "",
 ) -> dict:
     """A message as the page shows it: the learner's words for its steps; timings and confidence for staff only;
-    an answer with its citations as the note "Save to notes" keeps (or "Saved" when it is kept already); an
-    answer quoting a course's material can be flagged to its teacher."""
+    an answer with its citations as the note "Save to notes" keeps, filed under the question it answers
+    (``asked``; the conversation's title, its first question, when not known), or "Saved" when it is kept
+    already; an answer quoting a course's material can be flagged to its teacher."""
     answered = message.role == "assistant" and not message.refused and bool(message.citations)
     if course_refs is None:
         course_refs = selectors.course_material_refs(user=user) if answered else set()
@@ -32,7 +40,7 @@ def _shown(
             "text": message.content,
             "citations": message.citations,
             "planId": getattr(conversation, "plan_id", None),
-            "source": getattr(conversation, "title", "") or "",
+            "source": asked or getattr(conversation, "title", "") or "",
         }
     return {
         "message": message,
@@ -89,8 +97,17 @@ def chat_page(request, conversation_id: int | None = None):
         messages = list(selectors.message_list(user=request.user, conversation=conversation))
         saved = _saved_answers(user=request.user, messages=messages)
         course_refs = selectors.course_material_refs(user=request.user)
+        asked = {(message.turn, message.role): message.content for message in messages}
         context["chat_messages"] = [
-            _shown(user=request.user, message=message, titles=titles, saved=saved, conversation=conversation, course_refs=course_refs)
+            _shown(
+                user=request.user,
+                message=message,
+                titles=titles,
+                saved=saved,
+                conversation=conversation,
+                course_refs=course_refs,
+                asked=asked.get((message.turn, "user"), ""),
+            )
             for message in messages
         ]
         context["sources"] = _sources(user=request.user, conversation=conversation)
@@ -107,12 +124,14 @@ def chat_message(request, conversation_id: int, message_id: int):
     message = selectors.message_list(user=request.user, conversation=conversation).filter(pk=message_id).first()
     if message is None:
         return JsonResponse({"error": {"code": "not_found", "message": "No such message."}}, status=404)
+    question = selectors.message_list(user=request.user, conversation=conversation).filter(role="user", turn=message.turn).first()
     shown = _shown(
         user=request.user,
         message=message,
         titles=conversation.material_titles,
         saved=_saved_answers(user=request.user, messages=[message]),
         conversation=conversation,
+        asked=question.content if question else "",
     )
     html = render_to_string("chat/_message.html", shown, request=request)
     return JsonResponse({"html": html, "title": conversation.title})

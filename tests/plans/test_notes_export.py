@@ -122,6 +122,16 @@ def test_a_saved_key_point_or_answer_says_saved_after_a_reload(client, user, api
     chat = client.get(f"/chat/{conversation.pk}/").content.decode()
     assert 'data-save-note="' not in chat and "Saved" in chat
 
+    # A later answer is filed under the question it answers, not the conversation's first (a walkthrough's note
+    # on "그럼 되돌아가려면?" read "Tutor answer · How do I exit Vim …").
+    later = chat_reply(conversation=conversation, content="What is recursion?")
+    assert not later.refused
+    chat = client.get(f"/chat/{conversation.pk}/").content.decode()
+    [answer] = re.findall(r'data-save-note="([^"]*)"', chat)
+    assert json_module.loads(html_module.unescape(answer))["source"] == "What is recursion?"
+    one = client.get(f"/chat/{conversation.pk}/messages/{later.pk}/").json()["html"]
+    assert "What is recursion?" in html_module.unescape(one)
+
 
 def test_note_input_is_validated(api_client, plan):
     assert api_client.post("/api/v1/notes", {"kind": "poem", "text": "x"}, format="json").status_code == 400
