@@ -136,8 +136,14 @@ def decode_text(data: bytes, *, filename: str) -> str:
     raise ExtractionError("bad_encoding", f"“{filename}” is not valid UTF-8 text. Save it as UTF-8 and upload it again.")
 
 
+# A plain-text ruler: a line of one repeated symbol ("~~~~", "=====", "-----", "* * *") drawn between sections.
+_RULER = re.compile(r"^[ \t]*([^\w\s])(?:[ \t]*\1){3,}[ \t]*$", re.MULTILINE)
+
+
 def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS) -> list[ExtractedPage]:
-    """Cut plain text into virtual pages at paragraph boundaries near ``page_chars``."""
+    """Cut plain text into virtual pages at paragraph boundaries near ``page_chars``. A ruler line between
+    sections is a paragraph break, never text (the Vim tutor's "~~~~" lines opened answers and highlights)."""
+    text = _RULER.sub("\n", text)
     pages: list[ExtractedPage] = []
     current: list[str] = []
     size = 0

@@ -158,3 +158,14 @@ def test_a_file_whose_every_page_kills_its_reader_fails_as_too_complex(tmp_path)
 )
 def test_a_metadata_title_counts_only_when_the_opening_pages_show_it(metadata, opening, title):
     assert extract.meaningful_title(metadata, opening) == title
+
+
+def test_a_plain_text_ruler_is_a_paragraph_break_not_text():
+    """The Vim tutor draws "~~~~" and "====" lines between lessons; a walkthrough's answer opened with one and
+    the viewer highlighted it."""
+    from baeum.extraction.readers import split_text_pages
+
+    text = "Lesson 1\nMove the cursor with h, j, k and l.\n" + "~" * 78 + "\nLesson 2\nPress x to delete.\n= = = = =\nEnd ~ here."
+    [page] = split_text_pages(text)
+    assert "~~~~" not in page.full_text and "= = =" not in page.full_text
+    assert "Move the cursor with h, j, k and l.\n\n" in page.full_text and "End ~ here." in page.full_text
