@@ -111,3 +111,17 @@ def test_a_text_with_no_heading_and_no_definition_still_has_practice_questions(u
     assert questions, "a session with readable sentences has something to practise"
     assert {question["answer"].casefold() for question in questions} & {"undo", "register", "buffer", "change"}
     assert not [question for question in questions if question["kind"] == "true_false" and question["answer"] == "false"]
+
+
+def test_a_korean_text_file_named_in_latin_letters_gets_korean_objectives(user, ingest):
+    """A walkthrough: "vimtutor-ko.txt" titled its modules in Latin letters, and its objectives read "Explain 텍스트"."""
+    text = (
+        "커서를 움직이려면 h, j, k, l 키를 누릅니다. 커서는 화면 위의 현재 위치를 가리킵니다. "
+        "텍스트를 지우려면 커서를 문자 위에 두고 x 를 누릅니다. 삭제된 텍스트는 레지스터에 보관됩니다. "
+        "레지스터에 보관된 텍스트는 p 명령으로 다시 붙일 수 있습니다. 버퍼는 편집 중인 파일의 내용을 담습니다. "
+    ) * 3
+    book = ingest(user, text.encode(), "vimtutor-ko.txt")
+    plan = plan_create(owner=user, title="빔", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    objectives = [objective for session in Plan.objects.for_user(user).get(pk=plan.pk).sessions.all() for objective in session.objectives]
+    assert objectives and not [objective for objective in objectives if objective.startswith(("Explain", "Define"))], objectives
