@@ -59,3 +59,16 @@ def alternation(words: tuple[str, ...]) -> str:
     """``words`` as a regex alternation, in order, each escaped; a space inside a word matches any run of
     spaces ("known as" → ``known\\s+as``)."""
     return "|".join(r"\s+".join(re.escape(part) for part in word.split()) for word in words)
+
+
+# English closed-class words the general stop list leaves out (it serves search, where they are rare enough to
+# keep): quantifiers, correlatives and subordinators. A blank on one asks nothing ("_____ the arrow keys").
+FUNCTION_WORDS_EN = (
+    "either", "neither", "every", "another", "several", "whether", "although", "though", "unless", "whereas",
+    "whatever", "whichever", "whoever", "however", "therefore", "thus", "hence", "instead", "otherwise", "rather",
+    "quite", "almost", "already", "always", "never", "often", "sometimes", "usually", "still", "yet", "ever",
+    "many", "much", "less", "least", "enough", "anything", "something", "nothing", "everything", "anyone",
+    "someone", "everyone", "nobody", "somebody", "everybody", "within", "without", "upon", "onto", "toward",
+    "towards", "across", "along", "among", "around", "behind", "beside", "besides", "beyond", "despite", "except",
+    "inside", "outside", "since", "unlike", "whenever", "wherever", "thee", "thou", "thy",
+)  # fmt: skip

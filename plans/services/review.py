@@ -12,6 +12,7 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 
 from baeum.errors import NotFound
+from baeum.language import lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy
 from baeum.study import grading, quiz
@@ -185,7 +186,11 @@ KEY_TERM_MAX_SHARE = 0.02
 def key_term_candidates(words: set[str], frequencies: dict[str, int], total: int) -> list[str]:
     """The words of a key point worth blanking on its card, rarest first: used in at least two chunks of the
     materials (a term, not a typo) and in at most ``KEY_TERM_MAX_SHARE`` of them (not "example")."""
-    usable = [word for word in words if 2 <= frequencies.get(word, 0) <= max(2, KEY_TERM_MAX_SHARE * total)]
+    usable = [
+        word
+        for word in words
+        if 2 <= frequencies.get(word, 0) <= max(2, KEY_TERM_MAX_SHARE * total) and word not in lexicon.FUNCTION_WORDS_EN
+    ]
     return sorted(usable, key=lambda word: (frequencies[word], -len(word), word))
 
 

@@ -105,7 +105,7 @@ def _names_a_thing(term: str) -> bool:
     learner type ("FILENAME", "TEST")."""
     if is_hangul_heavy(term):
         return all(token.tag.startswith(("NN", "SL", "SH")) for token in Kiwi.get().tokenize(term))
-    return not term.isupper() or len(term) <= 4
+    return (not term.isupper() or len(term) <= 4) and term.casefold() not in lexicon.FUNCTION_WORDS_EN
 
 
 def _same_point(words: set[str], other: set[str]) -> bool:

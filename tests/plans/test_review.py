@@ -250,3 +250,5 @@ def test_a_key_points_card_blanks_a_term_of_the_book_not_its_longest_word():
     frequencies = {"example": 180, "traditional": 1, "polynomial": 9, "syntax": 14}
     assert key_term_candidates({"example", "traditional", "polynomial", "syntax"}, frequencies, 1000) == ["polynomial", "syntax"]
     assert key_term_candidates({"example", "traditional"}, frequencies, 1000) == []  # no blank: recall the point
+    # A walkthrough's Vim tutor cards blanked "either" and "every": rare in the book, but words that name nothing.
+    assert key_term_candidates({"either", "every", "cursor"}, {"either": 3, "every": 4, "cursor": 9}, 1000) == ["cursor"]
