@@ -92,6 +92,11 @@ class _Kiwi:
             return cls._instance
 
 
+def tokens(text: str) -> list:
+    """Kiwi's morphemes of ``text`` (``form``, ``tag``): for callers that read parts of speech themselves."""
+    return _Kiwi.get().tokenize(text)
+
+
 # A line of Korean text broken inside a word ("가리키" / "는데"): Korean typesetting breaks a line at any
 # syllable. Where both sides of a break are Hangul, Kiwi's spacing model decides whether a space belongs there.
 _BROKEN_HANGUL = re.compile(r"(\S*[\uac00-\ud7a3])$")

@@ -22,7 +22,7 @@ import re
 import unicodedata
 from difflib import SequenceMatcher
 
-from baeum.language.analysis import _Kiwi as Kiwi
+from baeum.language import analysis
 from baeum.language.analysis import content_terms
 
 BLANK = "_____"
@@ -151,14 +151,14 @@ def _starts_inside_a_korean_sentence(text: str) -> bool:
         return False
     if re.match(r"[은는을를의에와과도로가]\s", text):  # a particle whose word was left on the page before
         return True
-    tokens = Kiwi.get().tokenize(text[:40])
+    tokens = analysis.tokens(text[:40])
     return bool(tokens) and tokens[0].tag.startswith(_STARTS_INSIDE)
 
 
 def _korean_demonstrative(text: str) -> bool:
     if not re.search(r"[가-힣]", text):
         return False
-    return any(token.tag == "MM" and token.form in ("이", "그", "저", "이러한", "그러한", "해당") for token in Kiwi.get().tokenize(text))
+    return any(token.tag == "MM" and token.form in ("이", "그", "저", "이러한", "그러한", "해당") for token in analysis.tokens(text))
 
 
 def _no_english_verb(text: str) -> bool:
@@ -244,7 +244,7 @@ def question_problem(kind: str, question: str, answer: str, choices: list[str] |
 
 def _cut_korean_term(term: str) -> bool:
     """A term that ends in an adverb, a conjunction or a particle was cut out of a longer phrase ("프로앱스 또" of "또는")."""
-    tokens = Kiwi.get().tokenize(term)
+    tokens = analysis.tokens(term)
     return bool(tokens) and tokens[-1].tag.startswith(("MAG", "MAJ", "MM", "J", "E"))
 
 

@@ -23,8 +23,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from baeum.language import lexicon
-from baeum.language.analysis import _Kiwi
+from baeum.language import analysis, lexicon
 from baeum.study.definitions import find_definitions
 
 WEIGHTS_FILE = Path(__file__).with_name("standing_weights.json")
@@ -93,7 +92,7 @@ def features(sentence: str) -> dict[str, float]:
     korean = bool(re.search(r"[가-힣]", text))
     main = _RELATIVE.sub(" ", text)
     latin = re.findall(r"[A-Za-z][A-Za-z'-]*", main)
-    tokens = _Kiwi.get().tokenize(text[:60]) if korean and re.match(r"[가-힣]", text) else []
+    tokens = analysis.tokens(text[:60]) if korean and re.match(r"[가-힣]", text) else []
     opens_inside = (
         not text[:1].isalnum()
         and text[:1] not in "“\"‘'"
@@ -103,7 +102,7 @@ def features(sentence: str) -> dict[str, float]:
         or bool(re.match(r"[은는을를의에와과도로가]\s", text))
     )
     demonstrative = bool(_DEMONSTRATIVE_EN.search(text)) or (
-        korean and any(token.tag == "MM" and token.form in ("이", "그", "저", "해당") for token in _Kiwi.get().tokenize(text))
+        korean and any(token.tag == "MM" and token.form in ("이", "그", "저", "해당") for token in analysis.tokens(text))
     )
     return {
         "opens_pointing": float(bool(_POINTING.match(text))),

@@ -16,8 +16,7 @@ from baeum import rules
 from baeum.answering.quoting import without_leading_heading
 from baeum.answering.sentences import is_readable_sentence
 from baeum.extraction.lines import looks_like_code
-from baeum.language import lexicon
-from baeum.language.analysis import _Kiwi as Kiwi
+from baeum.language import analysis, lexicon
 from baeum.language.analysis import content_terms
 from baeum.language.text import is_hangul_heavy, sentence_spans
 from baeum.study import keypoints, quiz, standing
@@ -95,17 +94,17 @@ _NOT_A_SENTENCE = re.compile(
 )
 
 
-# Two sentences sharing this share of their words say one thing twice ("Since 2 is not 0, we take the second
-# branch …" / "Since 1 is not 0, …"; "… 배포 및 재배포할 수 있기 때문이다." / "… 배포/재배포할 …"): one key point.
-SAME_POINT = 0.8
-
-
 def _names_a_thing(term: str) -> bool:
     """A noun or a name, not a verb's stem ("빠져나가" of "빠져나가려면") nor a placeholder the text has the
     learner type ("FILENAME", "TEST")."""
     if is_hangul_heavy(term):
-        return all(token.tag.startswith(("NN", "SL", "SH")) for token in Kiwi.get().tokenize(term))
+        return all(token.tag.startswith(("NN", "SL", "SH")) for token in analysis.tokens(term))
     return (not term.isupper() or len(term) <= 4) and term.casefold() not in lexicon.FUNCTION_WORDS_EN
+
+
+# Two sentences sharing this share of their words say one thing twice ("Since 2 is not 0, we take the second
+# branch …" / "Since 1 is not 0, …"; "… 배포 및 재배포할 수 있기 때문이다." / "… 배포/재배포할 …"): one key point.
+SAME_POINT = 0.8
 
 
 def _same_point(words: set[str], other: set[str]) -> bool:
