@@ -72,3 +72,20 @@ FUNCTION_WORDS_EN = (
     "towards", "across", "along", "among", "around", "behind", "beside", "besides", "beyond", "despite", "except",
     "inside", "outside", "since", "unlike", "whenever", "wherever", "thee", "thou", "thy",
 )  # fmt: skip
+
+# What judging an English sentence's grammar needs (``baeum.study.standing`` chooses key points with them,
+# ``baeum.study.checks`` judges them; each builds its own tests from these words).
+AUXILIARIES_EN = (
+    "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "can", "could", "will", "would", "may",
+    "might", "must", "shall", "should", "does", "do", "did", "isn't", "aren't", "doesn't", "don't", "can't", "won't",
+)  # fmt: skip
+# Words that open a relative clause or a participle phrase: its verb is not the sentence's.
+RELATIVE_OPENERS_EN = ("that", "which", "who", "whose", "containing", "including", "using", "with")
+# Words that may open an English sentence and be followed by an article: prepositions, conjunctions, quantifiers.
+SENTENCE_OPENERS_EN = tuple(
+    "in on at for with by from as of to into over under after before during since when while if unless until because "
+    "although though whereas where once unlike like all both each every many most some only even thus also often usually "
+    "here there".split()
+)
+# Korean counters and units: a number before one is a quantity ("16 비트", "3 장"), not a footnote's number.
+COUNTERS_KO = ("쪽", "개", "년", "월", "일", "번", "장", "절", "명", "비트", "바이트", "바퀴", "배", "%")

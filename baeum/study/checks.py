@@ -22,7 +22,7 @@ import re
 import unicodedata
 from difflib import SequenceMatcher
 
-from baeum.language import analysis
+from baeum.language import analysis, lexicon
 from baeum.language.analysis import content_terms
 
 BLANK = "_____"
@@ -71,19 +71,17 @@ _POINTS_BACK = re.compile(
 _INSTRUCTION_AFTER_COMMA = re.compile(r",\s*(?:check|see|refer to|look at|consult|try)\b", re.IGNORECASE)
 # A page's debris inside a sentence: a footnote number after a sentence's end or between words ("보호된다.186 이",
 # "보증 청구 118 그리고"), or a leading footnote number ("52 리차드 스톨만: …", "484 예외사항은 …").
+_COUNTER = rf"(?:{lexicon.alternation(lexicon.COUNTERS_KO)})"
 _FOOTNOTE_NUMBER = re.compile(
-    r"^\d{1,3}\s+(?![가-힣]*(?:쪽|개|년|월|일|번|장|절|명|비트|바이트|바퀴|배|%)|[a-z])\S|(?<=[a-z가-힣])[.!?][\"'”’)]*\d{1,3}(?:\s|$)|다\s?\d{1,3}\s|[가-힣] \d{2,3} (?![가-힣]*(?:쪽|개|년|월|일|번|장|절|명|비트|바이트|바퀴|배|%))[가-힣]"
+    r"^\d{1,3}\s+(?![가-힣]*" + _COUNTER + r"|[a-z])\S|(?<=[a-z가-힣])[.!?][\"'”’)]*\d{1,3}(?:\s|$)|다\s?\d{1,3}\s"
+    r"|[가-힣] \d{2,3} (?![가-힣]*" + _COUNTER + r")[가-힣]"
 )
 # A sentence cut where an abbreviation or a list number stood ("… because 1.", "… Gemeinschaft a.", "(인용한 글과 동일, wp.").
 _CUT_AT_A_DOT = re.compile(r"\s(?:[a-z]{1,2}|\d{1,2})\.$")
 # English: a finite verb outside a relative clause ("Function that generates …" has none: it is a label).
-_AUXILIARY = re.compile(
-    r"\b(?:is|are|was|were|be|been|being|has|have|had|can|could|will|would|may|might|must|shall|should|does|do|did|"
-    r"isn't|aren't|doesn't|don't|can't|won't)\b",
-    re.IGNORECASE,
-)
+_AUXILIARY = re.compile(rf"\b(?:{lexicon.alternation(lexicon.AUXILIARIES_EN)})\b", re.IGNORECASE)
 # A relative clause or a participle phrase, to its comma: its verb is not the sentence's.
-_RELATIVE = re.compile(r"\s(?:that|which|who|whose|containing|including|using|with)\s[^,;]*", re.IGNORECASE)
+_RELATIVE = re.compile(rf"\s(?:{lexicon.alternation(lexicon.RELATIVE_OPENERS_EN)})\s[^,;]*", re.IGNORECASE)
 # A Korean sentence that starts inside another: its first morpheme is a particle, an ending, a suffix, or a
 # bound noun ("는 특허분쟁으로부터 …", "것과 연결되는데 …", "수 있도록 해야 한다 …").
 _STARTS_INSIDE = ("J", "E", "XS", "NNB", "VX")
@@ -183,12 +181,8 @@ def _no_english_verb(text: str) -> bool:
     return not any(re.fullmatch(r"[a-z]{3,}(?:ed|es|s)", word) for word in words[1:])
 
 
-# Words that may open an English sentence and be followed by an article: prepositions, conjunctions, quantifiers.
-_OPENERS = frozenset(
-    "in on at for with by from as of to into over under after before during since when while if unless until because "
-    "although though whereas where once unlike like all both each every many most some only even thus also often usually "
-    "here there for example".split()
-)
+# Words that may open an English sentence and be followed by an article ("for example" too).
+_OPENERS = frozenset((*lexicon.SENTENCE_OPENERS_EN, "example"))
 
 
 # A page's debris inside a question: a footnote's number before a capitalised word ("What is 1 The distance

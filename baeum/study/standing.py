@@ -44,17 +44,9 @@ FEATURES = (
     "asks",  # a question, not a statement: "What happens if …?"
 )
 
-_AUXILIARY = re.compile(
-    r"\b(?:is|are|was|were|be|been|has|have|had|can|could|will|would|may|might|must|shall|should|does|do|did|"
-    r"isn't|aren't|doesn't|don't|can't|won't)\b",
-    re.IGNORECASE,
-)
-_RELATIVE = re.compile(r"\s(?:that|which|who|whose|containing|including|using|with)\s[^,;]*", re.IGNORECASE)
-_OPENERS = frozenset(
-    "in on at for with by from as of to into over under after before during since when while if unless until because "
-    "although though whereas where once unlike like all both each every many most some only even thus also often usually "
-    "here there".split()
-)
+_AUXILIARY = re.compile(rf"\b(?:{lexicon.alternation(lexicon.AUXILIARIES_EN)})\b", re.IGNORECASE)
+_RELATIVE = re.compile(rf"\s(?:{lexicon.alternation(lexicon.RELATIVE_OPENERS_EN)})\s[^,;]*", re.IGNORECASE)
+_OPENERS = frozenset(lexicon.SENTENCE_OPENERS_EN)
 _POINTING = re.compile(
     rf"^(?:{lexicon.alternation(lexicon.CONNECTIVES_EN)}|{lexicon.alternation(lexicon.POINTING_EN)}|such|both|because|"
     r"nevertheless|moreover|furthermore|instead|otherwise)\b"
@@ -72,8 +64,9 @@ _DEMONSTRATIVE_EN = re.compile(
     r"|\bthe (?:function|method|command|routine|former|latter)\b",
     re.IGNORECASE,
 )
+_COUNTER = rf"(?:{lexicon.alternation(lexicon.COUNTERS_KO)})"
 _GLUED_NUMBER = re.compile(
-    r"(?<=[a-z가-힣])[.!?][\"'”’)]*\d{1,3}(?:\s|$)|다\s?\d{1,3}\s|[가-힣] \d{2,3} [가-힣]|^\d{1,3}\s+(?![가-힣]*(?:쪽|개|년|월|일|번|장|절|명|비트|바이트|바퀴|배|%)|[a-z])\S"
+    r"(?<=[a-z가-힣])[.!?][\"'”’)]*\d{1,3}(?:\s|$)|다\s?\d{1,3}\s|[가-힣] \d{2,3} [가-힣]|^\d{1,3}\s+(?![가-힣]*" + _COUNTER + r"|[a-z])\S"
 )
 _INSTRUCTION = re.compile(
     r"^(?:exercise|hint|note|write|modify|rewrite|use|try|create|define|implement|add|change|run|type|compute|find|draw|"
@@ -92,7 +85,8 @@ def features(sentence: str) -> dict[str, float]:
     korean = bool(re.search(r"[가-힣]", text))
     main = _RELATIVE.sub(" ", text)
     latin = re.findall(r"[A-Za-z][A-Za-z'-]*", main)
-    tokens = analysis.tokens(text[:60]) if korean and re.match(r"[가-힣]", text) else []
+    morphemes = analysis.tokens(text) if korean else []
+    tokens = morphemes if re.match(r"[가-힣]", text) else []
     opens_inside = (
         not text[:1].isalnum()
         and text[:1] not in "“\"‘'"
@@ -102,7 +96,7 @@ def features(sentence: str) -> dict[str, float]:
         or bool(re.match(r"[은는을를의에와과도로가]\s", text))
     )
     demonstrative = bool(_DEMONSTRATIVE_EN.search(text)) or (
-        korean and any(token.tag == "MM" and token.form in ("이", "그", "저", "해당") for token in analysis.tokens(text))
+        korean and any(token.tag == "MM" and token.form in ("이", "그", "저", "해당") for token in morphemes)
     )
     return {
         "opens_pointing": float(bool(_POINTING.match(text))),

@@ -310,9 +310,9 @@ class Command(BaseCommand):
         for group, tally in report.items():
             missed, strict = tally.pop("judge_passed_reader_failed"), tally.pop("judge_failed_reader_passed")
             self.stdout.write(
-                f"{group}: rows={tally['rows']} reader_ok={_share([True] * tally['reader_ok'] + [False] * (tally['rows'] - tally['reader_ok']))} "
-                f"judge_ok={_share([True] * tally['judge_ok'] + [False] * (tally['rows'] - tally['judge_ok']))} "
-                f"agreement={_share([True] * tally['agree'] + [False] * (tally['rows'] - tally['agree']))} "
+                f"{group}: rows={tally['rows']} reader_ok={round(tally['reader_ok'] / tally['rows'], 3)} "
+                f"judge_ok={round(tally['judge_ok'] / tally['rows'], 3)} "
+                f"agreement={round(tally['agree'] / tally['rows'], 3)} "
                 f"judge_passed_reader_failed={len(missed)} judge_failed_reader_passed={len(strict)}"
             )
             for line in missed[: options["show"]]:
