@@ -32,6 +32,7 @@ FEATURES = (
     "opens_pointing",  # "It …", "This …", "따라서 …", "Both …": goes on from the sentence before
     "opens_inside",  # a lowercase or punctuation start; Korean: a particle, an ending, a bound noun first
     "no_subject_verb",  # English: a capitalised word then an article ("Decode the class …"): an instruction or a blurb
+    "definite_subject",  # English: "The lines are ordered …": a subject named by common words only, whose referent is elsewhere
     "no_finite_verb",  # English: no auxiliary and no -ed/-es/-s verb outside its relative clauses: a label
     "list_marker",  # "D. …", "3) …", "• …"
     "points_elsewhere",  # "below", "the following", "listing 5", "다음과 같이", "아래의"
@@ -75,6 +76,9 @@ _INSTRUCTION = re.compile(
     r"|(?:하시오|하세요|보시오|보세요|하라|보라|보자|봅시다|바랍니다|해야 한다)[.!?]?$",
     re.IGNORECASE,
 )
+# "The lines are ordered by glob weight.", "The first argument is a pointer …": "The" and up to four lowercase words, then
+# the verb. A name, a number or code in the subject ("The EAX mode is …", "The 80386 has …") names what it is about.
+_DEFINITE_SUBJECT = re.compile(rf"^The (?:[a-z][a-z-]*,? ){{0,4}}?(?:{lexicon.alternation(lexicon.AUXILIARIES_EN)}|[a-z]{{3,}}(?:s|ed))\b")
 _CODE_WORD = re.compile(r"^(?:[A-Z0-9]+_[A-Z0-9_]+|[a-z0-9]+_[a-z0-9_]+|\w+\.\w+\(?.*|\w+\(\)?)$")
 
 
@@ -109,6 +113,7 @@ def features(sentence: str) -> dict[str, float]:
             and not latin[0].casefold().endswith("ly")
             and not re.match(rf"{re.escape(latin[0])}\s*,", main.lstrip())
         ),
+        "definite_subject": float(bool(_DEFINITE_SUBJECT.match(text))),
         "no_finite_verb": float(
             not korean and not _AUXILIARY.search(main) and not any(re.fullmatch(r"[a-z]{3,}(?:ed|es|s)", word) for word in latin[1:])
         ),

@@ -23,6 +23,8 @@ def test_the_shipped_weights_are_for_these_signals_and_say_what_they_were_fitted
         (", N −1 where N and S are the number and the width of the stripes.", "opens_inside"),
         ("는 특허분쟁으로부터 사용자가 보호된다.", "opens_inside"),
         ("Decode the class and TAG from DER code.", "no_subject_verb"),
+        ("The lines are ordered by glob weight.", "definite_subject"),
+        ("The first argument is a pointer to a context struct.", "definite_subject"),
         ("Function that generates a C structure from an ASN1 file.", "no_finite_verb"),
         ("D. Preserve all the copyright notices of the Document.", "list_marker"),
         ("Running the command below will generate a file.", "points_elsewhere"),
@@ -45,3 +47,15 @@ def test_a_plain_statement_rates_higher_than_its_fragments():
     assert standing.standing(statement) >= standing.STANDS_ALONE
     for fragment in ("Decode the class and TAG from DER code.", "Write a function called circle that takes a turtle."):
         assert standing.standing(fragment) < standing.standing(statement)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The EAX mode is an AEAD mode which combines CTR mode encryption with a MAC.",  # a name in the subject
+        "The 80386 has four segment registers.",  # a number names it
+        "Lists are mutable.",  # no article
+    ],
+)
+def test_a_subject_that_names_what_it_is_about_is_not_a_definite_subject(sentence):
+    assert standing.features(sentence)["definite_subject"] == 0
