@@ -20,6 +20,8 @@ _HEADING_PATTERNS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"^제\s*\d+\s*절"), 2),
     (re.compile(r"^(\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2})\.?\s*[A-Za-z가-힣]"), -1),  # 1.2 / 1.2.3: level from dots
     (re.compile(r"^(\d{1,2})\.?\s+[A-Z][A-Za-z]+(?:\s[A-Za-z]+){0,5}$"), -1),  # "3 Functions"
+    # A tutorial's units ("Lesson 1.1:  MOVING THE CURSOR", "Lesson 1 SUMMARY", "Unit 3 Loops"): level from dots.
+    (re.compile(r"^(?:Lesson|LESSON|Unit|UNIT|Module|MODULE|Step|STEP|Week|WEEK)\s+(\d{1,2}(?:\.\d{1,2}){0,2})(?=[\s:.)]|$)"), -1),
 ]
 TERMINAL = re.compile(r"[.!?。:;,]$|[다요죠]\.$")
 _TOC_ENTRY = re.compile(r"…|\S\s+\d{1,4}$")

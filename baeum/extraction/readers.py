@@ -125,14 +125,23 @@ def check_kind(*, filename: str, head: bytes) -> str:
     return declared
 
 
+# What a terminal draws, not text: escape sequences ("\x1b[1mman\x1b[22m", a manual page saved with its bold
+# and underline) and overstrikes ("m\bma\ban": bold as a character, backspace, the character again; "_\bx": underlined).
+_TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]")
+_OVERSTRIKE = re.compile(r"[^\b\n]\x08(?=[^\b\n])")
+
+
 def decode_text(data: bytes, *, filename: str) -> str:
+    """The file's text (UTF-8, UTF-16 with its byte order mark, or CP949), without a terminal's escape sequences
+    and overstrikes: a manual page saved from ``man`` reads as its words."""
     for encoding in ("utf-8-sig", "utf-16", "cp949"):
         if encoding == "utf-16" and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
             continue
         try:
-            return data.decode(encoding)
+            text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
+        return _OVERSTRIKE.sub("", _TERMINAL_ESCAPE.sub("", text))
     raise ExtractionError("bad_encoding", f"“{filename}” is not valid UTF-8 text. Save it as UTF-8 and upload it again.")
 
 

@@ -111,6 +111,11 @@ def test_heading_detection_accepts_real_headings_and_rejects_lists_and_toc_lines
     assert heading_level("# comment in code") == 0
     assert heading_level("Chapter 4 에서 다룰 것이다) 스택은") == 0
     assert heading_level("## Setup", markdown=True) == 2
+    assert heading_level("Lesson 1.1:  MOVING THE CURSOR") == 2  # the Vim tutor, as text
+    assert heading_level("Lesson 1.2: 빔을 시작하고 끝내기") == 2
+    assert heading_level("Lesson 1 SUMMARY") == 1
+    assert heading_level("Lesson 1.2 로 가십시오.") == 0  # a sentence that mentions a lesson
+    assert heading_level("Lessons learned from the outage") == 0
 
 
 def test_long_korean_text_without_spaces_is_cut_by_characters():

@@ -169,3 +169,11 @@ def test_a_plain_text_ruler_is_a_paragraph_break_not_text():
     [page] = split_text_pages(text)
     assert "~~~~" not in page.full_text and "= = =" not in page.full_text
     assert "Move the cursor with h, j, k and l.\n\n" in page.full_text and "End ~ here." in page.full_text
+
+
+def test_a_manual_page_saved_from_a_terminal_reads_as_its_words():
+    """man-db's manual ships as grotty output: bold and underline as escape sequences or overstrikes."""
+    from baeum.extraction.readers import decode_text
+
+    saved = "\x1b[1mman\x1b[22m(1) shows \x1b[4mpages\x1b[24m.\nm\bma\ban\bn and _\bx_\by.\n한글은 그대로.\n"
+    assert decode_text(saved.encode(), filename="man-db-manual.txt") == "man(1) shows pages.\nman and xy.\n한글은 그대로.\n"

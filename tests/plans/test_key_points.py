@@ -125,3 +125,23 @@ def test_a_korean_text_file_named_in_latin_letters_gets_korean_objectives(user, 
     plan_generate(plan_id=plan.pk)
     objectives = [objective for session in Plan.objects.for_user(user).get(pk=plan.pk).sessions.all() for objective in session.objectives]
     assert objectives and not [objective for objective in objectives if objective.startswith(("Explain", "Define"))], objectives
+
+
+def test_a_tutorial_saved_as_text_is_studied_by_its_lessons(user, ingest):
+    """A walkthrough: the Vim tutor as text had sessions titled "vimtutor-en · p.1–9" and no heading-based questions;
+    its "Lesson 1.2:  DELETING TEXT" lines are headings."""
+    lesson = (
+        "The cursor moves one character with each press of the h, j, k and l keys on the keyboard. "
+        "A count before a motion repeats the motion that many times across the buffer text. "
+    )
+    deleting = (
+        "The x key deletes the character under the cursor without leaving the normal editing mode. "
+        "The dw command deletes from the cursor to the start of the next word in the line. "
+    )
+    text = f"Lesson 1.1:  MOVING THE CURSOR\n\n{lesson * 3}\n\nLesson 1.2:  DELETING TEXT\n\n{deleting * 3}\n"
+    book = ingest(user, text.encode(), "tutor.txt")
+    plan = plan_create(owner=user, title="Tutor", ref_ids=[book.ref_id], minutes_per_session=10, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    session = Plan.objects.for_user(user).get(pk=plan.pk).sessions.first()
+    said = f"{session.title} {' '.join(session.objectives)}".casefold()
+    assert "moving the cursor" in said and "deleting text" in said, (session.title, session.objectives)
