@@ -34,6 +34,7 @@ FEATURES = (
     "no_subject_verb",  # English: a capitalised word then an article ("Decode the class …"): an instruction or a blurb
     "definite_subject",  # English: "The lines are ordered …": a subject named by common words only, whose referent is elsewhere
     "no_finite_verb",  # English: no auxiliary and no -ed/-es/-s verb outside its relative clauses: a label
+    "opens_example",  # "For example, …", "In this case …", "여기서 …", "이 경우 …": about an example or a case shown nearby
     "list_marker",  # "D. …", "3) …", "• …"
     "points_elsewhere",  # "below", "the following", "listing 5", "다음과 같이", "아래의"
     "demonstrative",  # "this License", "the function"; Korean 이/그/해당 before a noun
@@ -51,8 +52,15 @@ _OPENERS = frozenset(lexicon.SENTENCE_OPENERS_EN)
 _POINTING = re.compile(
     rf"^(?:{lexicon.alternation(lexicon.CONNECTIVES_EN)}|{lexicon.alternation(lexicon.POINTING_EN)}|such|both|because|"
     r"nevertheless|moreover|furthermore|instead|otherwise)\b"
-    rf"|^(?:{lexicon.alternation(lexicon.CONNECTIVES_KO)}|이것|이는|이를|이와|이러한|이런|그것|그러한|그런|왜냐하면|다시 말해|게다가|반면)"
-    r"(?:\s|,|[이은는을를가의도])|^(?:이|그|저)\s",
+    rf"|^(?:{lexicon.alternation(lexicon.CONNECTIVES_KO)}|이것|이는|이를|이와|이러한|이런|그것|그러한|그런|왜냐하면|다시 말해|게다가|반면|이들)"
+    r"(?:\s|,|[이은는을를가의도A-Za-z0-9(])|^(?:이|그|저)\s",
+    re.IGNORECASE,
+)
+_OPENS_EXAMPLE = re.compile(
+    r"^(?:for example|for instance|e\.g\.|in this case|in that case|in either case|in this chapter|in this section|"
+    r"in the (?:previous|next|following|last) (?:example|section|chapter)|here,|when that happens|more generally|"
+    r"since \d|as an exercise|an alternative\b)"
+    r"|^(?:예를 들(?:어|면)|이 경우|이런 경우|그 경우|이 장에서|이 절에서|여기서|여기에서|앞에서|앞서|이때|이 때|사실상)",
     re.IGNORECASE,
 )
 _LIST = re.compile(r"^(?:[A-Z]\.|\d{1,2}[.)])\s|^[•·◦▪‣–-]\s|\s[•◦▪‣]\s")
@@ -117,6 +125,7 @@ def features(sentence: str) -> dict[str, float]:
         "no_finite_verb": float(
             not korean and not _AUXILIARY.search(main) and not any(re.fullmatch(r"[a-z]{3,}(?:ed|es|s)", word) for word in latin[1:])
         ),
+        "opens_example": float(bool(_OPENS_EXAMPLE.match(text))),
         "list_marker": float(bool(_LIST.search(text))),
         "points_elsewhere": float(bool(_ELSEWHERE.search(text))),
         "demonstrative": float(demonstrative),
