@@ -22,6 +22,21 @@ from baeum.study import standing
 
 # scikit-learn's inverse regularisation strength: a few hundred verdicts, fifteen signals.
 REGULARISATION_C = 1.0
+# The bar a sentence must reach to be rated standing alone is fitted too, on the --fit files: the highest share of
+# reader-passed sentences among those kept, while keeping this share of all the sentences readers passed.
+KEEP_PASSED = 0.85
+
+
+def fitted_bar(scores, labels) -> float:
+    """The lowest score of the bar that keeps at least ``KEEP_PASSED`` of the passed sentences with the best precision."""
+    passed = sum(labels)
+    best = (-1.0, 0.5)
+    for bar in sorted(set(scores)):
+        kept = [label for label, score in zip(labels, scores, strict=True) if score >= bar]
+        if sum(kept) < KEEP_PASSED * passed:
+            break
+        best = max(best, (sum(kept) / len(kept), -bar))
+    return round(-best[1], 4) if best[0] >= 0 else 0.5
 
 
 def _rows(path: Path) -> list[dict]:
@@ -62,19 +77,24 @@ class Command(BaseCommand):
 
         model = LogisticRegression(C=REGULARISATION_C, class_weight="balanced", max_iter=1000)
         model.fit(matrix(fit_rows), [row["verdict"] == "ok" for row in fit_rows])
+        bar = fitted_bar(
+            [float(score) for score in model.predict_proba(matrix(fit_rows))[:, 1]], [row["verdict"] == "ok" for row in fit_rows]
+        )
+        self.stdout.write(f"bar: {bar} (keeps {KEEP_PASSED:.0%} of the sentences readers passed in the --fit files, at the best precision)")
         report = {}
         for role, paths in (("fit", options["fit"]), ("check", options["check"])):
             for path in paths:
                 rows = _rows(path)
                 labels = [row["verdict"] == "ok" for row in rows]
                 scores = model.predict_proba(matrix(rows))[:, 1]
-                kept = [label for label, score in zip(labels, scores, strict=True) if score >= standing.STANDS_ALONE]
+                kept = [label for label, score in zip(labels, scores, strict=True) if score >= bar]
                 report[path.name] = {
                     "role": role,
                     "key_points": len(rows),
                     "reader_ok": round(sum(labels) / len(labels), 3),
                     "auc": round(float(roc_auc_score(labels, scores)), 3) if len(set(labels)) == 2 else None,
                     "rated_standing": len(kept),
+                    "passed_kept": round(sum(kept) / sum(labels), 3) if sum(labels) else None,
                     "reader_ok_among_rated_standing": round(sum(kept) / len(kept), 3) if kept else None,
                 }
                 self.stdout.write(f"{path.name} ({role}): {json.dumps(report[path.name])}")
@@ -85,6 +105,7 @@ class Command(BaseCommand):
                 json.dumps(
                     {
                         "intercept": round(float(model.intercept_[0]), 4),
+                        "bar": bar,
                         "weights": weights,
                         "fitted_on": [path.name for path in options["fit"]],
                         "report": report,
