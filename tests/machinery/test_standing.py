@@ -67,3 +67,12 @@ def test_a_plain_statement_rates_higher_than_its_fragments():
 )
 def test_a_subject_that_names_what_it_is_about_is_not_a_definite_subject(sentence):
     assert standing.features(sentence)["definite_subject"] == 0
+
+
+def test_the_bar_keeps_most_of_what_readers_passed_at_the_best_precision():
+    from plans.management.commands.fit_standing import fitted_bar
+
+    scores, labels = [0.1, 0.3, 0.4, 0.6, 0.9, 0.95], [False, False, True, True, True, True]
+    assert fitted_bar(scores, labels) == 0.4  # all four passed kept, none failed: 0.6 would lose one of four
+    data = json.loads(standing.WEIGHTS_FILE.read_text())
+    assert standing.STANDS_ALONE == data["bar"]  # the shipped bar is the fitted one
