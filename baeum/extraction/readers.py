@@ -149,22 +149,77 @@ def decode_text(data: bytes, *, filename: str) -> str:
 _RULER = re.compile(r"^[ \t]*([^\w\s])(?:[ \t]*\1){3,}[ \t]*$", re.MULTILINE)
 
 
-def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS) -> list[ExtractedPage]:
+# Markdown's syntax, which a reader of the rendered page never sees: fences around code, blockquote markers,
+# emphasis, inline code marks, links and images (their text stays), HTML comments and tags, link definitions.
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_MARKDOWN_INLINE = (
+    (re.compile(r"<!--.*?-->", re.DOTALL), ""),
+    (re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE), ""),  # [id]: https://…
+    (re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE), ""),  # > a quoted paragraph
+    (re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),  # ![alt](image.png)
+    (re.compile(r"\[([^\]\n]+)\]\([^)\n]*\)"), r"\1"),  # [text](https://…)
+    (re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]"), r"\1"),  # [text][id]
+    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),
+    (re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>"), ""),  # <br>, <a id="x"></a>
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # **bold**, __bold__
+    (re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # *emphasis*
+    (re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?!\w)"), r"\1"),  # _emphasis_, never snake_case
+    (re.compile(r"(`+)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # `code`
+)
+
+
+def markdown_text(text: str) -> tuple[str, frozenset[str]]:
+    """Markdown as its rendered page reads, and the lines of its fenced code blocks (code, never a sentence)."""
+    lines, code, fenced = [], set(), False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+            lines.append("")
+            continue
+        if fenced:
+            lines.append(line)
+            if line.strip():
+                code.add(" ".join(line.split()))
+            continue
+        lines.append(line)
+    prose = "\n".join(lines)
+    for pattern, replacement in _MARKDOWN_INLINE:
+        prose = pattern.sub(replacement, prose) if not code else _outside(prose, code, pattern, replacement)
+    return prose, frozenset(code)
+
+
+def _outside(text: str, code: set[str], pattern: re.Pattern[str], replacement: str) -> str:
+    """Apply ``pattern`` to every line but the code's (a regex in a code block is code: "*.txt" stays)."""
+    if pattern.flags & re.DOTALL:
+        return pattern.sub(replacement, text)
+    return "\n".join(line if " ".join(line.split()) in code else pattern.sub(replacement, line) for line in text.split("\n"))
+
+
+def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS, markdown: bool = False) -> list[ExtractedPage]:
     """Cut plain text into virtual pages at paragraph boundaries near ``page_chars``. A ruler line between
-    sections is a paragraph break, never text (the Vim tutor's "~~~~" lines opened answers and highlights)."""
+    sections is a paragraph break, never text (the Vim tutor's "~~~~" lines opened answers and highlights).
+    Markdown is read as it renders (``markdown_text``); its fenced code is each page's code."""
+    code: frozenset[str] = frozenset()
+    if markdown:
+        text, code = markdown_text(text)
     text = _RULER.sub("\n", text)
     pages: list[ExtractedPage] = []
     current: list[str] = []
     size = 0
     for paragraph in text.split("\n\n"):
         if size and size + len(paragraph) > page_chars:
-            pages.append(ExtractedPage(len(pages) + 1, "\n\n".join(current)))
+            pages.append(_text_page(len(pages) + 1, "\n\n".join(current), code))
             current, size = [], 0
         current.append(paragraph)
         size += len(paragraph) + 2
     if current:
-        pages.append(ExtractedPage(len(pages) + 1, "\n\n".join(current)))
+        pages.append(_text_page(len(pages) + 1, "\n\n".join(current), code))
     return pages
+
+
+def _text_page(number: int, text: str, code: frozenset[str]) -> ExtractedPage:
+    lines = tuple(dict.fromkeys(line for line in text.split("\n") if line.strip() and " ".join(line.split()) in code))
+    return ExtractedPage(number, text, code=lines)
 
 
 class Preempted(Exception):  # noqa: N818 - not an error: the caller moves the work elsewhere

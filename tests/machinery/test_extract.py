@@ -177,3 +177,23 @@ def test_a_manual_page_saved_from_a_terminal_reads_as_its_words():
 
     saved = "\x1b[1mman\x1b[22m(1) shows \x1b[4mpages\x1b[24m.\nm\bma\ban\bn and _\bx_\by.\n한글은 그대로.\n"
     assert decode_text(saved.encode(), filename="man-db-manual.txt") == "man(1) shows pages.\nman and xy.\n한글은 그대로.\n"
+
+
+def test_markdown_is_read_as_it_renders_and_its_fenced_code_is_code():
+    """A blind reader of key points from Node's ESM documentation found "> " blockquote marks and "_packageURL_"
+    in them: Markdown's syntax is not text."""
+    from baeum.extraction.readers import split_text_pages
+
+    text = (
+        "# Modules\n\n> Stability: 2 - Stable\n\nThe **module** system uses `import` and _export_; see [the spec](https://tc39.es).\n"
+        "A name like my_var_name stays, and 2 * 3 * 4 is arithmetic.\n\n```js\nconst x = *glob*;\n```\n<!-- hidden -->\n"
+        "[spec]: https://example.com\n"
+    )
+    [page] = split_text_pages(text, markdown=True)
+    assert "Stability: 2 - Stable" in page.text and ">" not in page.text
+    assert "The module system uses import and export; see the spec." in page.text
+    assert "my_var_name" in page.text and "2 * 3 * 4" in page.text
+    assert page.code == ("const x = *glob*;",)  # a code line as written, and known as code
+    assert "hidden" not in page.text and "example.com" not in page.text and "```" not in page.text
+    [plain] = split_text_pages("> quoted **as typed**", markdown=False)
+    assert plain.text == "> quoted **as typed**"  # a .txt file is not Markdown
