@@ -421,3 +421,55 @@ ITEM_NAME_TERMS = 3  # an item's name ("two complement representation"), which i
 
 def refers_back(question: str) -> bool:
     return bool(ANAPHORA_EN.search(question) or ANAPHORA_KO.search(question))
+
+
+# "And the other one?", "What about the other kind?", "다른 하나는?", "나머지는?": the other of two things the
+# conversation was about. Resolved by ``other_one`` (an ordinal over a two-item list) or by the caller finding
+# the sibling the book names beside the last question's subject ("shallow copy" → "deep copy").
+OTHER_ONE = re.compile(
+    r"^\s*(?:and|but|so|then|what about|how about|tell me about|explain)?\s*(?:the\s+)?other\s*"
+    r"(?:one|kind|type|method|way|form|case|mode|side)?\s*(?:then)?\s*\??\s*$"
+    r"|^\s*(?:그럼|그러면|그리고|그럼\s*이제)?\s*(?:다른|나머지)\s*(?:하나|것|거|건|쪽|방법|방식|경우|형태|종류)?\s*(?:은|는|도|요)?"
+    r"\s*(?:뭐야|뭐예요|뭔가요|무엇인가요|설명해\s*줘|알려\s*줘)?\s*\??\s*$",
+    re.IGNORECASE,
+)
+THE_OTHER_ONE = rules.register(
+    rules.Rule(
+        "followup:the-other-one",
+        lambda question: bool(OTHER_ONE.match(question)),
+        "And the other one?",
+        "a follow-up about the other of two things, asked as the last question about its sibling",
+    )
+)[0]
+
+
+def other_ordinal(question: str, memory: Memory) -> str:
+    """ "The other one" after an ordinal follow-up over a list of two ("첫 번째 것은 뭐야?" → "다른 하나는?"): the
+    other ordinal, asked in the question's language ("두 번째 것은?"); "" when the last turn named no first or
+    second item."""
+    previous = previous_turn(memory)
+    ordinal = ordinal_of(previous["question"]) if previous else None
+    if ordinal not in (1, 2) or re.search(r"\w-(?:first|second)\b|\b(?:first|second)-\w", previous["question"], re.IGNORECASE):
+        # "What is depth-first search?" names no first item
+        return ""
+    other = 3 - ordinal
+    return f"{_ORDINAL_WORDS_KO[other]} 번째 것은?" if re.search(r"[가-힣]", question) else f"And the {_ORDINAL_WORDS_EN[other]} one?"
+
+
+_PAIR_EN = re.compile(r"\b([A-Za-z][\w'-]*)[ -]([A-Za-z][\w'-]+)\b")
+_PAIR_KO = re.compile(r"(\S+)\s+([가-힣A-Za-z]+?)(?=[" + _PARTICLES + r"]?(?:\s|\?|$))")
+
+
+def subject_phrases(question: str) -> list[tuple[str, str]]:
+    """The two-word phrases of a question that may name its subject, as (modifier, head): "What is a shallow
+    copy?" → ("shallow", "copy"); "빅 엔디안이 뭐야?" → ("빅", "엔디안"). Function words are neither."""
+    function_words = set(lexicon.FUNCTION_WORDS_EN) | set(lexicon.AUXILIARIES_EN) | {"what", "how", "why", "which", "who", "when"}
+    pattern = _PAIR_KO if re.search(r"[가-힣]", question) else _PAIR_EN
+    found = []
+    for start in range(len(question)):
+        match = pattern.match(question, start)
+        if match and (start == 0 or question[start - 1].isspace()):  # "depth-first search", never "first search"
+            modifier, head = match.group(1), match.group(2)
+            if modifier.casefold() not in function_words and head.casefold() not in function_words and len(head) >= 2:
+                found.append((modifier, head))
+    return found

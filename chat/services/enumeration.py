@@ -6,6 +6,7 @@ the enumerating answer cited.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from baeum.answering.answers import Answer, Passage
 from baeum.answering.followups import (
@@ -19,8 +20,11 @@ from baeum.answering.followups import (
     nth,
     ordinal_in_text,
     ordinal_of,
+    previous_turn,
     same_part,
     section_key,
+    subject_phrases,
+    topic_question,
 )
 from baeum.answering.history import Memory
 from baeum.answering.sentences import is_readable_sentence, numbered_headings
@@ -152,3 +156,61 @@ def enumeration_lines(conversation: Conversation, question: str, answer: Answer)
         if is_readable_sentence(opening)
     ]
     return found[:ENUMERATED_ITEMS_MAX] if len(found) >= 2 else []
+
+
+SIBLING_WINDOW = 1  # chunks either side of the last answer's citations where the book may name the other one
+
+
+def sibling_question(conversation: Conversation, memory: Memory) -> str:
+    """ "And the other one?" after "What is a shallow copy?": the last question asked about the sibling the book
+    names beside its subject, near the pages the last answer cited ("What is a deep copy?"; "빅 엔디안이 뭐야?" →
+    "리틀 엔디안이 뭐야?"): the same head word with another modifier, the one written there most often; ""
+    when there is none."""
+    from baeum.errors import NotFound
+
+    previous = previous_turn(memory)
+    if previous is None:
+        return ""
+    asked = topic_question(previous)
+    reply = (
+        Message.objects.for_user(conversation.owner)
+        .filter(conversation=conversation, role=Message.Role.ASSISTANT, turn=previous.get("turn"), refused=False)
+        .first()
+    )
+    texts = []
+    for citation in (reply.citations if reply else [])[:PREVIOUS_PASSAGES]:
+        try:
+            chunks = chunk_range(
+                user=conversation.owner,
+                ref_id=citation["refId"],
+                start=citation["chunkIndex"] - SIBLING_WINDOW,
+                end=citation["chunkIndex"] + SIBLING_WINDOW,
+            )
+        except NotFound:
+            continue
+        texts += [chunk.content for chunk in chunks]
+    text = "\n".join(texts)
+    for modifier, head in reversed(subject_phrases(asked)):  # the last phrase of a question is most often its subject
+        siblings = Counter(
+            match.group(1)
+            for match in re.finditer(rf"(?<![\w-])([^\W\d_][\w'-]*)[ -]{re.escape(head)}(?!\w)", text, re.IGNORECASE)
+            if match.group(1).casefold() != modifier.casefold()
+            and match.group(1).casefold() not in _NOT_MODIFIERS
+            and content_terms(match.group(1))  # "of error", "in copy": a modifier is a word of its own
+        )
+        if siblings:
+            return _renamed(asked, modifier, head, siblings.most_common(1)[0][0])
+    return ""
+
+
+def _renamed(question: str, modifier: str, head: str, sibling: str) -> str:
+    """``question`` about "{sibling} {head}" instead of "{modifier} {head}"."""
+    return re.sub(rf"{re.escape(modifier)}([ -]){re.escape(head)}", lambda match: f"{sibling}{match.group(1)}{head}", question, count=1)
+
+
+# Words before a noun that are no kind of it ("the copy", "each variable", "이 엔디안").
+_NOT_MODIFIERS = frozenset(
+    {word.casefold() for word in (*lexicon.FUNCTION_WORDS_EN, *lexicon.AUXILIARIES_EN, *lexicon.POINTING_EN)}
+    | {"the", "a", "an", "its", "our", "your", "my", "his", "her", "their", "some", "any", "no", "every", "each", "all"}
+    | {"other", "same", "new", "one", "two", "first", "second", "another", "이", "그", "저", "두", "각", "이러한", "다른", "같은"}
+)

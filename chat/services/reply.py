@@ -71,7 +71,7 @@ def answer_question(*, conversation: Conversation, question: str, mode: str = "s
         turn = turn_prepare(conversation, question, mode, llm)
         answer = turn.answer
         if answer is None:
-            answer = written_answer(turn, llm) if llm is not None else offline_answer(question, turn)
+            answer = written_answer(turn, llm) if llm is not None else offline_answer(turn.rewritten or question, turn)
         outcome = _finish(conversation, turn, answer)
     if fired:
         outcome.usage["rules"] = dict(sorted(fired.items()))
@@ -208,7 +208,7 @@ def chat_reply_stream(*, conversation: Conversation, content: str, mode: str = "
                     yield "token", piece
             outcome = _finish(conversation, turn, answer)
         else:
-            answer = turn.answer or offline_answer(content, turn)
+            answer = turn.answer or offline_answer(turn.rewritten or content, turn)
             outcome = _finish(conversation, turn, answer)
             for piece in re.findall(r"\S+\s*|\n", outcome.answer.text):
                 yield "token", piece

@@ -21,11 +21,13 @@ from baeum.answering.evidence import (
     unknown_topics,
 )
 from baeum.answering.followups import (
+    THE_OTHER_ONE,
     anchored_query,
     enumerated_items,
     item_name_terms,
     nth,
     ordinal_of,
+    other_ordinal,
     resolve_references,
 )
 from baeum.answering.forms import without_place
@@ -34,7 +36,7 @@ from baeum.answering.smalltalk import conversation_answer, memory_answer
 from baeum.language.analysis import content_terms
 from baeum.language.questions import analyse_question, asks_if_covered, named_sources
 from baeum.language.text import is_hangul_heavy, normalize_query
-from chat.services.enumeration import named_item
+from chat.services.enumeration import named_item, sibling_question
 from chat.services.retrieval import (
     conversation_scope,
     judge,
@@ -90,6 +92,7 @@ class Turn:
     conversation: Conversation | None = None  # where an answer may read more (the items a list question asks for)
     item_name: tuple[str, ...] = ()  # the terms naming the item an ordinal follow-up points at: its sentences name it
     item_line: tuple[str, str] = ()  # the sentence naming that item, and how the answer shows it (``_named_line``)
+    rewritten: str = ""  # "And the other one?" asked as a question of its own ("What is a deep copy?"), answered as that
     searched: list[str] = field(default_factory=list)  # the titles searched, which a refusal names
     in_session: bool = False  # searched only a study session's pages
     nothing_left: bool = False  # every material of the conversation was removed
@@ -107,10 +110,19 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     if turn is not None:
         return turn
     asked_question = question
+    sibling = ""  # "And the other one?" after "What is a shallow copy?": "What is a deep copy?", a question that stands alone
+    rewritten_as_other = False
+    if rules.applies(THE_OTHER_ONE, question):  # "다른 하나는?": the other item of a list of two, else the subject's sibling
+        ordinal = other_ordinal(question, memory)
+        sibling = "" if ordinal else sibling_question(conversation, memory)
+        rewritten_as_other = bool(ordinal or sibling)
+        question = ordinal or sibling or question
     question, sources, removed, searched = _where_to_search(conversation, question)
     items, listed = enumerated_items(memory, question) if ordinal_of(question) is not None else ([], False)
     named = None if listed else named_item(conversation, question, memory)
-    search_query = resolve_references(question, memory, item=named[1] if named else "")  # retrieval drops answering instructions itself
+    search_query = (
+        normalize_query(question) if sibling else resolve_references(question, memory, item=named[1] if named else "")
+    )  # retrieval drops answering instructions itself
     condensed = _condensed(llm, conversation, question, memory, sources, usage)
     search_query = condensed or search_query
     follow_up = search_query != normalize_query(question)
@@ -175,6 +187,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         removed=removed,
         item_found=bool(listed or named),
         item_line=named[2] if named else (),
+        rewritten=question if question != asked_question and rewritten_as_other else "",
         # A short name from the answer's own list ("semantic errors"); a book's sentence names more loosely.
         item_name=item_name_terms(nth(items, ordinal_of(question))) if listed else (),
         conversation=conversation,

@@ -209,3 +209,41 @@ def test_it_after_an_ordinal_is_the_item_that_turn_named(user, ingest):
 def _cites_page(message, page: int) -> bool:
     """Whether a citation of ``message`` covers ``page`` (a citation spans the pages its passage is quoted from)."""
     return any(citation["pageNumber"] <= page <= (citation.get("pageEnd") or citation["pageNumber"]) for citation in message.citations)
+
+
+COPIES = [
+    "Chapter 1 Copying objects\nA shallow copy duplicates an object but shares the objects embedded in it with the original. "
+    "Changing an embedded object through a shallow copy changes the original as well.",
+    "Chapter 2 Deep copies\nA deep copy duplicates an object together with every object embedded in it, at any depth. "
+    "After a deep copy, the two objects share nothing, so changing one never changes the other.",
+    "Chapter 3 Byte order\nThere are two methods of storing integers in memory. "
+    "The first method is called big endian: it stores the most significant byte first. "
+    "The second method is called little endian: it stores the least significant byte first.",
+]
+
+
+@pytest.mark.django_db
+def test_the_other_one_is_the_sibling_the_book_names_beside_the_subject(user, ingest):
+    """A walkthrough: "다른 하나는?" after "빅 엔디안이 뭐야?", and "and the other one?" after "What is a shallow copy?",
+    were answered from sentences holding the words "other" and "one"."""
+    conversation = _conversation_over(user, ingest, COPIES, "copies.pdf")
+    assert not chat_reply(conversation=conversation, content="What is a shallow copy?").refused
+    other = chat_reply(conversation=conversation, content="and the other one?")
+    assert not other.refused and "deep copy duplicates" in other.content, other.content
+    assert other.citations[0]["pageNumber"] == 2  # the deep copy's own page first
+
+    listing = conversation_create(owner=user, ref_ids=conversation.ref_ids)
+    assert not chat_reply(conversation=listing, content="What are the methods of storing integers in memory?").refused
+    first = chat_reply(conversation=listing, content="Explain the first one.")
+    assert not first.refused and "big endian" in first.content.lower(), first.content
+    second = chat_reply(conversation=listing, content="And the other one?")  # the second of a list of two
+    assert not second.refused and "little endian" in second.content.lower(), second.content
+
+
+@pytest.mark.django_db
+def test_the_other_one_without_a_pair_is_not_a_search_for_other(user, ingest):
+    conversation = _conversation_over(user, ingest, COPIES, "copies.pdf")
+    assert not chat_reply(conversation=conversation, content="What is a deep copy?").refused
+    with_depth = chat_reply(conversation=conversation, content="What is depth-first search?")  # "first" is no ordinal
+    assert with_depth.refused
+    chat_reply(conversation=conversation, content="and the other one?")  # answered or refused, never a crash

@@ -48,3 +48,21 @@ def test_a_failing_or_rambling_model_leaves_the_offline_resolution_in_place():
     rambling = condense(ScriptedModel("x" * 400), "그건 왜 필요해?", HISTORY, materials_korean=True)
     assert (rambling.question, rambling.why) == ("", "not-a-question")
     assert condense(None, "그건 왜 필요해?", HISTORY, materials_korean=True).question == ""
+
+
+def test_the_other_one_reads_the_list_or_the_subject_of_the_turn_before():
+    from baeum.answering.followups import OTHER_ONE, other_ordinal, subject_phrases
+
+    for question in ("And the other one?", "what about the other kind?", "the other?", "다른 하나는?", "나머지는?", "그럼 다른 건?"):
+        assert OTHER_ONE.match(question), question
+    for question in ("What is the other register used for?", "다른 레지스터는 뭐야?", "Is there another way?"):
+        assert not OTHER_ONE.match(question), question
+    ordinal = Memory(recent=[{"turn": 2, "question": "첫 번째 것은 뭐야?", "answer": "빅 엔디안 … [1]", "refused": False}])
+    assert other_ordinal("다른 하나는?", ordinal) == "두 번째 것은?"
+    assert other_ordinal("and the other one?", ordinal) == "And the second one?"
+    hyphen = Memory(recent=[{"turn": 1, "question": "What is depth-first search?", "answer": "DFS … [1]", "refused": False}])
+    assert other_ordinal("and the other one?", hyphen) == ""  # "depth-first" names no first item
+    assert ("shallow", "copy") in subject_phrases("What is a shallow copy?")
+    assert ("빅", "엔디안") in subject_phrases("빅 엔디안이 뭐야?")
+    assert ("depth-first", "search") in subject_phrases("What is depth-first search?")
+    assert ("first", "search") not in subject_phrases("What is depth-first search?")

@@ -46,7 +46,7 @@ from knowledge.evaluation import (
 DEFAULT_BOOKS = "../shared/samples/text"  # where the sample books live beside the project (evaluation/README.md)
 OPENING_KIND = "first"  # the turn that stands on its own; every other in-scope kind leans on the conversation so far
 OUT_OF_SCOPE_KIND = "out_of_scope"
-KINDS = (OPENING_KIND, "ordinal", "anaphora", "ellipsis", "example", "comparison", OUT_OF_SCOPE_KIND)  # the README's order
+KINDS = (OPENING_KIND, "ordinal", "anaphora", "ellipsis", "example", "comparison", "other", OUT_OF_SCOPE_KIND)  # the README's order
 OTHER_LANGUAGE = {"ko": "en", "en": "ko"}  # a cross-lingual question is always over the book in the other language
 ANSWER_HEAD_CHARS = 200  # enough of a failed answer to see what it was about, short enough to read a list of them
 
