@@ -424,8 +424,9 @@ def refers_back(question: str) -> bool:
 
 
 # "And the other one?", "What about the other kind?", "다른 하나는?", "나머지는?": the other of two things the
-# conversation was about. Resolved by ``other_one`` (an ordinal over a two-item list) or by the caller finding
-# the sibling the book names beside the last question's subject ("shallow copy" → "deep copy").
+# conversation was about. Resolved by ``other_ordinal`` (after "the first one" of a list, the second) or by
+# ``chat.services.enumeration.sibling_question`` (the sibling the book names beside the last question's subject:
+# "shallow copy" → "deep copy").
 OTHER_ONE = re.compile(
     r"^\s*(?:and|but|so|then|what about|how about|tell me about|explain)?\s*(?:the\s+)?other\s*"
     r"(?:one|kind|type|method|way|form|case|mode|side)?\s*(?:then)?\s*\??\s*$"
