@@ -313,11 +313,13 @@ def build_questions(
         if not present:
             continue
         term = max(present, key=len)
-        siblings = [  # another term, not the same one written otherwise ("CAST128" for "CAST-128")
-            other
-            for other in terms
-            if _spelled(other) != _spelled(term) and _same_script(other, term) and not _term_at(candidate.text, other)
-        ]
+        siblings = list(  # another term, not the same one written otherwise ("CAST128" for "CAST-128"), each once
+            {
+                _spelled(other): other
+                for other in reversed(terms)  # the first way the session writes it wins ("Transform stream", "transform stream")
+                if _spelled(other) != _spelled(term) and _same_script(other, term) and not _term_at(candidate.text, other)
+            }.values()
+        )
         cloze = cloze_question(candidate.text, term, aliases.get(term.casefold(), []))
         if cloze is None:
             continue

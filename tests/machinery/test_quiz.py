@@ -88,3 +88,17 @@ def test_a_true_false_swap_never_uses_the_same_name_written_otherwise():
     from baeum.study.quiz import _spelled
 
     assert _spelled("CAST-128") == _spelled("cast128") != _spelled("AES")
+
+
+def test_a_multiple_choice_never_offers_one_term_twice_in_two_spellings():
+    """A walkthrough over Node's stream documentation: "Transform stream" and "transform stream" were two choices."""
+    kinds = ["Readable stream", "Writable stream", "Duplex stream", "Transform stream", "transform stream", "Passthrough stream"]
+    sentences = [
+        f"A {kind} is used by the pipeline method {number} times when data moves between the producer and the consumer."
+        for number, kind in enumerate(kinds * 3)
+    ]
+    questions = _questions(sentences, headings=kinds, limit=12)
+    choices = [question.choices for question in questions if question.kind == CHOICE]
+    assert choices  # the set makes some multiple choice
+    for offered in choices:
+        assert len({choice.casefold() for choice in offered}) == len(offered), offered
