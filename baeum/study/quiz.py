@@ -37,7 +37,9 @@ _GENERIC_HEADING_WORDS = frozenset(
     "comparisons program programs data types type method methods new old first second last "
     "개요 소개 요약 연습문제 연습 예제 예 정리 장 절 부록 참고 문제 들어가며 마치며".split()
 )
-HEADING_NUMBER = re.compile(r"^\s*(?:chapter|part|section|제)?\s*[\dIVXivx]+(?:[.\-]\d+)*\.?\s*(?:장|절)?\s*", re.IGNORECASE)
+HEADING_NUMBER = re.compile(
+    r"^\s*(?:chapter|part|section|lesson|unit|module|step|week|제)?\s*[\dIVXivx]+(?:[.\-]\d+)*[.:]?\s*(?:장|절)?\s*", re.IGNORECASE
+)  # "3.2 Loops", "제 4 장", and a tutorial's "Lesson 1.2:" (the Vim tutor's blanks had asked for "Lesson")
 _SPLIT = re.compile(r"[\s,:;()\[\]/·—–-]+")
 _NAMING_EN = re.compile(
     r"^(?P<subject>.+?)\s+(?P<verb>is|are|was|were)\s+(?:often\s+|usually\s+|also\s+|commonly\s+|sometimes\s+)?"
@@ -117,7 +119,9 @@ def heading_terms(title: str) -> list[str]:
     # A single word from a longer heading is rarely a concept ("Big" of "Big and Little Endian") unless it
     # is an acronym ("CALL", "CPU"); a one-word heading names its concept ("Recursion", "스택").
     whole = len(terms) == 1 and terms[0] == " ".join(words)
-    return [term for term in terms if len(term) >= 2 and (" " in term or whole or term.isupper())]
+    # In a heading set in capitals ("MOVING THE CURSOR") a capitalised word is no acronym.
+    shouting = len(words) >= 2 and all(word.isupper() for word in words if re.search(r"[A-Za-z]", word))
+    return [term for term in terms if len(term) >= 2 and (" " in term or whole or term.isupper() and not shouting)]
 
 
 def _term_at(sentence: str, term: str) -> re.Match | None:

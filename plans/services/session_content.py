@@ -127,14 +127,15 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
     return sorted(((term, weight) for term, weight in weights.items() if term in lowered), key=lambda item: -item[1])
 
 
-# Terms a session with neither headings nor definitions asks about: its most characteristic ones (TF-IDF).
+# Terms a session asks about when it defines nothing and its headings make no question: its most characteristic
+# ones (TF-IDF). (definitions found, questions the headings made) → fires when both are empty.
 FALLBACK_TERMS = 8
 CHARACTERISTIC_TERMS = rules.register(
     rules.Rule(
         "question:characteristic-terms",
         lambda found: not found[0] and not found[1],
-        ({}, []),  # no definition, no heading: the Vim tutor as a text file had no practice question at all
-        "a session with nothing defined and no heading asks about its most characteristic terms",
+        ({}, []),  # the Vim tutor as a text file had no practice question at all, and then only "Lesson" blanks
+        "a session with nothing defined and no question from its headings asks about its most characteristic terms",
     ),
 )[0]
 
@@ -142,7 +143,7 @@ CHARACTERISTIC_TERMS = rules.register(
 DEFINITION_BOOST = 1.5
 
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 7
+SESSION_CONTENT_VERSION = 8
 # Sentences rated as not standing alone (``standing``) fill a session's key points only up to this many. Readers
 # found 0.48 of the tuning books' candidates rated standing alone fine and 0.10–0.15 of the rest; on two manuals
 # nobody had tuned on (libjpeg, the sed FAQ, blind), 0.56 and 0.42 against 0.25 and 0.
@@ -270,13 +271,6 @@ def _session_content(
                 content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
             return content
     headings = list(dict.fromkeys(chunk.section_title for _, chunk, _ in sentences if chunk.section_title))
-    fallback = rules.applies(CHARACTERISTIC_TERMS, (defined, headings))
-    if fallback:
-        # Neither headings nor definitions (a plain-text file, a short paper): the session's most characteristic
-        # terms, as the text writes them, are what its blanks ask.
-        text = "\n".join(part["text"] for part in content.parts)
-        written = [_written_form(term, text) for term in list(weights)[:FALLBACK_TERMS] if len(term) >= 4]
-        headings = [term for term in written if _names_a_thing(term)]
     # A question shows its sentence: one that could not be a key point (a reader would not find it standing
     # alone, it introduces a listing, it is a preface's or a bibliography's) makes no question either.
     askable = [
@@ -284,7 +278,17 @@ def _session_content(
         for candidate in candidates
         if alone[candidate.position] and not sentences[candidate.position][1].matter and not keypoints.not_a_key_point(candidate.text)
     ]
-    for question in quiz.build_questions(askable, definitions=defined, headings=headings, limit=max_questions):
+    built = quiz.build_questions(askable, definitions=defined, headings=headings, limit=max_questions)
+    fallback = rules.applies(CHARACTERISTIC_TERMS, (defined, built))
+    if fallback:
+        # Nothing defined, and no heading names what a sentence says ("Lesson 1 요약", or a plain-text file with no
+        # heading at all): the session's most characteristic terms, as the text writes them, are what its blanks ask.
+        text = "\n".join(part["text"] for part in content.parts)
+        written = [_written_form(term, text) for term in list(weights)[:FALLBACK_TERMS] if len(term) >= 4]
+        built = quiz.build_questions(
+            askable, definitions=defined, headings=[term for term in written if _names_a_thing(term)], limit=max_questions
+        )
+    for question in built:
         if fallback and question.kind == quiz.TRUE_FALSE and question.answer == "false":
             continue  # a characteristic term swapped for another reads as nonsense, not as a false statement
         sentence, chunk, offset = sentences[question.source]

@@ -15,6 +15,9 @@ def test_heading_terms_keep_concepts_and_drop_numbers_and_generic_words():
     assert heading_terms("Recursion") == ["Recursion"]
     assert heading_terms("1.3 Big and Little Endian") == ["Little Endian"]  # "Big" alone names nothing
     assert heading_terms("Exercises") == []
+    assert heading_terms("LESSON 1 요약") == [] and heading_terms("Lesson 1.2: 빔을 시작하고 끝내기") == ["빔을 시작하고 끝내기"]
+    assert heading_terms("Lesson 1.1: MOVING THE CURSOR") == []  # capitals throughout: "MOVING" is no acronym
+    assert heading_terms("Lesson 2.1: DELETION COMMANDS") == ["DELETION COMMANDS"]
 
 
 def test_naming_sentences_become_short_answers_and_opening_definitions_what_is_questions():
