@@ -91,7 +91,7 @@ def _planned_questions(*, user, conversation: Conversation, ref_ids: list[str]) 
     asked: list[list[str]] = []
     for session in plan.sessions.order_by("number"):
         content = session_content(user=user, plan=plan, session=session)
-        asked.append([question["question"] for question in content.questions if question["kind"] in STARTER_KINDS])
+        asked.append([question["question"] for question in content.questions if startable(question)])
     picked: list[str] = []
     while len(picked) < STARTERS and any(asked):  # one from each session in turn: spread over the plan
         step = max(1, len(asked) // STARTERS)
@@ -100,6 +100,15 @@ def _planned_questions(*, user, conversation: Conversation, ref_ids: list[str]) 
                 picked.append(questions.pop(0))
         asked = [questions for questions in asked if questions]
     return picked
+
+
+def startable(question: dict) -> bool:
+    """Whether a plan's practice question may open a conversation: one that stands alone (``STARTER_KINDS``) and is
+    about a term, not "What is the value?" or "What is the output?" (a walkthrough over Node's stream docs)."""
+    from baeum.study import checks
+
+    problem = checks.question_problem(question["kind"], question["question"], question["answer"], question.get("choices"))
+    return question["kind"] in STARTER_KINDS and problem is None
 
 
 def _glossary_questions(*, user, materials) -> list[str]:

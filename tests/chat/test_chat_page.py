@@ -140,3 +140,18 @@ def test_an_empty_conversation_offers_questions_its_plan_asks_or_terms_its_mater
     conversation = api_client.post("/api/v1/conversations/", {"refIds": [korean.ref_id]}, format="json").json()["id"]
     starters = re.findall(r'data-starter="([^"]*)"', client.get(f"/chat/{conversation}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode())
     assert starters == ["레지스터는 무엇인가요?"], starters  # no plan reads it: a term it defines and uses throughout
+
+
+def test_a_starter_question_is_never_about_a_word_that_names_no_term():
+    """A walkthrough over Node's stream documentation: the empty conversation suggested "What is the value?"."""
+    from chat.selectors import startable
+
+    value = {"kind": "definition", "question": "What is the value?", "answer": "The value is the chunk a stream passes on.", "choices": []}
+    stream = {
+        "kind": "definition",
+        "question": "What is a stream?",
+        "answer": "A stream is an interface for streaming data.",
+        "choices": [],
+    }
+    blank = {"kind": "cloze", "question": "A _____ is an interface for streaming data.", "answer": "stream", "choices": []}
+    assert not startable(value) and startable(stream) and not startable(blank)  # a blank is no question to open with
