@@ -20,7 +20,15 @@ _HEADING_PATTERNS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"^제\s*\d+\s*절"), 2),
     (re.compile(r"^(\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2})\.?\s*[A-Za-z가-힣]"), -1),  # 1.2 / 1.2.3: level from dots
     (re.compile(r"^(\d{1,2})\.?\s+[A-Z][A-Za-z]+(?:\s[A-Za-z]+){0,5}$"), -1),  # "3 Functions"
-    # A tutorial's units ("Lesson 1.1:  MOVING THE CURSOR", "Lesson 1 SUMMARY", "Unit 3 Loops"): level from dots.
+    # A unit's summary closes the unit ("Lesson 1 SUMMARY" after Lessons 1.1–1.6): a section of it, never a chapter
+    # that would hold the next unit's lessons.
+    (
+        re.compile(
+            r"^(?:Lesson|LESSON|Unit|UNIT|Module|MODULE)\s+\d{1,2}\s*[:.]?\s*(?:SUMMARY|Summary|summary|REVIEW|Review|review|요약|정리|복습)"
+        ),
+        2,
+    ),
+    # A tutorial's units ("Lesson 1.1:  MOVING THE CURSOR", "Unit 3 Loops"): level from dots.
     (re.compile(r"^(?:Lesson|LESSON|Unit|UNIT|Module|MODULE|Step|STEP|Week|WEEK)\s+(\d{1,2}(?:\.\d{1,2}){0,2})(?=[\s:.)]|$)"), -1),
 ]
 TERMINAL = re.compile(r"[.!?。:;,]$|[다요죠]\.$")

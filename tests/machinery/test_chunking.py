@@ -113,7 +113,8 @@ def test_heading_detection_accepts_real_headings_and_rejects_lists_and_toc_lines
     assert heading_level("## Setup", markdown=True) == 2
     assert heading_level("Lesson 1.1:  MOVING THE CURSOR") == 2  # the Vim tutor, as text
     assert heading_level("Lesson 1.2: 빔을 시작하고 끝내기") == 2
-    assert heading_level("Lesson 1 SUMMARY") == 1
+    assert heading_level("Lesson 1 SUMMARY") == 2 and heading_level("LESSON 1 요약") == 2  # closes lesson 1, holds no lesson 2
+    assert heading_level("Unit 3 Loops") == 1
     assert heading_level("Lesson 1.2 로 가십시오.") == 0  # a sentence that mentions a lesson
     assert heading_level("Lessons learned from the outage") == 0
 
