@@ -92,7 +92,7 @@ class Turn:
     conversation: Conversation | None = None  # where an answer may read more (the items a list question asks for)
     item_name: tuple[str, ...] = ()  # the terms naming the item an ordinal follow-up points at: its sentences name it
     item_line: tuple[str, str] = ()  # the sentence naming that item, and how the answer shows it (``_named_line``)
-    rewritten: str = ""  # "And the other one?" asked as a question of its own ("What is a deep copy?"), answered as that
+    rewritten: str = ""  # "And the other one?" as asked instead ("What is a deep copy?", "두 번째 것은?"), answered as that
     searched: list[str] = field(default_factory=list)  # the titles searched, which a refusal names
     in_session: bool = False  # searched only a study session's pages
     nothing_left: bool = False  # every material of the conversation was removed
