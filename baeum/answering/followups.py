@@ -457,20 +457,21 @@ def other_ordinal(question: str, memory: Memory) -> str:
     return f"{_ORDINAL_WORDS_KO[other]} 번째 것은?" if re.search(r"[가-힣]", question) else f"And the {_ORDINAL_WORDS_EN[other]} one?"
 
 
-_PAIR_EN = re.compile(r"\b([A-Za-z][\w'-]*)[ -]([A-Za-z][\w'-]+)\b")
-_PAIR_KO = re.compile(r"(\S+)\s+([가-힣A-Za-z]+?)(?=[" + _PARTICLES + r"]?(?:\s|\?|$))")
+# Every two-word phrase from a word's start, overlapping ("a shallow", "shallow copy"); a word starts after a space,
+# so "depth-first search" is one, never "first search".
+_PAIR_EN = re.compile(r"(?<!\S)(?=([A-Za-z][\w'-]*)[ -]([A-Za-z][\w'-]+)\b)")
+_PAIR_KO = re.compile(r"(?<!\S)(?=(\S+)\s+([가-힣A-Za-z]+?)(?=[" + _PARTICLES + r"]?(?:\s|\?|$)))")
+# Words that name no kind of anything, as a modifier or a head ("is a", "What is").
+FUNCTION_WORDS = frozenset(lexicon.FUNCTION_WORDS_EN) | frozenset(lexicon.AUXILIARIES_EN)
 
 
 def subject_phrases(question: str) -> list[tuple[str, str]]:
     """The two-word phrases of a question that may name its subject, as (modifier, head): "What is a shallow
     copy?" → ("shallow", "copy"); "빅 엔디안이 뭐야?" → ("빅", "엔디안"). Function words are neither."""
-    function_words = set(lexicon.FUNCTION_WORDS_EN) | set(lexicon.AUXILIARIES_EN) | {"what", "how", "why", "which", "who", "when"}
+    function_words = FUNCTION_WORDS | {"what", "how", "why", "which", "who", "when"}
     pattern = _PAIR_KO if re.search(r"[가-힣]", question) else _PAIR_EN
-    found = []
-    for start in range(len(question)):
-        match = pattern.match(question, start)
-        if match and (start == 0 or question[start - 1].isspace()):  # "depth-first search", never "first search"
-            modifier, head = match.group(1), match.group(2)
-            if modifier.casefold() not in function_words and head.casefold() not in function_words and len(head) >= 2:
-                found.append((modifier, head))
-    return found
+    return [
+        (match.group(1), match.group(2))
+        for match in pattern.finditer(question)
+        if match.group(1).casefold() not in function_words and match.group(2).casefold() not in function_words and len(match.group(2)) >= 2
+    ]

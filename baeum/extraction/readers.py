@@ -152,10 +152,10 @@ _RULER = re.compile(r"^[ \t]*([^\w\s])(?:[ \t]*\1){3,}[ \t]*$", re.MULTILINE)
 # Markdown's syntax, which a reader of the rendered page never sees: fences around code, blockquote markers,
 # emphasis, inline code marks, links and images (their text stays), HTML comments and tags, link definitions.
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_MARKDOWN_INLINE = (
-    (re.compile(r"<!--.*?-->", re.DOTALL), ""),
-    (re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE), ""),  # [id]: https://…
-    (re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE), ""),  # > a quoted paragraph
+_MARKDOWN_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_MARKDOWN_LINE = (  # each within one line, applied to every line but a code block's (a regex there is code: "*.txt")
+    (re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$"), ""),  # [id]: https://…
+    (re.compile(r"^[ \t]*(?:>[ \t]?)+"), ""),  # > a quoted paragraph
     (re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),  # ![alt](image.png)
     (re.compile(r"\[([^\]\n]+)\]\([^)\n]*\)"), r"\1"),  # [text](https://…)
     (re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]"), r"\1"),  # [text][id]
@@ -182,17 +182,13 @@ def markdown_text(text: str) -> tuple[str, frozenset[str]]:
                 code.add(" ".join(line.split()))
             continue
         lines.append(line)
-    prose = "\n".join(lines)
-    for pattern, replacement in _MARKDOWN_INLINE:
-        prose = pattern.sub(replacement, prose) if not code else _outside(prose, code, pattern, replacement)
-    return prose, frozenset(code)
-
-
-def _outside(text: str, code: set[str], pattern: re.Pattern[str], replacement: str) -> str:
-    """Apply ``pattern`` to every line but the code's (a regex in a code block is code: "*.txt" stays)."""
-    if pattern.flags & re.DOTALL:
-        return pattern.sub(replacement, text)
-    return "\n".join(line if " ".join(line.split()) in code else pattern.sub(replacement, line) for line in text.split("\n"))
+    rendered = []
+    for line in _MARKDOWN_COMMENT.sub("", "\n".join(lines)).split("\n"):
+        if " ".join(line.split()) not in code:
+            for pattern, replacement in _MARKDOWN_LINE:
+                line = pattern.sub(replacement, line)
+        rendered.append(line)
+    return "\n".join(rendered), frozenset(code)
 
 
 def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS, markdown: bool = False) -> list[ExtractedPage]:

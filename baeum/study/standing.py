@@ -139,14 +139,14 @@ def features(sentence: str) -> dict[str, float]:
 
 
 @cache
-def _weights() -> tuple[float, dict[str, float]]:
-    data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
-    return data["intercept"], data["weights"]
+def _model() -> dict:
+    """The shipped fit: ``intercept``, ``weights`` and ``bar``, read once."""
+    return json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
 
 
 def standing(sentence: str) -> float:
     """The fitted probability that a reader finds ``sentence`` standing alone as a key point."""
-    intercept, weights = _weights()
+    intercept, weights = _model()["intercept"], _model()["weights"]
     values = features(sentence)
     logit = intercept + sum(weights[name] * values[name] for name in FEATURES)
     return 1 / (1 + math.exp(-logit))
@@ -155,4 +155,4 @@ def standing(sentence: str) -> float:
 # A sentence rated below this is chosen as a key point, or made a question, only when too few others are left. The
 # bar is fitted with the weights (``fit_standing``): the best precision on the tuning verdicts that keeps 85 % of
 # the sentences readers passed.
-STANDS_ALONE = float(json.loads(WEIGHTS_FILE.read_text(encoding="utf-8")).get("bar", 0.5))
+STANDS_ALONE = float(_model().get("bar", 0.5))

@@ -12,6 +12,7 @@ from baeum.answering.answers import Answer, Passage
 from baeum.answering.followups import (
     ENUMERATED_ITEMS_MAX,
     ENUMERATION_QUESTION,
+    FUNCTION_WORDS,
     carried_terms,
     enumerating_turn,
     first_sentence,
@@ -51,11 +52,7 @@ def named_item(conversation: Conversation, question: str, memory: Memory) -> tup
     source = enumerating_turn(memory)
     if pattern is None or source is None:
         return None
-    reply = (
-        Message.objects.for_user(conversation.owner)
-        .filter(conversation=conversation, role=Message.Role.ASSISTANT, turn=source.get("turn"), refused=False)
-        .first()
-    )
+    reply = _answer_to(conversation, source)
     near = [(citation["refId"], citation["chunkIndex"]) for citation in (reply.citations if reply else [])]
     topic = set(carried_terms(source["question"]))
     found = nth_in_text(conversation, near, topic, pattern)
@@ -69,6 +66,15 @@ def named_item(conversation: Conversation, question: str, memory: Memory) -> tup
     # Named by its heading and first sentence ("Method two. A lookup table can also be used …"): a heading alone
     # may name little; the answer shows that sentence under its heading ("Arithmetic shifts: These shifts are …").
     return passage_of(chunk, n=0, score=1.0), f"{title}. {opening}", (opening.strip(), f"{title}: {opening.strip()}")
+
+
+def _answer_to(conversation: Conversation, entry: dict) -> Message | None:
+    """The tutor's answer (not a refusal) to the turn of memory ``entry``, with its citations."""
+    return (
+        Message.objects.for_user(conversation.owner)
+        .filter(conversation=conversation, role=Message.Role.ASSISTANT, turn=entry.get("turn"), refused=False)
+        .first()
+    )
 
 
 def nth_in_text(
@@ -172,11 +178,7 @@ def sibling_question(conversation: Conversation, memory: Memory) -> str:
     if previous is None:
         return ""
     asked = topic_question(previous)
-    reply = (
-        Message.objects.for_user(conversation.owner)
-        .filter(conversation=conversation, role=Message.Role.ASSISTANT, turn=previous.get("turn"), refused=False)
-        .first()
-    )
+    reply = _answer_to(conversation, previous)
     texts = []
     for citation in (reply.citations if reply else [])[:PREVIOUS_PASSAGES]:
         try:
@@ -210,7 +212,7 @@ def _renamed(question: str, modifier: str, head: str, sibling: str) -> str:
 
 # Words before a noun that are no kind of it ("the copy", "each variable", "이 엔디안").
 _NOT_MODIFIERS = frozenset(
-    {word.casefold() for word in (*lexicon.FUNCTION_WORDS_EN, *lexicon.AUXILIARIES_EN, *lexicon.POINTING_EN)}
+    {word.casefold() for word in (*FUNCTION_WORDS, *lexicon.POINTING_EN)}
     | {"the", "a", "an", "its", "our", "your", "my", "his", "her", "their", "some", "any", "no", "every", "each", "all"}
     | {"other", "same", "new", "one", "two", "first", "second", "another", "이", "그", "저", "두", "각", "이러한", "다른", "같은"}
 )

@@ -110,12 +110,10 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     if turn is not None:
         return turn
     asked_question = question
-    sibling = ""  # "And the other one?" after "What is a shallow copy?": "What is a deep copy?", a question that stands alone
-    rewritten_as_other = False
+    ordinal = sibling = ""  # "And the other one?" as "And the second one?", or as "What is a deep copy?" (stands alone)
     if rules.applies(THE_OTHER_ONE, question):  # "다른 하나는?": the other item of a list of two, else the subject's sibling
         ordinal = other_ordinal(question, memory)
         sibling = "" if ordinal else sibling_question(conversation, memory)
-        rewritten_as_other = bool(ordinal or sibling)
         question = ordinal or sibling or question
     question, sources, removed, searched = _where_to_search(conversation, question)
     items, listed = enumerated_items(memory, question) if ordinal_of(question) is not None else ([], False)
@@ -187,7 +185,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         removed=removed,
         item_found=bool(listed or named),
         item_line=named[2] if named else (),
-        rewritten=question if question != asked_question and rewritten_as_other else "",
+        rewritten=question if ordinal or sibling else "",
         # A short name from the answer's own list ("semantic errors"); a book's sentence names more loosely.
         item_name=item_name_terms(nth(items, ordinal_of(question))) if listed else (),
         conversation=conversation,
