@@ -159,6 +159,9 @@ class Chunk(models.Model):
     note_spans = models.JSONField(default=list, blank=True)
     # (start, end) of the lines of code in ``content`` (set in a fixed-pitch font): never quoted as prose.
     code_spans = models.JSONField(default=list, blank=True)
+    # [[start, end, level], ...] of the heading lines in ``content``: a section opening inside the chunk is
+    # search evidence too (``knowledge.selectors.search``). Empty for chunks stored before it existed.
+    heading_spans = models.JSONField(default=list, blank=True)
     matter = models.CharField(max_length=8, blank=True)  # every page of the chunk is front or back matter
 
     objects = readable_manager("material__course")

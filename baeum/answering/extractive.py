@@ -24,7 +24,6 @@ from baeum.answering.forms import ANAPHORIC_OPENING, GIVES_NAME, asks_for_a_name
 from baeum.answering.quoting import quoted_sentence
 from baeum.answering.sentences import (
     ENDS_LIKE_A_SENTENCE,
-    LIST_ITEM,
     LIST_LEAD_IN,
     PROSE_WORD,
     is_code,
@@ -36,7 +35,7 @@ from baeum.extraction.tables import superscript_references
 from baeum.language.analysis import (
     content_terms,
 )
-from baeum.language.text import is_hangul_heavy, sentence_spans
+from baeum.language.text import LIST_ITEM, is_hangul_heavy, sentence_spans
 
 
 def _naming_first(passages: list[Passage], terms: list[str]) -> list[Passage]:

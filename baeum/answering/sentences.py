@@ -92,9 +92,6 @@ _CODE_LINE = re.compile(
 _CAPTION_LABEL = re.compile(r"(?:\bFigure|\bFig\.|\bTable|그림|표)\s*\d+(?:\.\d+)*\s*:")
 
 
-LIST_ITEM = re.compile(r"^\s*(?:[-•*·▪●◦]|\(?\d{1,2}[.)]|[a-z][.)])\s+\S")
-
-
 # Announces what follows ("… include the following:", "… 다음과 같다."): it needs what it announces.
 LIST_LEAD_IN = re.compile(
     r":\s*$|(?:as follows|the following|below)[.:]?\s*$|^(?:here|below) (?:is|are)\b"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from baeum.extraction.lines import _BARE_CHAPTER, TERMINAL, heading_level, strip_running_lines
 from baeum.extraction.tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
 from baeum.language.analysis import join_lines
-from baeum.language.text import estimate_tokens, normalize_text, split_sentences
+from baeum.language.text import LIST_ITEM, estimate_tokens, normalize_text, split_sentences
 
 # Packing. Ingestion passes BAEUM_CHUNK_TOKENS and BAEUM_CHUNK_OVERLAP (config/settings/base.py, the same
 # defaults); the retrieval numbers in docs/evaluation.md (eval_retrieval) were measured with these values.
@@ -56,6 +56,9 @@ class Chunk:
     note_spans: list[tuple[int, int]] = field(default_factory=list)
     # (start, end) offsets in ``content`` of lines of code (set in a fixed-pitch font): never quoted as prose.
     code_spans: list[tuple[int, int]] = field(default_factory=list)
+    # (start, end, level) of every heading line in ``content``: a section that opens inside the chunk is
+    # evidence for it too, not only ``section_title`` (the heading in force where the chunk begins).
+    heading_spans: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -148,6 +151,8 @@ def _page_units(
             else:
                 yield _Unit(text, number, heading_level=level, paragraph_start=True)
             continue
+        if LIST_ITEM.match(line):
+            yield from flush()  # an item of a list starts a paragraph of its own
         paragraph.append(line)
         # A short line that ends a sentence closes its paragraph (PDF text has no blank lines).
         if TERMINAL.search(line) and len(line) < PARAGRAPH_END_WIDTH * typical_width:
@@ -205,17 +210,27 @@ def _separator(previous: _Unit, unit: _Unit) -> str:
 
 def _join_with_pages(units: list[_Unit]) -> tuple[str, list[tuple[int, int]]]:
     """Join units into chunk text; return it with the offset where each page begins."""
-    content, starts, _notes, _code = _join_with_spans(units)
-    return content, starts
+    joined = _join_with_spans(units)
+    return joined.content, joined.page_starts
 
 
-def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
-    """Join units into chunk text; return it with where each page begins, where each footnote is and
-    where each block of code is."""
+@dataclass(frozen=True)
+class _Joined:
+    content: str
+    page_starts: list[tuple[int, int]]  # (offset, page) where each page begins
+    note_spans: list[tuple[int, int]]  # each footnote
+    code_spans: list[tuple[int, int]]  # each block of code
+    heading_spans: list[tuple[int, int, int]]  # each heading, with its level
+
+
+def _join_with_spans(units: list[_Unit]) -> _Joined:
+    """Join units into chunk text, with where each page begins and where each footnote, block of code and
+    heading is."""
     parts: list[str] = []
     starts: list[tuple[int, int]] = []
     notes: list[tuple[int, int]] = []
     code: list[tuple[int, int]] = []
+    headings: list[tuple[int, int, int]] = []
     length = 0
     for position, unit in enumerate(units):
         if position:
@@ -234,9 +249,11 @@ def _join_with_spans(units: list[_Unit]) -> tuple[str, list[tuple[int, int]], li
                 code[-1] = (code[-1][0], length + len(unit.text))  # the next line of the same block
             else:
                 code.append((length, length + len(unit.text)))
+        if unit.heading_level:
+            headings.append((length, length + len(unit.text), unit.heading_level))
         parts.append(unit.text)
         length += len(unit.text)
-    return "".join(parts), starts, notes, code
+    return _Joined("".join(parts), starts, notes, code, headings)
 
 
 def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool) -> list[_Unit]:
@@ -414,7 +431,8 @@ class _Packer:
         self.restart(*self._overlap_tail(own))
 
     def _chunk(self, own: list[_Unit]) -> Chunk:
-        content, page_starts, note_spans, code_spans = _join_with_spans(self.current)
+        joined = _join_with_spans(self.current)
+        content = joined.content
         carried = self.carried
         overlap_chars = len(_join(carried)) + len(_separator(carried[-1], own[0])) if carried else 0
         return Chunk(
@@ -426,9 +444,10 @@ class _Packer:
             overlap_chars=overlap_chars,
             section_title=self.chunk_section,
             section_level=self.opening_level,
-            page_starts=page_starts,
-            note_spans=note_spans,
-            code_spans=code_spans,
+            page_starts=joined.page_starts,
+            note_spans=joined.note_spans,
+            code_spans=joined.code_spans,
+            heading_spans=joined.heading_spans,
         )
 
     def _overlap_tail(self, own: list[_Unit]) -> tuple[list[_Unit], int]:

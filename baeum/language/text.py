@@ -51,6 +51,19 @@ def estimate_tokens(text: str) -> int:
 
 # --- Normalisation ---------------------------------------------------------------------------
 
+# A line that opens an item of a list: a bullet ("• HTTP responses", "* fs read streams", "- item") or an item's
+# number or letter ("1. <ESC> 키를 눌러서 …", "(2) …", "b) …", "①"). Chunking makes each item a paragraph of its
+# own ("… d 횟수 대상 1." had been a lesson's sentence with the next step's number glued on); an answer quotes a
+# list lead-in with its items.
+LIST_ITEM = re.compile(r"^\s*(?:[-•*·▪●◦▸►‣∙+–]|\(?\d{1,2}[.)]|[a-z][.)]|[①-⑳])\s+\S")
+
+# A heading's number and the word before it: "3.2 Loops", "제 4 장", "Chapter2 Variables" and a tutorial's
+# "Lesson 1.2:" (the Vim tutor's blanks had asked for "Lesson"); never the start of a word ("Ivy").
+HEADING_NUMBER = re.compile(
+    r"^\s*(?:chapter|part|section|lesson|unit|module|step|week|제)?\s*[\dIVXivx]+(?:[.\-]\d+)*(?![A-Za-z])[.:]?\s*(?:장|절)?\s*",
+    re.IGNORECASE,
+)
+
 _HYPHENATED_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
 # A hyphenation point, with the line break after it if any: U+00AD (soft hyphen), and U+FFFE / U+0002,
 # which PDFium puts in place of a hyphen that ended a line (it drops that line break itself).

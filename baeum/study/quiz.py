@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from baeum import rules
 from baeum.language import lexicon
-from baeum.language.text import is_hangul_heavy
+from baeum.language.text import HEADING_NUMBER, is_hangul_heavy
 from baeum.study.definitions import Definition
 
 DEFINITION, CLOZE, TRUE_FALSE, CHOICE, SHORT_ANSWER = "definition", "cloze", "true_false", "choice", "short_answer"
@@ -37,9 +37,6 @@ _GENERIC_HEADING_WORDS = frozenset(
     "comparisons program programs data types type method methods new old first second last "
     "개요 소개 요약 연습문제 연습 예제 예 정리 장 절 부록 참고 문제 들어가며 마치며".split()
 )
-HEADING_NUMBER = re.compile(
-    r"^\s*(?:chapter|part|section|lesson|unit|module|step|week|제)?\s*[\dIVXivx]+(?:[.\-]\d+)*[.:]?\s*(?:장|절)?\s*", re.IGNORECASE
-)  # "3.2 Loops", "제 4 장", and a tutorial's "Lesson 1.2:" (the Vim tutor's blanks had asked for "Lesson")
 _SPLIT = re.compile(r"[\s,:;()\[\]/·—–-]+")
 _NAMING_EN = re.compile(
     r"^(?P<subject>.+?)\s+(?P<verb>is|are|was|were)\s+(?:often\s+|usually\s+|also\s+|commonly\s+|sometimes\s+)?"

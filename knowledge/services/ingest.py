@@ -43,8 +43,9 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # "pdfium-4": side notes kept apart, sub- and superscripts, code lines, running heads by printed page number
 # and footers repeated digits and all, printed page numbers read from the pages. "pdfium-5": a link printed atop
 # every page ("Index" on each page of Corning's 10-K) no longer makes the pages after it back matter; a GNU
-# manual's licence appendix ("Appendix A Copying Information") is back matter.
-EXTRACTOR = "pdfium-5"
+# manual's licence appendix ("Appendix A Copying Information") is back matter. "pdfium-6": each item of a list a
+# paragraph of its own, and where every heading inside a chunk stands (a section opening mid-chunk is evidence).
+EXTRACTOR = "pdfium-6"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
     "": "citations may point one page early and Korean text may run together",
@@ -52,6 +53,7 @@ EXTRACTOR_FIXES = {
     "pdfium-3": "margin notes may be glued into sentences, subscripts and code flattened, running heads and footers left in the text",
     "pdfium-4": "a document printing a link such as 'Index' atop every page may have its last third read as back matter (the tutor "
     "reads it last), and a manual's licence appendix may be taught as study sessions",
+    "pdfium-5": "list items may run together into one sentence, and a section opening inside a passage is not found by its title",
 }
 
 
@@ -315,6 +317,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
                 page_starts=[list(start) for start in chunk.page_starts],
                 note_spans=[list(span) for span in chunk.note_spans],
                 code_spans=[list(span) for span in chunk.code_spans],
+                heading_spans=[list(span) for span in chunk.heading_spans],
                 matter=_chunk_matter(chunk, matter),
                 content_hash=content_hash(chunk.content),
             )

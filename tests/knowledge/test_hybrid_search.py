@@ -350,8 +350,8 @@ def test_an_english_question_over_korean_materials_is_searched_with_their_korean
 
 def test_a_section_titled_with_what_is_asked_gains_on_a_page_that_only_mentions_it(user, ingest):
     """Nettle's SM3 section compares itself to SHA-256 in the words of "How do I compute a SHA-256 hash?"; the
-    section titled "SHA256" is what it asks for: a candidate gains ``HEADING_WEIGHT`` times the share of the
-    query's terms its section's title holds, and the best are ordered again."""
+    section titled "SHA256" is what it asks for: a candidate gains ``HEADING_WEIGHT`` times how well its section's
+    title matches the query (the Dice coefficient of their terms), and the best are ordered again."""
     pages = [
         "Chapter 1 SM3\nSM3 is a hash standard of China. Its security and efficiency are equivalent to SHA-256.",
         "Chapter 2 SHA256\nYou compute the hash by calling the init function, then update, then digest.",
@@ -360,4 +360,25 @@ def test_a_section_titled_with_what_is_asked_gains_on_a_page_that_only_mentions_
     sm3, sha256 = (Chunk.objects.for_user(user).get(material=book, page_number=page).pk for page in (1, 2))
     ranked, _ = search._with_heading_evidence(user, [(sm3, 0.5), (sha256, 0.45)], "compute sha-256 hash", 30)
     assert [chunk_id for chunk_id, _ in ranked] == [sha256, sm3]
-    assert dict(ranked)[sha256] == pytest.approx(0.45 + search.HEADING_WEIGHT / 3)  # "sha256" of three terms
+    assert dict(ranked)[sha256] == pytest.approx(0.45 + search.HEADING_WEIGHT * 2 / (3 + 1))  # "sha256" shared, 3 + 1 terms
+
+
+def test_a_section_opening_inside_a_chunk_is_evidence_by_its_title(user, ingest):
+    """Node's "### Object mode" opened after the code that ends the section before it, inside one chunk whose
+    title was the previous section's: "What is object mode?" was answered from "Two reading modes" ("A Readable
+    stream can be in object mode or not …"), and never said what object mode is. Every heading a chunk holds is
+    now recorded (``heading_spans``) and matched; a title naming only what is asked matches best."""
+    text = (
+        "## Finished\n\nThe finished API also provides a callback version, which waits for a stream to end.\n\n"
+        "### Object mode\n\nAll streams created by the API operate on strings and buffers. Streams that work with other "
+        "values are considered to operate in object mode.\n"
+    )
+    book = ingest(user, text.encode(), "streams.md")
+    chunk = Chunk.objects.for_user(user).get(material=book)
+    assert chunk.section_title == "Finished"
+    assert [chunk.content[start:end] for start, end, _ in chunk.heading_spans] == ["Finished", "Object mode"]
+    assert search.chunk_headings(chunk) == ["Finished", "Object mode"]
+    ranked, _ = search._with_heading_evidence(user, [(chunk.pk, 0.5)], "What is object mode?", 30)
+    assert ranked == [(chunk.pk, pytest.approx(0.5 + search.HEADING_WEIGHT))]  # the title is exactly what is asked
+    ranked, _ = search._with_heading_evidence(user, [(chunk.pk, 0.5)], "What are the reading modes of an object?", 30)
+    assert ranked == [(chunk.pk, pytest.approx(0.5 + search.HEADING_WEIGHT * 2 * 2 / (3 + 2)))]

@@ -205,3 +205,29 @@ def test_the_numbers_a_book_prints_are_read_from_its_pages_edges():
     assert numbers[2] == "1" and numbers[6] == "5" and numbers[13] == "12"  # page 5 shows none: between 4 and 6
     assert 0 not in numbers and 1 not in numbers  # the front matter prints nothing
     assert printed_page_numbers([["Text", "more"]] * 12) == {}
+
+
+def test_each_item_of_a_list_is_a_paragraph_of_its_own():
+    """The Vim tutor's steps had run into one paragraph, so a lesson's sentence ended with the next step's number
+    ("… d 횟수 대상 1.") and a Markdown list read "* HTTP responses, on the client * HTTP requests …"."""
+    text = (
+        "Lesson 2.1: 삭제(DELETION) 명령\n\n"
+        "한 단어를 끝까지 지우려면 dw 라고 치면 됩니다.\n"
+        "  1. <ESC> 키를 눌러서 확실하게 명령 모드로 빠져 나옵니다.\n"
+        "  2. 지워야할 단어의 처음으로 커서를 옮기고\n     dw 라고 칩니다.\n\n"
+        "Examples of readable streams include:\n* HTTP responses, on the client\n* fs read streams\n"
+        "• a bullet from a PDF\n(3) a numbered item\nThe list ends here and a sentence\nwraps over two lines."
+    )
+    [chunk] = chunk_pages([PageText(1, text)], markdown=True)
+    paragraphs = chunk.content.split("\n\n")
+    assert paragraphs[1:] == [
+        "한 단어를 끝까지 지우려면 dw 라고 치면 됩니다.",
+        "1. <ESC> 키를 눌러서 확실하게 명령 모드로 빠져 나옵니다.",
+        "2. 지워야할 단어의 처음으로 커서를 옮기고 dw 라고 칩니다.",  # an item's wrapped line stays with it
+        "Examples of readable streams include:",
+        "* HTTP responses, on the client",
+        "* fs read streams",
+        "• a bullet from a PDF",
+        "(3) a numbered item The list ends here and a sentence wraps over two lines.",
+    ]
+    assert chunk.heading_spans == [(0, len("Lesson 2.1: 삭제(DELETION) 명령"), 2)]

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from baeum.language.text import is_hangul_heavy
+from baeum.language.text import HEADING_NUMBER, is_hangul_heavy
 from baeum.study import checks
 from baeum.study.definitions import find_definitions
 from baeum.study.grading import normalise
-from baeum.study.quiz import CHOICE, CLOZE, HEADING_NUMBER, heading_terms
+from baeum.study.quiz import CHOICE, CLOZE, heading_terms
 from knowledge.evaluation import rules_option, rules_run, throwaway_documents
 from knowledge.models import Chunk, MaterialPage
 from plans.models import Plan
