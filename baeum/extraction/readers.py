@@ -34,6 +34,16 @@ TEXT_EXTENSIONS = {".txt": TEXT, ".text": TEXT, ".md": MARKDOWN, ".markdown": MA
 # Slides and documents (read by ``baeum.extraction.office``, which checks their content itself).
 OFFICE_EXTENSIONS = {".docx": "docx", ".pptx": "pptx", ".hwpx": "hwpx"}
 SUPPORTED_EXTENSIONS = {".pdf": PDF, **TEXT_EXTENSIONS, **OFFICE_EXTENSIONS}
+# Formats whose pages mark a heading as Markdown does ("## Object mode"): Markdown, and Office documents as read.
+HASH_HEADING_EXTENSIONS = frozenset({".md", ".markdown", *OFFICE_EXTENSIONS})
+_HEADING_MARKS = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.MULTILINE)
+
+
+def without_heading_marks(text: str) -> str:
+    """A page of such a format as a reader sees it: "#### Two reading modes" is the heading "Two reading modes"."""
+    return _HEADING_MARKS.sub("", text)
+
+
 SUPPORTED_NAMES = "a PDF, a .txt or .md file, slides (.pptx) or a document (.docx, .hwpx)"
 TEXT_PAGE_CHARS = 4000  # virtual page size for .txt/.md, so citations and the viewer stay useful
 SCANNED_CHARS_PER_PAGE = 20  # below this on average, a PDF has no usable text layer

@@ -223,7 +223,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
             _update(material, status=Status.CHUNKING, progress_done=0, progress_total=len(pages))
             page_texts = [PageText(page.number, page.text, page.notes, page.code) for page in pages]
             config = settings.BAEUM
-            markdown = material.extension in (".md", ".markdown", *extract.OFFICE_EXTENSIONS)
+            markdown = material.extension in extract.HASH_HEADING_EXTENSIONS
             matter = page_matter([page.text for page in pages], markdown=markdown)
             # The PDF's own outline, where it has one, starts a chunk at each chapter and titles the sections.
             outline = outline_entries(material.outline, len(pages))
