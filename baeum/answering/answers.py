@@ -44,6 +44,8 @@ class Passage:
     # (start, end) of the footnotes in ``text`` (moved to the end of their page): never quoted as an answer.
     note_spans: tuple = ()
     code_spans: tuple = ()  # (start, end) of the lines of code in ``text``: never quoted as a sentence
+    section_title: str = ""  # the heading in force where ``text`` begins
+    heading_spans: tuple = ()  # (start, end, level) of the headings inside ``text``: a sentence stands under the last before it
     matter: str = ""  # "front" or "back" when every page of the passage is front or back matter (a title page, an index)
     korean: bool | None = None  # its material is written in Korean (None: not known; then its own text decides)
 

@@ -35,7 +35,7 @@ from baeum.extraction.tables import superscript_references
 from baeum.language.analysis import (
     content_terms,
 )
-from baeum.language.text import LIST_ITEM, is_hangul_heavy, sentence_spans
+from baeum.language.text import HEADING_NUMBER, LIST_ITEM, is_hangul_heavy, sentence_spans
 
 
 def _naming_first(passages: list[Passage], terms: list[str]) -> list[Passage]:
@@ -145,6 +145,12 @@ PASSAGE_RANK_WEIGHT = 0.15
 POSITION_WEIGHT = 0.02
 
 
+# A question's term in the title of the section a sentence stands under, not in the sentence itself, counts this
+# share of a term the sentence holds: "d$ 라고 치면 그 줄 끝까지 지워집니다." under "Lesson 2.2: 다른 삭제 명령" says
+# what "삭제 명령에는 어떤 것들이 있어?" asks, in words of its own.
+SECTION_WEIGHT = 0.5
+
+
 LONG_SENTENCE_CHARS = 300
 
 
@@ -159,6 +165,7 @@ NAMING_BONUS = 0.5  # a sentence that gives a name, for a question that asks for
 # weights ship (``baeum/answering/sentence_weights.json``, rebuilt by ``manage.py fit_weights``).
 HAND_WEIGHTS = {
     "overlap": 1.0,  # the share of the question's terms in the sentence (across languages: shared-script terms, glosses, heading)
+    "section_overlap": SECTION_WEIGHT,  # the share of the question's terms only the title of the sentence's section holds
     "passage_rank": PASSAGE_RANK_WEIGHT,  # the passage's retrieval rank, counted as 1 / (1 + rank)
     "position": POSITION_WEIGHT,  # the sentence's index in its passage, counted as 1 / (1 + index)
     "long_characters": -LONG_SENTENCE_PENALTY,  # characters beyond LONG_SENTENCE_CHARS
@@ -178,6 +185,7 @@ def sentence_features(
     overlap: float,
     rank: int,
     position: int,
+    section_overlap: float = 0.0,
     long_characters: int = 0,
     defines: bool = False,
     gives_name: bool = False,
@@ -187,6 +195,7 @@ def sentence_features(
     """A candidate sentence's named features (see ``FEATURE_WEIGHTS``)."""
     return {
         "overlap": overlap,
+        "section_overlap": section_overlap,
         "passage_rank": rank,
         "position": position,
         "long_characters": float(long_characters),
@@ -204,6 +213,7 @@ def sentence_score(features: dict[str, float]) -> float:
     weight = FEATURE_WEIGHTS
     return (
         weight["overlap"] * features["overlap"]
+        + weight["section_overlap"] * features.get("section_overlap", 0.0)
         + weight["passage_rank"] / (1 + features["passage_rank"])
         + weight["position"] / (1 + features["position"])
         + weight["long_characters"] * features["long_characters"]
@@ -225,10 +235,18 @@ class Candidate:
     defining: bool
     terms: frozenset
     items: tuple[str, ...] = ()  # the list a lead-in introduces, quoted with it
-    overlap: float = 0.0  # the share of the question's terms the sentence contains
+    overlap: float = 0.0  # the share of the question's terms the sentence (or its section's title) contains
     aside: bool = False  # a footnote's sentence, or front or back matter: quoted only when the body says nothing better, and alone
-    section: frozenset = frozenset()  # the terms of the numbered heading the sentence stands under (across languages)
+    section: frozenset = frozenset()  # the terms of the heading the sentence stands under
     features: dict = field(default_factory=dict)  # what ``score`` is the weighted sum of (``sentence_features``)
+
+
+def _section_terms(passage: Passage) -> list[tuple[int, frozenset]]:
+    """Where each section of ``passage`` begins, with its title's terms (its number aside): the section in force
+    where the passage begins at 0, then every heading inside it."""
+    opening = [(0, frozenset(content_terms(HEADING_NUMBER.sub("", passage.section_title))))] if passage.section_title else []
+    inner = [(start, frozenset(content_terms(HEADING_NUMBER.sub("", passage.text[start:end])))) for start, end, *_ in passage.heading_spans]
+    return opening + inner
 
 
 def _passage_candidates(
@@ -236,13 +254,16 @@ def _passage_candidates(
 ) -> list[Candidate]:
     candidates = []
     spans = sentence_spans(passage.text)
+    sections = _section_terms(passage)
     for position, (start, end) in enumerate(spans):
         sentence, aside = quoted_sentence(passage, start, end)
         terms = frozenset(content_terms(sentence))
         if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or sentence.rstrip().endswith("?"):
             continue  # the text's own question ("Why do all C functions not use this convention, then?") is not an answer
+        under = next((title for at, title in reversed(sections) if at <= start), frozenset())
         overlap = sum(1 for word in query if word in terms) / len(query)
-        if overlap == 0:
+        section_overlap = sum(1 for word in query if word in under and word not in terms) / len(query)
+        if overlap == 0 and section_overlap == 0:
             continue
         items = () if LIST_ITEM.match(sentence) else _list_items(passage.text, spans, position)
         if any(is_code(item) for item in items):
@@ -251,14 +272,26 @@ def _passage_candidates(
             continue  # a lead-in whose list is not in this passage would dangle
         defining = any(is_definition(sentence, term) for term in defined)
         features = sentence_features(
-            overlap=overlap, rank=rank, position=position, long_characters=max(0, len(sentence) - LONG_SENTENCE_CHARS), defines=defining,
+            overlap=overlap, rank=rank, position=position, section_overlap=section_overlap,
+            long_characters=max(0, len(sentence) - LONG_SENTENCE_CHARS), defines=defining,
             gives_name=naming_asked and bool(GIVES_NAME.search(sentence)), anaphoric_opening=bool(ANAPHORIC_OPENING.match(sentence)),
             aside=aside,
         )  # fmt: skip
         candidates.append(
             Candidate(
-                sentence_score(features), rank, position, sentence, passage, defining, terms, items, overlap, aside, features=features
-            )
+                sentence_score(features),
+                rank,
+                position,
+                sentence,
+                passage,
+                defining,
+                terms,
+                items,
+                overlap + section_overlap,
+                aside,
+                under,
+                features,
+            )  # fmt: skip
         )
     return candidates
 

@@ -31,6 +31,7 @@ WEIGHTS_FILE = Path(__file__).with_name("sentence_weights.json")
 # The score's terms, in the order ``sentence_score`` adds them; rank and position count as 1 / (1 + n).
 FEATURES = (
     "overlap",
+    "section_overlap",
     "passage_rank",
     "position",
     "long_characters",
@@ -53,6 +54,7 @@ def term_values(features: dict[str, float]) -> list[float]:
     """A candidate's features as the values its weights multiply, in ``FEATURES`` order."""
     return [
         features["overlap"],
+        features.get("section_overlap", 0.0),
         1 / (1 + features["passage_rank"]),
         1 / (1 + features["position"]),
         features["long_characters"],

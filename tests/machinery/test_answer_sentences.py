@@ -6,6 +6,7 @@ definition, and "an if statement in Rust" answered from an assembly book.
 """
 
 import dataclasses
+from collections import Counter
 
 from baeum.answering.answers import Passage
 from baeum.answering.evidence import judge_evidence
@@ -284,3 +285,21 @@ def test_a_line_set_as_code_is_never_quoted_even_when_it_reads_as_prose():
     assert answer.text == "The print function shows its argument on the screen, a line at a time. [1]"
     answer = extractive_answer(question, [dataclasses.replace(passage, code_spans=())])
     assert answer.text.startswith("I sleep all night and I work all day. [1]")  # what the font's signal prevents
+
+
+def test_a_sentence_that_answers_in_its_own_words_counts_its_sections_title():
+    """Under "Lesson 2.2: 다른 삭제 명령", "d$ 라고 치면 그 줄 끝까지 지워집니다." answers "삭제 명령에는 어떤 것들이
+    있어?" without its words: a term only the title holds counts ``SECTION_WEIGHT`` of one the sentence holds."""
+    from baeum.answering import extractive
+
+    text = "Lesson 2.2: 다른 삭제 명령\n\nd$ 라고 치면 그 줄 끝까지 지워집니다.\n\nClosing words of the tutorial here."
+    passage = dataclasses.replace(_passage(text), section_title="Lesson 2.1: 삭제(DELETION) 명령", heading_spans=((0, len("Lesson 2.2: 다른 삭제 명령"), 2),))
+    assert extractive.SECTION_WEIGHT == 0.5
+    candidate, closing = extractive._passage_candidates(Counter(["삭제", "명령"]), (), 0, passage)
+    assert closing.section == candidate.section and closing.score < candidate.score  # later in its section
+    assert candidate.sentence == "d$ 라고 치면 그 줄 끝까지 지워집니다." and candidate.section == {"삭제", "명령"}
+    assert candidate.features["overlap"] == 0 and candidate.features["section_overlap"] == 1.0
+    # Before the first heading inside, a sentence stands under the section in force where the passage begins.
+    opening = dataclasses.replace(_passage("A deletion command removes text.\n\n" + text), section_title="Lesson 2.1: 삭제 명령")
+    first = extractive._passage_candidates(Counter(["삭제", "명령"]), (), 0, opening)[0]
+    assert first.sentence == "A deletion command removes text." and first.section == {"삭제", "명령"}
