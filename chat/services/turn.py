@@ -191,7 +191,15 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         conversation=conversation,
         searched=searched,
         in_session=bool(scope.ranges),
-        names=tuple(names_in_other_language(user=conversation.owner, question=question))
+        names=tuple(
+            names_in_other_language(
+                user=conversation.owner,
+                question=question,
+                material_ids=materials_in_scope(user=conversation.owner, ref_ids={passage.ref_id for passage in retrieval.passages})
+                .values_list("id", flat=True)
+                .order_by("id"),
+            )
+        )
         if crosses_languages(question, retrieval.passages)
         else (),
         nothing_left=nothing_left,

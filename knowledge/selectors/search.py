@@ -20,12 +20,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from django.conf import settings
 from django.db import connection
+from django.db.models import Count
 
 from accounts.scoping import owner_id_of
+from baeum import rules
 from baeum.answering import prompts
 from baeum.answering.crosslingual import identifiers
 from baeum.extraction.tables import superscript_references
-from baeum.language import glossary
+from baeum.language import glossary, transliteration
 from baeum.language.analysis import analyze, content_terms
 from baeum.language.questions import analyse_question, hint_variants
 from baeum.language.text import HEADING_NUMBER, is_hangul_heavy, normalize_query
@@ -33,7 +35,7 @@ from baeum.retrieval import rerank
 from baeum.retrieval.embeddings import Embedder
 from core.providers import embedder_for_model
 
-from ..models import Chunk, ChunkEmbedding, Gloss
+from ..models import Chunk, ChunkEmbedding, ChunkTerm, Gloss
 from .materials import materials_in_scope
 
 MODES = ("hybrid", "semantic", "lexical")
@@ -531,10 +533,102 @@ def korean_names(*, user, question: str) -> list[str]:
     return glossary.korean_names(question, (glossary.Gloss(*row) for row in rows))
 
 
-def names_in_other_language(*, user, question: str) -> list[str]:
+def names_in_other_language(*, user, question: str, material_ids: Iterable[int] = ()) -> list[str]:
     """The question's terms as the user's own glosses name them in the other language: English names for a
-    Korean question (``glosses``), Korean ones for any other (``korean_names``)."""
-    return glosses(user=user, question=question) if is_hangul_heavy(question) else korean_names(user=user, question=question)
+    Korean question (``glosses``), Korean ones for any other (``korean_names``); and the words the materials
+    ``material_ids`` spell in the other script for the question's loanwords (``loanword_names``)."""
+    korean = is_hangul_heavy(question)
+    names = glosses(user=user, question=question) if korean else korean_names(user=user, question=question)
+    if material_ids:
+        names += [name for name in loanword_names(user=user, question=question, material_ids=material_ids) if name not in names]
+    return names
+
+
+# --- Across languages: loanwords ------------------------------------------------------------
+#
+# Korean spells borrowed technical words in Hangul by sound ("크루스칼" Kruskal, "인덱스" index), which no gloss
+# prints: a Korean question over an English book names its algorithms that way, and an English question over a
+# Korean book names in Latin what the book spells in Hangul ("copyleft", "카피레프트"). Such words are matched by
+# their consonant skeletons (``baeum.language.transliteration``) against the words the materials searched use
+# in the other script: a KeyIndex per set of materials and script, built from their BM25 postings in one query.
+
+_VOCABULARIES: dict[tuple, tuple[float, transliteration.KeyIndex]] = {}
+_VOCABULARIES_KEPT = 32
+VOCABULARY_SECONDS = 600  # how long a process trusts a vocabulary (a material read again may use other words)
+_LATIN_TERM = r"^[a-z][a-z-]{2,}$"
+_HANGUL_TERM = r"^[가-힣]{2,}$"
+
+
+def _vocabulary(user, material_ids: frozenset[int], *, hangul: bool) -> transliteration.KeyIndex:
+    """The words the materials ``material_ids`` use in one script, by skeleton: Hangul nouns spelled as loanwords
+    are, or every Latin word; built once (one query) and kept ``VOCABULARY_SECONDS``."""
+    key = (owner_id_of(user), hangul, material_ids)
+    kept = _VOCABULARIES.get(key)
+    if kept is None or time.monotonic() - kept[0] > VOCABULARY_SECONDS:
+        rows = (
+            ChunkTerm.objects.for_reader(user)
+            .filter(material_id__in=material_ids, term__regex=_HANGUL_TERM if hangul else _LATIN_TERM)
+            .values_list("term")
+            .annotate(uses=Count("id"))
+        )
+        uses = dict(rows)
+        if hangul:
+            # Spelled as loanwords are, and a noun by itself ("라이선스", not "라이선스하" or "다루겠는").
+            uses = {
+                term: count
+                for term, count in uses.items()
+                if transliteration.looks_borrowed(term) and [word for word in analyze(term) if not word.startswith("~")] == [term]
+            }
+        index = transliteration.KeyIndex.build(uses.items(), transliteration.hangul_key if hangul else transliteration.latin_key)
+        if len(_VOCABULARIES) >= _VOCABULARIES_KEPT:
+            _VOCABULARIES.pop(next(iter(_VOCABULARIES)))
+        _VOCABULARIES[key] = kept = (time.monotonic(), index)
+    return kept[1]
+
+
+def loanword_names(*, user, question: str, material_ids: Iterable[int]) -> list[str]:
+    """The words the materials ``material_ids`` write in the other script for the loanwords of ``question``:
+    "kruskal" for "크루스칼 알고리즘은 …", "카피레프트" for "What does copyleft mean?" (at most two per word, the most
+    used first; one for a short word)."""
+    return rules.resolved(LOANWORDS, user, question, frozenset(material_ids)) or []
+
+
+def _loanword_names(user, question: str, material_ids: frozenset[int]) -> list[str] | None:
+    names: list[str] = []
+    korean = is_hangul_heavy(question)
+    index = _vocabulary(user, material_ids, hangul=not korean)
+    if korean:
+        for word in glossary.korean_terms(question):
+            word = word.removesuffix("하") if len(word) > 2 else word  # "임포트하는": the noun made a verb
+            if transliteration.looks_borrowed(word):
+                hangul = transliteration.hangul_key(word)
+                found = index.names(
+                    hangul,
+                    transliteration.latin_key,
+                    close=lambda latin, hangul=hangul: transliteration.keys_close(hangul, latin),
+                    agrees=lambda latin, loose, word=word: transliteration.vowels_agree(word, latin, loose=loose),
+                )
+                names += [name for name in found if analyze(name) == [name]]  # searched as indexed
+    else:
+        for word in dict.fromkeys(term for term in analyze(question, query=True) if term.isascii() and term.isalpha()):
+            latin = transliteration.latin_key(word)
+            names += index.names(
+                latin,
+                transliteration.hangul_key,
+                close=lambda hangul, latin=latin: transliteration.keys_close(hangul, latin),
+                agrees=lambda hangul, loose, word=word: transliteration.vowels_agree(hangul, word, loose=loose),
+            )
+    return list(dict.fromkeys(names)) or None
+
+
+(LOANWORDS,) = rules.register(
+    rules.Rule(
+        "search:loanwords",
+        _loanword_names,
+        "크루스칼 알고리즘은 간선을 어떤 순서로 처리해? (+ kruskal)",
+        "a loanword of the question searched as the materials spell it in the other script",
+    )
+)
 
 
 # A Latin word of an English question that the Korean materials write in at most this share of their chunks is
@@ -774,7 +868,11 @@ def chunk_search_hybrid(
     width = max(candidates, k)
     # A question in the other language than every material in scope: searched (by meaning and keywords)
     # with the names the learner's own glosses give its terms in the materials' language.
-    names = names_in_other_language(user=user, question=query) if scope.korean not in (None, is_hangul_heavy(query)) else []
+    names = (
+        names_in_other_language(user=user, question=query, material_ids=scope.material_ids)
+        if scope.korean not in (None, is_hangul_heavy(query))
+        else []
+    )
     if names:
         query = " ".join([query, *names])
         normalized = normalize_query(query)

@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
 
+from baeum import rules
 from knowledge import selectors
 from knowledge.models import Chunk, ChunkTerm, Material, MaterialPage
 from knowledge.selectors import search
@@ -269,6 +270,7 @@ def test_a_hybrid_search_is_four_round_trips(user, library, django_assert_num_qu
     # Vectors, BM25, a code and a named source: every retriever has work.
     question = "What does the interrupt handler do for ORD-2024-001? Answer from the statement of cash flows."
     selectors.chunk_search_hybrid(user=user, query="스택", ref_ids=[library.ref_id], k=3)  # the session's scan settings, once
+    search.loanword_names(user=user, question="interrupt", material_ids=[library.pk])  # the library's loanwords, once
     # The library is Korean: an English question also reads the learner's glossary (one more round trip).
     with django_assert_num_queries(5):  # the scope (2), the glossary, every retriever in one statement, the hits
         hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[library.ref_id], k=3)
@@ -382,3 +384,42 @@ def test_a_section_opening_inside_a_chunk_is_evidence_by_its_title(user, ingest)
     assert ranked == [(chunk.pk, pytest.approx(0.5 + search.HEADING_WEIGHT))]  # the title is exactly what is asked
     ranked, _ = search._with_heading_evidence(user, [(chunk.pk, 0.5)], "What are the reading modes of an object?", 30)
     assert ranked == [(chunk.pk, pytest.approx(0.5 + search.HEADING_WEIGHT * 2 * 2 / (3 + 2)))]
+
+
+def test_a_loanword_is_searched_as_the_materials_spell_it_in_the_other_script(user, other_user, ingest):
+    """ "크루스칼 알고리즘은 간선을 어떤 순서로 처리해?" over an English handbook: no gloss names Kruskal in Hangul,
+    so nothing but meaning searched for it; "What is copyleft?" over a Korean guide, the same for "카피레프트"."""
+    english = ingest(
+        user,
+        make_pdf(
+            [
+                "Chapter 1 Sorting\nSorting puts the elements of an array in increasing order. Merge sort splits the array in halves.",
+                "Chapter 2 Spanning trees\nKruskal's algorithm processes the edges in increasing order of their weights.",
+                "Chapter 3 Shortest paths\nDijkstra's algorithm finds the shortest paths from a starting node.",
+            ]
+        ),
+        "handbook.pdf",
+    )
+    korean = ingest(
+        user,
+        make_pdf(
+            ["제1장 허가\n허가는 저작물을 쓰도록 허락하는 것이다.", "제2장 카피레프트\n카피레프트는 파생작도 같은 조건으로 배포하게 한다."]
+        ),
+        "guide.pdf",
+    )
+    both = [english.pk, korean.pk]
+    assert search.loanword_names(user=user, question="크루스칼 알고리즘은 간선을 어떤 순서로 처리해?", material_ids=both) == ["kruskal"]
+    assert search.loanword_names(user=user, question="다익스트라 알고리즘이 뭐야?", material_ids=both) == ["dijkstra"]
+    assert search.loanword_names(user=user, question="What is copyleft?", material_ids=both) == ["카피레프트"]
+    assert search.loanword_names(user=user, question="정렬은 어떻게 해?", material_ids=both) == []  # a Sino-Korean word is no loanword
+    # Another learner naming the same materials reads nothing of them (the postings are read in their scope).
+    assert search.loanword_names(user=other_user, question="크루스칼 알고리즘은 간선을 어떤 순서로 처리해?", material_ids=both) == []
+    hits = selectors.chunk_search_hybrid(user=user, query="크루스칼 알고리즘은 간선을 어떤 순서로 처리해?", ref_ids=[english.ref_id], k=1)
+    assert hits[0].chunk.page_number == 2
+    hits = selectors.chunk_search_hybrid(user=user, query="What is copyleft?", ref_ids=[korean.ref_id], k=1)
+    assert hits[0].chunk.page_number == 2
+    with rules.switched_off(["search:loanwords"]):
+        assert search.loanword_names(user=user, question="크루스칼 알고리즘은 간선을 어떤 순서로 처리해?", material_ids=both) == []
+    with rules.counting() as fired:
+        search.names_in_other_language(user=user, question="다익스트라 알고리즘이 뭐야?", material_ids=both)
+    assert fired["search:loanwords"] == 1

@@ -293,7 +293,9 @@ def test_a_sentence_that_answers_in_its_own_words_counts_its_sections_title():
     from baeum.answering import extractive
 
     text = "Lesson 2.2: 다른 삭제 명령\n\nd$ 라고 치면 그 줄 끝까지 지워집니다.\n\nClosing words of the tutorial here."
-    passage = dataclasses.replace(_passage(text), section_title="Lesson 2.1: 삭제(DELETION) 명령", heading_spans=((0, len("Lesson 2.2: 다른 삭제 명령"), 2),))
+    passage = dataclasses.replace(
+        _passage(text), section_title="Lesson 2.1: 삭제(DELETION) 명령", heading_spans=((0, len("Lesson 2.2: 다른 삭제 명령"), 2),)
+    )
     assert extractive.SECTION_WEIGHT == 0.5
     candidate, closing = extractive._passage_candidates(Counter(["삭제", "명령"]), (), 0, passage)
     assert closing.section == candidate.section and closing.score < candidate.score  # later in its section
