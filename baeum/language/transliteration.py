@@ -75,7 +75,7 @@ _LATIN_GROUPS = (
     ("ch", "J"),
     ("sh", "S"),
     ("ph", "P"),
-    ("th", "T"),
+    ("th", "θ"),  # heard as ㅅ ("스레드" thread, "메서드" method, "파이썬") or ㅌ/ㄷ ("에라토스테네스"): both kept
     ("gh", ""),
     ("ck", "K"),
     ("qu", "K"),
@@ -122,9 +122,16 @@ def hangul_key(word: str) -> str:
     return _collapsed("".join(_INITIAL[initial] + _FINAL[final] for initial, _medial, final in _syllables(word)))
 
 
+def latin_keys(word: str) -> tuple[str, ...]:
+    """The skeletons a Latin word may have in Hangul: one, or two when it has a "th" (heard as S or as T)."""
+    key = latin_key(word)
+    return (key,) if "θ" not in key else tuple(dict.fromkeys(_collapsed(key.replace("θ", sound)) for sound in "TS"))
+
+
 def latin_key(word: str) -> str:
-    """The consonant skeleton of a Latin word as Korean would spell it: "Kruskal" → "KLSKL", "index" → "NTKS".
-    An r before a consonant or at the end is silent ("computer" 컴퓨터); c and g are soft before e, i, y."""
+    """The consonant skeleton of a Latin word as Korean would spell it: "Kruskal" → "KLSKL", "index" → "NTKS"
+    ("θ" for a "th": ``latin_keys`` reads it both ways). An r before a consonant or at the end is silent
+    ("computer" 컴퓨터); c and g are soft before e, i, y."""
     word = "".join(_LATIN_WORD.findall(word.lower()))
     key = []
     position = 0
@@ -247,27 +254,32 @@ class KeyIndex:
     how many passages use each: the most used is the likeliest name when several match."""
 
     uses: dict[str, int] = field(default_factory=dict)
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _by_key: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     _by_deletion: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
     @classmethod
-    def build(cls, words: Iterable[tuple[str, int]], key) -> KeyIndex:
+    def build(cls, words: Iterable[tuple[str, int]], skeletons) -> KeyIndex:
+        """``skeletons(word)``: the word's skeletons (``latin_keys``, or ``hangul_key`` as one)."""
         index = cls()
         for word, uses in words:
-            skeleton = key(word)
-            if len(skeleton) < MIN_KEY:
+            found = skeletons(word)
+            found = tuple(key for key in ((found,) if isinstance(found, str) else found) if len(key) >= MIN_KEY)
+            if not found:
                 continue
             index.uses[word] = index.uses.get(word, 0) + uses
-            index._by_key[skeleton].add(word)
-            if len(skeleton) >= FUZZY_KEY - 1:
-                for position in range(len(skeleton)):
-                    index._by_deletion[skeleton[:position] + skeleton[position + 1 :]].add(word)
+            index.keys[word] = found
+            for skeleton in found:
+                index._by_key[skeleton].add(word)
+                if len(skeleton) >= FUZZY_KEY - 1:
+                    for position in range(len(skeleton)):
+                        index._by_deletion[skeleton[:position] + skeleton[position + 1 :]].add(word)
         return index
 
-    def names(self, skeleton: str, key, *, close, agrees, most: int = 2) -> list[str]:
-        """The indexed words whose skeleton is ``skeleton`` or ``close(their skeleton)`` (``keys_close``, for long
-        ones), the most used first. ``agrees(word, loose)`` says whether their vowels agree (``vowels_agree``): a
-        short skeleton's word must agree, and names one word; a long one's may agree loosely, and those agreeing
+    def names(self, skeleton: str, *, close, agrees, most: int = 2) -> list[str]:
+        """The indexed words with the skeleton ``skeleton`` or one ``close(theirs)`` accepts (``keys_close``, for
+        long ones), the most used first. ``agrees(word, loose)`` says whether their vowels agree (``vowels_agree``):
+        a short skeleton's word must agree, and names one word; a long one's may agree loosely, and those agreeing
         strictly come first ("program": 프로그램, not 프로그래머)."""
         if len(skeleton) < MIN_KEY:
             return []
@@ -280,7 +292,7 @@ class KeyIndex:
                 shorter = skeleton[:position] + skeleton[position + 1 :]
                 found |= self._by_key.get(shorter, set()) | self._by_deletion.get(shorter, set())
             found |= self._by_deletion.get(skeleton, set())
-            found = {word for word in found if close(key(word)) and agrees(word, True)}
+            found = {word for word in found if any(close(key) for key in self.keys[word]) and agrees(word, True)}
             strict = {word for word in found if agrees(word, False)}
             found = strict or found
         return sorted(found, key=lambda word: (-self.uses[word], word))[:most]

@@ -579,7 +579,7 @@ def _vocabulary(user, material_ids: frozenset[int], *, hangul: bool) -> translit
                 for term, count in uses.items()
                 if transliteration.looks_borrowed(term) and [word for word in analyze(term) if not word.startswith("~")] == [term]
             }
-        index = transliteration.KeyIndex.build(uses.items(), transliteration.hangul_key if hangul else transliteration.latin_key)
+        index = transliteration.KeyIndex.build(uses.items(), transliteration.hangul_key if hangul else transliteration.latin_keys)
         if len(_VOCABULARIES) >= _VOCABULARIES_KEPT:
             _VOCABULARIES.pop(next(iter(_VOCABULARIES)))
         _VOCABULARIES[key] = kept = (time.monotonic(), index)
@@ -604,20 +604,18 @@ def _loanword_names(user, question: str, material_ids: frozenset[int]) -> list[s
                 hangul = transliteration.hangul_key(word)
                 found = index.names(
                     hangul,
-                    transliteration.latin_key,
                     close=lambda latin, hangul=hangul: transliteration.keys_close(hangul, latin),
                     agrees=lambda latin, loose, word=word: transliteration.vowels_agree(word, latin, loose=loose),
                 )
                 names += [name for name in found if analyze(name) == [name]]  # searched as indexed
     else:
         for word in dict.fromkeys(term for term in analyze(question, query=True) if term.isascii() and term.isalpha()):
-            latin = transliteration.latin_key(word)
-            names += index.names(
-                latin,
-                transliteration.hangul_key,
-                close=lambda hangul, latin=latin: transliteration.keys_close(hangul, latin),
-                agrees=lambda hangul, loose, word=word: transliteration.vowels_agree(hangul, word, loose=loose),
-            )
+            for latin in transliteration.latin_keys(word):
+                names += index.names(
+                    latin,
+                    close=lambda hangul, latin=latin: transliteration.keys_close(hangul, latin),
+                    agrees=lambda hangul, loose, word=word: transliteration.vowels_agree(hangul, word, loose=loose),
+                )
     return list(dict.fromkeys(names)) or None
 
 

@@ -96,7 +96,9 @@ def test_a_what_are_the_ways_question_names_each_way_the_materials_number(user, 
     lines = answer.content.split("\n")
     assert any(line.startswith("- The first method is the simplest and is called signed magnitude.") for line in lines), answer.content
     assert any(line.startswith("- The second method is known as one's complement representation.") for line in lines)
-    assert any(line.startswith("- Modern computers use a third method called two's complement representation.") for line in lines), answer.content
+    assert any(line.startswith("- Modern computers use a third method called two's complement representation.") for line in lines), (
+        answer.content
+    )
     assert all(re.search(r"\[\d\]$", line) for line in lines if line.startswith("- "))  # each cited (the ground check read them)
 
 
