@@ -132,6 +132,11 @@ def sentence_vectors(embedder, sentences: list[str]) -> list:
 def offline_answer(question: str, turn: Turn) -> Answer:
     passages = turn.passages
     similarity, said = _sentence_similarity(passages), said_before(turn.memory)
+    if turn.item_line:
+        # "두 번째 방법에 대해 설명해줘": the sentence naming the item is the answer's subject, quoted again first
+        # even when the enumerating answer had quoted it.
+        item = {" ".join(line.split()) for line in turn.item_line}
+        said = frozenset(line for line in said if " ".join(line.split()) not in item)
     previous = previous_turn(turn.memory)
     if previous is not None and ordinal_of(previous["question"]) is not None and ordinal_of(question) is None and refers_back(question):
         # "What range of values can it hold?" after "Explain the third one.": "it" is the item that turn named
@@ -171,10 +176,16 @@ def _named_line(answer: Answer, item_line: tuple[str, str]) -> Answer:
 
 
 def _with_items(answer: Answer, items: list[tuple[Passage, str]], turn: Turn) -> Answer:
-    """``answer`` with the items the materials number added as a list, each cited (its passage joins the turn's,
-    so the ground check reads it)."""
+    """``answer`` with the items the materials number added as a list, in their order, each cited (its passage joins
+    the turn's, so the ground check reads it); an item the prose had quoted moves into the list."""
+    prose = answer.text.split("\n")
     lines = []
     for passage, sentence in items:
+        quoted = next((line for line in prose if line.startswith(" ".join(sentence.split()))), None)
+        if quoted is not None:
+            prose.remove(quoted)
+            lines.append(f"- {quoted}")
+            continue
         if sentence in answer.text:
             continue
         known = next((known for known in turn.passages if known.chunk_id == passage.chunk_id), None)
@@ -182,8 +193,8 @@ def _with_items(answer: Answer, items: list[tuple[Passage, str]], turn: Turn) ->
             known = replace(passage, n=max((other.n for other in turn.passages), default=0) + 1)
             turn.passages = [*turn.passages, known]
         lines.append(f"- {' '.join(sentence.split())} [{known.n}]")
-    if lines:
-        return replace(answer, text="\n".join([answer.text, *lines]))
+    if lines and prose:
+        return replace(answer, text="\n".join([*prose, *lines]))
     return answer
 
 
