@@ -7,7 +7,6 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from baeum.extraction.lines import looks_like_code
-from baeum.extraction.readers import HASH_HEADING_EXTENSIONS, without_heading_marks
 from baeum.language.analysis import content_terms, with_broken_words_joined
 from baeum.language.text import sentence_spans
 
@@ -101,15 +100,11 @@ def material_detail(request, ref_id: str):
     pages = selectors.material_pages(user=request.user, ref_id=ref_id, first=number, last=number)
     has_images = material_has_page_images(material) and material.page_count > 0
     view = request.GET.get("view", "")
-    page_text = with_broken_words_joined(pages[0].text) if pages else ""
-    if material.extension in HASH_HEADING_EXTENSIONS:
-        page_text = without_heading_marks(page_text)
     context = {
         "material": material,
         "page": pages[0] if pages else None,
-        # Read on a phone, a Korean word broken over two of the PDF's lines ("특" / "허를") is one word again; a
-        # Markdown heading reads as its title ("#### Two reading modes" had been shown as written).
-        "page_text": page_text,
+        # Read on a phone, a Korean word broken over two of the PDF's lines ("특" / "허를") is one word again.
+        "page_text": with_broken_words_joined(pages[0].text) if pages else "",
         "number": number,
         "pager": Paginator(range(material.page_count or 1), 1).get_page(number),
         "quote": request.GET.get("quote", ""),

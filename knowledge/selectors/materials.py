@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from accounts.scoping import owner_id_of
 from baeum.errors import NotFound
+from baeum.extraction.readers import HASH_HEADING_EXTENSIONS, without_heading_marks
 from baeum.language.analysis import content_terms
 from courses.selectors import course_get
 
@@ -188,12 +189,17 @@ def with_page_labels(*, user, citations: list[dict]) -> list[dict]:
 
 
 def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None) -> list[MaterialPage]:
-    """Return pages of one of the user's materials, for the page viewer."""
+    """Return pages of one of the user's materials, for the page viewer and the tutor's source panel, their text
+    as a reader sees it: a Markdown or Office heading without its "#" marks ("### Object mode" is "Object mode")."""
     material = read_material(user=user, ref_id=ref_id)
     pages = MaterialPage.objects.for_reader(user).filter(material=material, number__gte=first)
     if last is not None:
         pages = pages.filter(number__lte=last)
-    return list(pages.order_by("number"))
+    pages = list(pages.order_by("number"))
+    if material.extension in HASH_HEADING_EXTENSIONS:
+        for page in pages:
+            page.text = without_heading_marks(page.text)  # read, never saved
+    return pages
 
 
 def chunk_range(*, user, ref_id: str, start: int, end: int) -> list[Chunk]:

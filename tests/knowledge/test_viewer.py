@@ -193,7 +193,8 @@ def test_a_korean_word_broken_over_two_lines_reads_whole_in_the_viewer(client, u
 
 
 def test_a_markdown_heading_reads_as_its_title_in_the_viewer(client, user, other_user, ingest):
-    """The viewer showed Node's "#### Two reading modes" as written; a text file's "#" line is its text."""
+    """The viewer and the tutor's source panel showed Node's "#### Two reading modes" as written; a text file's "#"
+    line is its text."""
     notes = ingest(user, b"# Streams\n\n#### Two reading modes\n\nReadable streams operate in one of two modes.\n", "streams.md")
     plain = ingest(user, b"# not a heading in a text file\n\nA sentence of the file.\n", "plain.txt")
     client.force_login(user)
@@ -202,5 +203,8 @@ def test_a_markdown_heading_reads_as_its_title_in_the_viewer(client, user, other
         "Streams\n\nTwo reading modes\n\nReadable streams operate" in html and "#" not in html.split('id="page-text"')[1].split("</div>")[0]
     )
     assert "# not a heading in a text file" in client.get(f"/library/{plain.ref_id}/?page=1").content.decode()
+    # The tutor's source panel reads the pages through the API: the same text.
+    [page] = client.get(f"/api/v1/materials/{notes.ref_id}/pages?first=1&last=1").json()
+    assert page["text"].startswith("Streams\n\nTwo reading modes\n\nReadable streams operate")
     client.force_login(other_user)
     assert client.get(f"/library/{notes.ref_id}/?page=1").status_code == 404
