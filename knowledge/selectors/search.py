@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import time
 import weakref
 from collections import Counter, defaultdict
@@ -553,6 +554,7 @@ def names_in_other_language(*, user, question: str, material_ids: Iterable[int] 
 # in the other script: a KeyIndex per set of materials and script, built from their BM25 postings in one query.
 
 _VOCABULARIES: dict[tuple, tuple[float, transliteration.KeyIndex]] = {}
+_VOCABULARIES_LOCK = threading.Lock()  # a web process answers on several threads
 _VOCABULARIES_KEPT = 32
 VOCABULARY_SECONDS = 600  # how long a process trusts a vocabulary (a material read again may use other words)
 _LATIN_TERM = r"^[a-z][a-z-]{2,}$"
@@ -580,9 +582,11 @@ def _vocabulary(user, material_ids: frozenset[int], *, hangul: bool) -> translit
                 if transliteration.looks_borrowed(term) and [word for word in analyze(term) if not word.startswith("~")] == [term]
             }
         index = transliteration.KeyIndex.build(uses.items(), transliteration.hangul_key if hangul else transliteration.latin_keys)
-        if len(_VOCABULARIES) >= _VOCABULARIES_KEPT:
-            _VOCABULARIES.pop(next(iter(_VOCABULARIES)))
-        _VOCABULARIES[key] = kept = (time.monotonic(), index)
+        kept = (time.monotonic(), index)
+        with _VOCABULARIES_LOCK:
+            while len(_VOCABULARIES) >= _VOCABULARIES_KEPT:
+                _VOCABULARIES.pop(next(iter(_VOCABULARIES)))
+            _VOCABULARIES[key] = kept
     return kept[1]
 
 
