@@ -32,10 +32,8 @@ from baeum.answering.sentences import (
 )
 from baeum.answering.weights import load_weights, observe
 from baeum.extraction.tables import superscript_references
-from baeum.language.analysis import (
-    content_terms,
-)
-from baeum.language.text import HEADING_NUMBER, LIST_ITEM, is_hangul_heavy, sentence_spans
+from baeum.language.analysis import content_terms, title_terms
+from baeum.language.text import LIST_ITEM, is_hangul_heavy, sentence_spans
 
 
 def _naming_first(passages: list[Passage], terms: list[str]) -> list[Passage]:
@@ -244,8 +242,8 @@ class Candidate:
 def _section_terms(passage: Passage) -> list[tuple[int, frozenset]]:
     """Where each section of ``passage`` begins, with its title's terms (its number aside): the section in force
     where the passage begins at 0, then every heading inside it."""
-    opening = [(0, frozenset(content_terms(HEADING_NUMBER.sub("", passage.section_title))))] if passage.section_title else []
-    inner = [(start, frozenset(content_terms(HEADING_NUMBER.sub("", passage.text[start:end])))) for start, end, *_ in passage.heading_spans]
+    opening = [(0, title_terms(passage.section_title))] if passage.section_title else []
+    inner = [(start, title_terms(passage.text[start:end])) for start, end, *_ in passage.heading_spans]
     return opening + inner
 
 

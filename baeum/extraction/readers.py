@@ -31,11 +31,12 @@ PDF = "pdf"
 TEXT = "text"
 MARKDOWN = "markdown"
 TEXT_EXTENSIONS = {".txt": TEXT, ".text": TEXT, ".md": MARKDOWN, ".markdown": MARKDOWN}
+MARKDOWN_EXTENSIONS = frozenset(extension for extension, kind in TEXT_EXTENSIONS.items() if kind == MARKDOWN)
 # Slides and documents (read by ``baeum.extraction.office``, which checks their content itself).
 OFFICE_EXTENSIONS = {".docx": "docx", ".pptx": "pptx", ".hwpx": "hwpx"}
 SUPPORTED_EXTENSIONS = {".pdf": PDF, **TEXT_EXTENSIONS, **OFFICE_EXTENSIONS}
 # Formats whose pages mark a heading as Markdown does ("## Object mode"): Markdown, and Office documents as read.
-HASH_HEADING_EXTENSIONS = frozenset({".md", ".markdown", *OFFICE_EXTENSIONS})
+HASH_HEADING_EXTENSIONS = MARKDOWN_EXTENSIONS | set(OFFICE_EXTENSIONS)
 _HEADING_MARKS = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.MULTILINE)
 
 

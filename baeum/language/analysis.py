@@ -17,6 +17,8 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
+from baeum.language.text import HEADING_NUMBER
+
 HANGUL_BIGRAMS = os.environ.get("BAEUM_HANGUL_BIGRAMS", "1") != "0"  # measured: +0.3 to +5 MRR points on the Korean sets
 
 _LATIN_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_'’]|[\-./:](?=[A-Za-z0-9]))*")
@@ -288,6 +290,12 @@ def content_terms(text: str) -> list[str]:
     """Analysed terms without the character bigrams (those say little about meaning). Cached: one
     turn analyses the same passages and sentences for sufficiency, extraction and the ground check."""
     return list(_content_terms(text))
+
+
+def title_terms(title: str) -> frozenset[str]:
+    """The terms of a section's title, its number aside: "Lesson 2.1: 삭제(DELETION) 명령" → 삭제, deletion, 명령.
+    Search matches them against the query, answers against the question."""
+    return frozenset(_content_terms(HEADING_NUMBER.sub("", title)))
 
 
 def term_frequencies(text: str) -> tuple[Counter[str], int]:

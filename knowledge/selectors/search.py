@@ -29,9 +29,9 @@ from baeum.answering import prompts
 from baeum.answering.crosslingual import identifiers
 from baeum.extraction.tables import superscript_references
 from baeum.language import glossary, transliteration
-from baeum.language.analysis import analyze, content_terms
+from baeum.language.analysis import analyze, title_terms
 from baeum.language.questions import analyse_question, hint_variants
-from baeum.language.text import HEADING_NUMBER, is_hangul_heavy, normalize_query
+from baeum.language.text import is_hangul_heavy, normalize_query
 from baeum.retrieval import rerank
 from baeum.retrieval.embeddings import Embedder
 from core.providers import embedder_for_model
@@ -933,7 +933,7 @@ def _with_heading_evidence(user, ranked: list[tuple[int, float]], query: str, wi
     def title_share(chunk_id: int) -> float:
         if chunk_id not in loaded:
             return 0.0
-        titles = [set(content_terms(HEADING_NUMBER.sub("", title))) for title in chunk_headings(loaded[chunk_id])]
+        titles = [title_terms(title) for title in chunk_headings(loaded[chunk_id])]
         return max((2 * len(terms & title) / (len(terms) + len(title)) for title in titles if title), default=0.0)
 
     rescored = [(chunk_id, score + HEADING_WEIGHT * title_share(chunk_id)) for chunk_id, score in head]

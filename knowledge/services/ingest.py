@@ -107,7 +107,7 @@ def _extract_pages(material: Material) -> tuple[list[extract.ExtractedPage], set
         text = extract.decode_text(data, filename=material.original_filename)
         if len(text) > settings.BAEUM["MAX_EXTRACTED_CHARS"]:
             raise extract.ExtractionError("too_much_text", f"“{material.original_filename}” is too long; split it into smaller files.")
-        pages = extract.split_text_pages(text, markdown=material.extension in (".md", ".markdown"))
+        pages = extract.split_text_pages(text, markdown=material.extension in extract.MARKDOWN_EXTENSIONS)
     _update(material, progress_done=len(pages), progress_total=len(pages), page_count=len(pages))
     return pages, set()
 
