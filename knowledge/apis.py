@@ -325,6 +325,12 @@ class MaterialPagesApi(APIView):
         text = serializers.CharField()
         ocr = serializers.BooleanField(help_text="the text was recognised from a scanned image (OCR) and may contain errors")
         label = serializers.CharField(help_text='the number the book prints on the page ("vii", "7"), when the PDF gives one that differs')
+        lines = serializers.ListField(
+            source="line_kinds",
+            child=serializers.CharField(allow_blank=True),
+            help_text='what each line of `text` is, in order: "heading", "code" (show it in a fixed-pitch block), "item" '
+            '(a list item begins) or "" (running text)',
+        )
 
     @extend_schema(
         operation_id="materials_pages",

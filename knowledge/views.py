@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from baeum.extraction.lines import looks_like_code
-from baeum.language.analysis import content_terms, with_broken_words_joined
+from baeum.language.analysis import content_terms
 from baeum.language.text import sentence_spans
 
 from . import selectors
@@ -103,8 +103,8 @@ def material_detail(request, ref_id: str):
     context = {
         "material": material,
         "page": pages[0] if pages else None,
-        # Read on a phone, a Korean word broken over two of the PDF's lines ("특" / "허를") is one word again.
-        "page_text": with_broken_words_joined(pages[0].text) if pages else "",
+        "page_text": pages[0].text if pages else "",
+        "line_kinds": pages[0].line_kinds if pages else [],
         "number": number,
         "pager": Paginator(range(material.page_count or 1), 1).get_page(number),
         "quote": request.GET.get("quote", ""),

@@ -5,6 +5,8 @@ both pages.
 
 from __future__ import annotations
 
+from baeum.language.text import LIST_ITEM
+
 
 def page_at(page_starts: list[tuple[int, int]] | list[list[int]], offset: int, default: int) -> int:
     """Return the page of the character at ``offset`` (``default`` for chunks stored without offsets)."""
@@ -27,3 +29,27 @@ def quote_pages(content: str, page_starts, quote: str, default: int) -> tuple[in
     if position < 0:
         return default, default
     return page_span(page_starts, position, position + len(quote), default)
+
+
+HEADING, CODE, ITEM, TEXT = "heading", "code", "item", ""
+
+
+def line_kinds(text: str, *, headings: set[str], code: set[str]) -> list[str]:
+    """What each line of a page is, for a viewer that shows headings as headings and code as code: ``HEADING``
+    where the line (or it and the next, "Chapter 3" / "Functions") is one of ``headings``, ``CODE`` where it is
+    one of the passages' ``code`` lines, ``ITEM`` where a list item begins, else ``TEXT``. ``headings`` and
+    ``code`` hold the texts as chunking stored them, spaces collapsed; the page's lines are compared the same way."""
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    kinds = [TEXT] * len(lines)
+    for index, line in enumerate(lines):
+        if not line or kinds[index]:
+            continue
+        if line in headings:
+            kinds[index] = HEADING
+        elif index + 1 < len(lines) and lines[index + 1] and f"{line} {lines[index + 1]}" in headings:
+            kinds[index] = kinds[index + 1] = HEADING
+        elif line in code:
+            kinds[index] = CODE
+        elif LIST_ITEM.match(line):
+            kinds[index] = ITEM
+    return kinds

@@ -176,6 +176,8 @@ _MARKDOWN_LINE = (  # each within one line, applied to every line but a code blo
     (re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?!\w)"), r"\1"),  # _emphasis_, never snake_case
     (re.compile(r"(`+)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # `code`
+    (re.compile(r"^([ \t]*)[*+-][ \t]+(?=\S)"), r"\1• "),  # * an item, as a bullet
+    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])"), r"\1"),  # {Function\[]}: an escaped mark is the mark, last
 )
 
 

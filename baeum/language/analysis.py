@@ -100,9 +100,11 @@ def tokens(text: str) -> list:
 
 
 # A line of Korean text broken inside a word ("가리키" / "는데"): Korean typesetting breaks a line at any
-# syllable. Where both sides of a break are Hangul, Kiwi's spacing model decides whether a space belongs there.
-_BROKEN_HANGUL = re.compile(r"(\S*[\uac00-\ud7a3])$")
-_CONTINUED_HANGUL = re.compile(r"^([\uac00-\ud7a3]\S*)")
+# syllable. Where both sides of a break are Hangul, Kiwi's spacing model decides whether a space belongs there,
+# reading the word before and the word after too: alone, "후" + "장치" reads as one word "후장치"; in "해제한 후
+# 장치 독립" it is two (a text file wrapped at its spaces).
+_BROKEN_HANGUL = re.compile(r"(\S+\s+)?(\S*[\uac00-\ud7a3])$")
+_CONTINUED_HANGUL = re.compile(r"^([\uac00-\ud7a3]\S*)(\s+\S+)?")
 
 
 def join_lines(lines: list[str]) -> str:
@@ -129,16 +131,17 @@ def with_broken_words_joined(text: str) -> str:
 
 def _broken_words(lines: list[str]) -> set[int]:
     """The indexes of the lines whose break falls inside a Korean word, as Kiwi's spacing reads it."""
-    breaks = []  # (line index, the broken word joined)
+    breaks = []  # (line index, the text around the break joined, its letters before the break)
     for index in range(len(lines) - 1):
         before, after = _BROKEN_HANGUL.search(lines[index]), _CONTINUED_HANGUL.search(lines[index + 1])
         if before and after:
-            breaks.append((index, before.group(1), after.group(1)))
+            left = (before.group(1) or "") + before.group(2)
+            breaks.append((index, left + after.group(1) + (after.group(2) or ""), len(re.sub(r"\s", "", left))))
     glued = set()
     if breaks:
-        spaced = _Kiwi.get().space([left + right for _, left, right in breaks], reset_whitespace=False)
-        for (index, left, _), text in zip(breaks, spaced, strict=True):
-            if not _space_after(text, len(left)):
+        spaced = _Kiwi.get().space([text for _, text, _ in breaks], reset_whitespace=False)
+        for (index, _, letters), text in zip(breaks, spaced, strict=True):
+            if not _space_after(text, letters):
                 glued.add(index)
     return glued
 

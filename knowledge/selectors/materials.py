@@ -10,8 +10,9 @@ from django.utils.translation import gettext as _
 
 from accounts.scoping import owner_id_of
 from baeum.errors import NotFound
+from baeum.extraction.pages import line_kinds
 from baeum.extraction.readers import HASH_HEADING_EXTENSIONS, without_heading_marks
-from baeum.language.analysis import content_terms
+from baeum.language.analysis import content_terms, with_broken_words_joined
 from courses.selectors import course_get
 
 from ..models import Chunk, Material, MaterialPage
@@ -190,15 +191,31 @@ def with_page_labels(*, user, citations: list[dict]) -> list[dict]:
 
 def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None) -> list[MaterialPage]:
     """Return pages of one of the user's materials, for the page viewer and the tutor's source panel, their text
-    as a reader sees it: a Markdown or Office heading without its "#" marks ("### Object mode" is "Object mode")."""
+    as a reader sees it: a Markdown or Office heading without its "#" marks ("### Object mode" is "Object mode"),
+    a Korean word broken over two of the PDF's lines one word again ("특" / "허를"). Each page carries
+    ``line_kinds``, what each line of its text is (a heading, code, a list item, text), read from the passages
+    that stand on it, so a viewer shows code as a block and headings as headings."""
     material = read_material(user=user, ref_id=ref_id)
     pages = MaterialPage.objects.for_reader(user).filter(material=material, number__gte=first)
     if last is not None:
         pages = pages.filter(number__lte=last)
     pages = list(pages.order_by("number"))
-    if material.extension in HASH_HEADING_EXTENSIONS:
-        for page in pages:
-            page.text = without_heading_marks(page.text)  # read, never saved
+    if not pages:
+        return pages
+    chunks = (
+        Chunk.objects.for_reader(user)
+        .filter(material=material, page_number__lte=pages[-1].number, page_end__gte=pages[0].number)
+        .values_list("content", "code_spans", "heading_spans")
+    )
+    headings, code = set(), set()
+    for content, code_spans, heading_spans in chunks:
+        headings.update(" ".join(content[span[0] : span[1]].split()) for span in heading_spans)
+        code.update(" ".join(line.split()) for start, end in code_spans for line in content[start:end].split("\n"))
+    for page in pages:  # read, never saved
+        if material.extension in HASH_HEADING_EXTENSIONS:
+            page.text = without_heading_marks(page.text)
+        page.text = with_broken_words_joined(page.text)
+        page.line_kinds = line_kinds(page.text, headings=headings, code=code - {""})
     return pages
 
 

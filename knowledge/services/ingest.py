@@ -45,7 +45,9 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # every page ("Index" on each page of Corning's 10-K) no longer makes the pages after it back matter; a GNU
 # manual's licence appendix ("Appendix A Copying Information") is back matter. "pdfium-6": each item of a list a
 # paragraph of its own, and where every heading inside a chunk stands (a section opening mid-chunk is evidence).
-EXTRACTOR = "pdfium-6"
+# "pdfium-7": a line break between two Korean words keeps its space when the words around it say so ("해제한 후" /
+# "장치"), and Markdown's bullets read "•" and its escapes ("\\[") as the marks they escape.
+EXTRACTOR = "pdfium-7"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
     "": "citations may point one page early and Korean text may run together",
@@ -54,6 +56,7 @@ EXTRACTOR_FIXES = {
     "pdfium-4": "a document printing a link such as 'Index' atop every page may have its last third read as back matter (the tutor "
     "reads it last), and a manual's licence appendix may be taught as study sessions",
     "pdfium-5": "list items may run together into one sentence, and a section opening inside a passage is not found by its title",
+    "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'), and Markdown may show '* ' and '\\['",
 }
 
 

@@ -53,6 +53,58 @@
       return safe;
     }
   }
+  // Where `quote` stands in `text` (as `highlight` finds it): [start, end], or null.
+  function quoteRange(text, quote) {
+    if (!quote || !quote.trim()) return null;
+    const words = quote.trim().split(/\s+/).map((word) => escapeRegExp(word).replace(/([가-힣])(?=[가-힣])/g, "$1\\s*"));
+    try {
+      const match = new RegExp(words.join("\\s*")).exec(text);
+      return match ? [match.index, match.index + match[0].length] : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  // Every occurrence of `term` in `text` (case-insensitive, any run of spaces): [[start, end], …].
+  function termRanges(text, term) {
+    const words = term.trim().split(/\s+/).filter(Boolean);
+    if (!words.length) return [];
+    try {
+      return [...text.matchAll(new RegExp(words.map(escapeRegExp).join("\\s+"), "gi"))].map((m) => [m.index, m.index + m[0].length]);
+    } catch (e) {
+      return [];
+    }
+  }
+  // A page's text as blocks, safe HTML: `kinds` says what each line is (the pages API's `lines`: "heading",
+  // "code", "item", "" for running text); code lines run into one fixed-pitch block, a heading is a heading.
+  // `ranges` ([start, end] in `text`) are marked: <mark class="found" data-match="i">, or the quote's
+  // <mark id="quote"> when `quote` is set; a range crossing lines is marked in each.
+  function renderPage(text, kinds, ranges, { quote = false } = {}) {
+    const lines = text.split("\n"), blocks = [];
+    let offset = 0, block = null;
+    lines.forEach((line, index) => {
+      const kind = (kinds && kinds[index]) || "", start = offset;
+      offset += line.length + 1;
+      let html = "", at = 0;
+      ranges.forEach(([from, to], match) => {
+        const a = Math.max(from - start, 0), b = Math.min(to - start, line.length);
+        if (b <= a || a < at) return;
+        const attributes = quote ? (from >= start ? ' id="quote"' : "") : ` class="found" data-match="${match}"`;
+        html += escapeHtml(line.slice(at, a)) + `<mark${attributes}>` + escapeHtml(line.slice(a, b)) + "</mark>";
+        at = b;
+      });
+      html += escapeHtml(line.slice(at));
+      const tag = kind === "code" ? "pre" : kind === "heading" ? "h3" : "p";
+      const joins = block && block.tag === tag && (tag === "pre" || (tag === "p" && line.trim() && kind !== "item"));
+      if (!line.trim() && tag === "p") { block = null; return; }
+      if (joins) { block.lines.push(html); return; }
+      block = { tag, kind, lines: [html] };
+      blocks.push(block);
+    });
+    return blocks.map(({ tag, kind, lines: parts }) => {
+      const cls = tag === "pre" ? "page-code" : tag === "h3" ? "page-heading" : kind === "item" ? "page-item" : "page-para";
+      return `<${tag} class="${cls}">${parts.join(tag === "h3" ? " " : "\n")}</${tag}>`;
+    }).join("");
+  }
   // Translate an English reason with the page's catalogue: [{pattern: "“%(name)s” is empty…", text: "…"}].
   function translateReason(message, patterns) {
     for (const { pattern, text } of patterns || []) {
@@ -67,5 +119,5 @@
   document.addEventListener("change", (event) => {
     if (event.target.matches && event.target.matches("[data-autosubmit]") && event.target.form) event.target.form.submit();
   });
-  window.Baeum = { api, csrfToken, escapeHtml, highlight, highlightAll, translateReason };
+  window.Baeum = { api, csrfToken, escapeHtml, highlight, highlightAll, quoteRange, termRanges, renderPage, translateReason };
 })();

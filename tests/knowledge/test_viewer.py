@@ -208,3 +208,26 @@ def test_a_markdown_heading_reads_as_its_title_in_the_viewer(client, user, other
     assert page["text"].startswith("Streams\n\nTwo reading modes\n\nReadable streams operate")
     client.force_login(other_user)
     assert client.get(f"/library/{notes.ref_id}/?page=1").status_code == 404
+
+
+def test_the_viewer_knows_a_pages_headings_code_and_list_items(client, user, other_user, api_client, ingest):
+    """The walkthrough's Node page read flat: a heading looked like a sentence and a code block lost its shape. The
+    pages API says what each line is, read from the passages on the page, and the viewer gets the same."""
+    notes = ingest(
+        user,
+        b"# Events\n\nAll objects that emit events are instances of the EventEmitter class.\n\n"
+        b"```js\nconst myEmitter = new MyEmitter();\nmyEmitter.on('event', () => {\n  console.log('an event occurred!');\n});\n```\n\n"
+        b"* eventName The name of the event.\n* listener The callback function.\n",
+        "events.md",
+    )
+    [page] = api_client.get(f"/api/v1/materials/{notes.ref_id}/pages?first=1&last=1").json()
+    kinds = dict(zip(page["text"].split("\n"), page["lines"], strict=True))
+    assert kinds["Events"] == "heading"
+    assert kinds["All objects that emit events are instances of the EventEmitter class."] == ""
+    assert kinds["myEmitter.on('event', () => {"] == "code" and kinds["});"] == "code"
+    assert kinds["* eventName The name of the event."] == "item"
+    client.force_login(user)
+    html = client.get(f"/library/{notes.ref_id}/?page=1").content.decode()
+    assert 'id="page-line-kinds"' in html and '"heading"' in html.split('id="page-line-kinds"')[1].split("</script>")[0]
+    api_client.force_authenticate(other_user)
+    assert api_client.get(f"/api/v1/materials/{notes.ref_id}/pages?first=1&last=1").status_code == 404

@@ -194,6 +194,14 @@ def test_a_korean_word_broken_over_two_lines_is_joined_and_a_break_between_words
     assert "The stack grows down." in chunk.content
 
 
+def test_a_text_wrapped_at_its_spaces_keeps_them_where_the_words_around_the_break_say_so():
+    # The Korean man page as a text file (walkthrough, sixteenth session): alone, "후" + "장치" reads as one
+    # word, and the answer quoted "압축을 해제한 후장치 독립"; with the words around the break it is two.
+    lines = ["이 명령은 소스 설명서 페이지의 압축을 해제한 후", "장치 독립(dvi) 파일로 서식에 따라 내용을 갖춥니다."]
+    (chunk,) = chunk_pages([PageText(1, "\n".join(lines))], target_tokens=400)
+    assert "해제한 후 장치 독립(dvi)" in chunk.content
+
+
 def test_the_numbers_a_book_prints_are_read_from_its_pages_edges():
     """The licence guide's PDF gives no page labels, but its 51st page shows "- 39 -" at its foot: two
     unnumbered front pages, then pages printing 1, 2, …; a chapter's first page shows none."""

@@ -197,3 +197,12 @@ def test_markdown_is_read_as_it_renders_and_its_fenced_code_is_code():
     assert "hidden" not in page.text and "example.com" not in page.text and "```" not in page.text
     [plain] = split_text_pages("> quoted **as typed**", markdown=False)
     assert plain.text == "> quoted **as typed**"  # a .txt file is not Markdown
+
+
+def test_markdown_bullets_read_as_bullets_and_its_escapes_as_the_marks_they_escape():
+    """The walkthrough's Node page showed "* Returns: {Function\\[]}": a bullet is "•", an escaped bracket a bracket."""
+    from baeum.extraction.readers import split_text_pages
+
+    [page] = split_text_pages("* Returns: {Function\\[]}\n  - nested *item*\n\n```\n* a glob in code\n```\n", markdown=True)
+    assert page.text.startswith("• Returns: {Function[]}\n  • nested item")
+    assert "* a glob in code" in page.text  # code as written
