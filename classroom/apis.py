@@ -1,13 +1,16 @@
 """The course's plan through the API: its sessions with your progress, one session's content, your progress
 on it, and (for the teacher) every learner's progress."""
 
+from django.utils.translation import get_language
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from baeum.errors import NotFound
+from baeum.study.objectives import objectives_in
 from plans import selectors_course as course_plans
+from plans.apis import ObjectivesField
 from plans.apis_notes import ChosenRangeSerializer
 from plans.apis_study import AnswerInputSerializer, GradeSerializer, answered
 from plans.models import SessionProgress
@@ -37,7 +40,7 @@ def _session(request, course_id: int, number: int):
 class CourseSessionSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     title = serializers.CharField()
-    objectives = serializers.ListField(child=serializers.CharField())
+    objectives = ObjectivesField()
     estimatedMinutes = serializers.IntegerField(source="estimated_minutes")
     myStatus = serializers.SerializerMethodField(help_text="not_started, started or completed: your own progress")
 
@@ -102,7 +105,7 @@ class CoursePlanApi(APIView):
 class CourseSessionContentSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     title = serializers.CharField()
-    objectives = serializers.ListField(child=serializers.CharField())
+    objectives = ObjectivesField()
     keyPoints = serializers.ListField(child=serializers.DictField(), help_text="[{text, refId, chunkIndex, pageNumber, pageLabel?}]")
     questions = serializers.ListField(child=serializers.DictField(), help_text="as GET plans/{id}/sessions/{n}/ gives them")
 
@@ -135,7 +138,7 @@ class CourseSessionApi(APIView):
             {
                 "number": session.number,
                 "title": session.title,
-                "objectives": session.objectives,
+                "objectives": objectives_in(session.objectives, korean=get_language() == "ko"),
                 "keyPoints": content.key_points,
                 "questions": content.questions,
             }

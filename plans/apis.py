@@ -1,12 +1,14 @@
 """Plans API: create from READY materials, read modules and sessions, study sessions, progress."""
 
 from django.urls import reverse
+from django.utils.translation import get_language
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from baeum.study.objectives import objectives_in
 from core.pagination import paginate, paginated_schema
 from core.providers import configured_llm
 from knowledge.apis import FailureSerializer, ProcessingSerializer
@@ -29,10 +31,23 @@ class RangeSerializer(serializers.Serializer):
     pages = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
 
 
+class ObjectivesField(serializers.ListField):
+    """A session's objectives in the language the request asks for (Accept-Language): "Explain the stack" reads
+    "the stack 설명하기" for a Korean reader (``baeum.study.objectives``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("child", serializers.CharField())
+        kwargs.setdefault("help_text", "what the session teaches, the template's words in the request's language")
+        super().__init__(**kwargs)
+
+    def to_representation(self, data):
+        return objectives_in(list(data), korean=get_language() == "ko")
+
+
 class SessionSummarySerializer(serializers.Serializer):
     number = serializers.IntegerField()
     title = serializers.CharField()
-    objectives = serializers.ListField(child=serializers.CharField())
+    objectives = ObjectivesField()
     ranges = RangeSerializer(many=True)
     estimatedMinutes = serializers.IntegerField(source="estimated_minutes")
     status = serializers.CharField()

@@ -17,9 +17,10 @@ import zipfile
 from dataclasses import dataclass
 
 from django.utils.text import slugify
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from baeum.study.objectives import objectives_in
 from core.providers import configured_llm
 from knowledge import selectors as knowledge
 
@@ -125,7 +126,12 @@ def _session_lines(
     if session_is_removed(session, removed):
         return [*lines, "*" + gettext("The material of this session was removed from the library.") + "*", ""]
     if session.objectives:
-        lines += ["### " + gettext("Objectives"), "", *(f"- {one_line(objective)}" for objective in session.objectives), ""]
+        lines += [
+            "### " + gettext("Objectives"),
+            "",
+            *(f"- {one_line(objective)}" for objective in objectives_in(session.objectives, korean=get_language() == "ko")),
+            "",
+        ]
     content = session_content(user=user, plan=plan, session=session, llm=configured_llm())
     if content.key_points:
         lines += ["### " + gettext("Key points"), ""]

@@ -84,3 +84,26 @@ def test_regenerating_a_plan_whose_every_material_was_removed_answers_409_materi
     assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "materials_removed" and refused.json()["error"]["details"] == {}
     assert api_client.get(f"/api/v1/plans/{plan_id}/").json()["status"] == Plan.Status.READY  # nothing was queued
+
+
+def test_objectives_read_in_the_learners_language(api_client, client, user, plan_id):
+    """The walkthrough's Korean screen read "학습 목표: Explain Event: 'newListener'" over an English book: the
+    template's words follow the reader's language, the subject stays as the book writes it."""
+    from baeum.study.objectives import objective_in
+    from plans.models import StudySession
+
+    assert objective_in("Explain emitter.eventNames()", korean=True) == "emitter.eventNames() 설명하기"
+    assert objective_in("Define recursion", korean=True) == "recursion의 뜻 말하기"
+    assert objective_in("스택 설명하기", korean=False) == "Explain 스택"
+    assert objective_in("파일로부터 배열을 읽기", korean=False) == "파일로부터 배열을 읽기"  # a heading naming its action
+    assert objective_in("Describe assignment statements", korean=True) == "Describe assignment statements"  # not ours
+    session = StudySession.objects.for_user(user).filter(plan_id=plan_id).order_by("number").first()
+    session.objectives = ["Explain the stack", "Define recursion"]
+    session.save(update_fields=["objectives"])
+    english = api_client.get(f"/api/v1/plans/{plan_id}/sessions/{session.number}/").json()
+    korean = api_client.get(f"/api/v1/plans/{plan_id}/sessions/{session.number}/", HTTP_ACCEPT_LANGUAGE="ko").json()
+    assert english["objectives"] == ["Explain the stack", "Define recursion"]
+    assert korean["objectives"] == ["the stack 설명하기", "recursion의 뜻 말하기"]
+    client.force_login(user)
+    page = client.get(f"/plans/{plan_id}/sessions/{session.number}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "the stack 설명하기 · recursion의 뜻 말하기" in page
