@@ -174,6 +174,23 @@ def _spelled(term: str) -> str:
     return re.sub(r"[\W_]+", "", term).casefold()
 
 
+_CODE_LIKE = re.compile(r"[._()\[\]{}'\"`:/<>=]|[a-z][A-Z]")
+
+
+def of_another_kind(pair: tuple[str, str]) -> bool:
+    """Whether ``other`` is a different kind of thing from ``term``, so that writing it in ``term``'s place makes
+    a sentence nobody would write, not a false one: another number of words, code against a word, another head
+    noun ("Capture rejections" for "'newListener'"; "Event object" for "once"), a name against a common word.
+    "Writable stream" for "Readable stream", "stack" for "queue", "동적 링크" for "정적 링크" are of one kind."""
+    term, other = pair
+    words, others = term.split(), other.split()
+    if len(words) != len(others) or bool(_CODE_LIKE.search(term)) != bool(_CODE_LIKE.search(other)):
+        return True
+    if len(words) > 1:
+        return words[-1].casefold() != others[-1].casefold()
+    return term[:1].isupper() != other[:1].isupper()
+
+
 def describes_an_instance(sentence: str) -> bool:
     """ "The result is a zip object …", "The argument is a string …": a definite one-word subject describes the
     thing at hand in its example, not a term ("What is the result?" — of what?)."""
@@ -237,6 +254,15 @@ UNASKABLE = rules.register(
         gives_answer_away,
         "A logical _____ is the simplest type of shift.",
         "the answer stands elsewhere in the sentence",
+    ),
+)
+(ANOTHER_KIND,) = rules.register(
+    rules.Rule(
+        "question:another-kind",
+        of_another_kind,
+        ("once", "Event object"),
+        "a term swapped into a true/false statement, or offered as a choice, is not the kind of thing the answer is"
+        ' ("Listens Event object to the abort event")',
     ),
 )
 
@@ -324,6 +350,7 @@ def build_questions(
         cloze = cloze_question(candidate.text, term, aliases.get(term.casefold(), []))
         if cloze is None:
             continue
+        siblings = [other for other in siblings if not rules.applies(ANOTHER_KIND, (term, other))]
         kind = [CLOZE, CHOICE, TRUE_FALSE][int(digest(candidate.text)[:8], 16) % 3]
         if kind == CHOICE and len(siblings) >= MIN_DISTRACTORS:
             distractors = sorted(siblings, key=lambda other: digest(other + candidate.text))[: MAX_CHOICES - 1]

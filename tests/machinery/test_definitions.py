@@ -21,7 +21,8 @@ def test_english_subject_definitions_and_glossary_lines():
 def test_what_is_not_a_definition():
     text = (
         "What is a program? This is a hard problem. Sometimes there is a reason. When the function is called, it runs. "
-        "The function is called with two arguments. It would be named first.exe on Windows."
+        "The function is called with two arguments. It would be named first.exe on Windows. "
+        "This should only ever be called once."  # Node's events page: the glossary's "once" and "What is once?"
     )
     assert terms(text) == {}
 

@@ -105,3 +105,28 @@ def test_a_multiple_choice_never_offers_one_term_twice_in_two_spellings():
     assert choices  # the set makes some multiple choice
     for offered in choices:
         assert len({choice.casefold() for choice in offered}) == len(offered), offered
+
+
+def test_a_true_false_swap_and_the_choices_are_the_kind_of_thing_the_answer_is():
+    """The walkthrough's Node events plan: "Listens Event object to the abort event …" ("once" swapped out) and
+    "All EventEmitters emit the Capture rejections when …" are sentences nobody writes, not false ones."""
+    from baeum import rules
+    from baeum.study.quiz import of_another_kind
+
+    assert of_another_kind(("once", "Event object")) and of_another_kind(("'newListener'", "Capture rejections"))
+    assert not of_another_kind(("Readable stream", "Writable stream")) and not of_another_kind(("정적 링크", "동적 링크"))
+    assert not of_another_kind(("stack", "queue")) and of_another_kind(("stack", "EventEmitter"))
+    terms = ["Event object", "Capture rejections", "Readable stream", "Writable stream", "Duplex stream"]
+    sentences = [
+        f"A {kind} is used by the pipeline method {number} times when data moves between the producer and the consumer."
+        for number, kind in enumerate(terms * 4)
+    ]
+    with rules.counting() as fired:
+        questions = _questions(sentences, headings=terms, limit=16)
+    assert fired["question:another-kind"] > 0
+    for question in questions:
+        if question.kind == CHOICE:
+            assert all(not of_another_kind((question.answer, choice)) for choice in question.choices), question.choices
+        if question.kind == TRUE_FALSE and question.answer == "false":
+            (swapped_in,) = [kind for kind in terms if kind in question.prompt]
+            assert swapped_in != question.term and not of_another_kind((question.term, swapped_in)), question.prompt
