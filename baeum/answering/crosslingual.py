@@ -55,9 +55,14 @@ def crosses_languages(question: str, passages: list[Passage]) -> bool:
     answered across languages only when its own language's material is not what answers it best."""
     if not passages:
         return False
-    korean = is_hangul_heavy(question)
-    other = [(passage.korean if passage.korean is not None else is_hangul_heavy(passage.text)) != korean for passage in passages]
+    other = [in_other_language(question, passage) for passage in passages]
     return other[0] and sum(other) * 2 > len(other)
+
+
+def in_other_language(question: str, passage: Passage) -> bool:
+    """Whether ``passage`` (its material's language, else its own text's) is in another language than ``question``."""
+    korean = passage.korean if passage.korean is not None else is_hangul_heavy(passage.text)
+    return korean != is_hangul_heavy(question)
 
 
 def shared_script_terms(question: str) -> list[str]:

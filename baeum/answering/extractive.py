@@ -18,6 +18,7 @@ from baeum.answering.crosslingual import (
     crosses_languages,
     crosslingual_note,
     identifiers,
+    in_other_language,
     shared_script_terms,
 )
 from baeum.answering.forms import ANAPHORIC_OPENING, GIVES_NAME, asks_for_a_name, compared_terms, defined_term, defined_terms, is_definition
@@ -412,7 +413,10 @@ def extractive_answer(
     if not chosen:
         return Answer(text="", refused=True)
     citations: dict[int, Citation] = {}
-    parts = [crosslingual_note(question, passages)] if across else []
+    # Said whenever a quoted sentence is in the other language, also where most passages were in the question's
+    # (an English question over a Korean manual and an English page quoted the manual without a word).
+    quoted_across = across or any(in_other_language(question, candidate.passage) for candidate in chosen)
+    parts = [crosslingual_note(question, passages)] if quoted_across else []
     for candidate in _prose_order(chosen):
         parts += _lines(candidate)
         citations[candidate.passage.n] = citation_for(candidate.passage, candidate.sentence, citations.get(candidate.passage.n))

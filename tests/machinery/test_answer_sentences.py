@@ -305,3 +305,20 @@ def test_a_sentence_that_answers_in_its_own_words_counts_its_sections_title():
     opening = dataclasses.replace(_passage("A deletion command removes text.\n\n" + text), section_title="Lesson 2.1: 삭제 명령")
     first = extractive._passage_candidates(Counter(["삭제", "명령"]), (), 0, opening)[0]
     assert first.sentence == "A deletion command removes text." and first.section == {"삭제", "명령"}
+
+
+def test_a_sentence_quoted_from_the_other_language_is_said_to_be_even_where_most_passages_are_not():
+    """The walkthrough: "What does the pager option do?" over a Korean man page and an English book quoted the man
+    page without the note the other direction gave ("※ 영어로 된 자료에서 …"): most passages were English."""
+    korean = dataclasses.replace(
+        _passage("MANPAGER, PAGER: 이 값을 설명서 페이지를 표시할 pager 프로그램 이름으로 사용합니다.", n=1), korean=True
+    )
+    english = [
+        dataclasses.replace(_passage(f"The stream emits events when data arrives, chapter {n}.", n=n, vector_score=0.3), korean=False)
+        for n in (2, 3)
+    ]
+    answer = extractive_answer("What does the pager option do?", [korean, *english])
+    assert not answer.refused and "pager 프로그램" in answer.text
+    assert answer.text.startswith("※ Quoted as written in your Korean material.")
+    same = extractive_answer("What does the stream emit when data arrives?", english)
+    assert not same.refused and "※" not in same.text  # nothing quoted across: no note
