@@ -256,10 +256,10 @@ def _join_with_spans(units: list[_Unit]) -> _Joined:
     return _Joined("".join(parts), starts, notes, code, headings)
 
 
-def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool) -> list[_Unit]:
+def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool, blank_lines_end_paragraphs: bool) -> list[_Unit]:
     """Every page's units in reading order: its body (tables whole), then its footnotes and side notes."""
     normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
-    cleaned = strip_running_lines(normalised)
+    cleaned = strip_running_lines(normalised, keep_blank_lines=blank_lines_end_paragraphs)
     widths = [len(line) for lines in cleaned for line in lines if line]
     typical_width = statistics.quantiles(widths, n=10)[7] if len(widths) >= 10 else DEFAULT_LINE_WIDTH  # the 80th percentile
     units: list[_Unit] = []
@@ -324,10 +324,12 @@ def chunk_pages(
     overlap: float = OVERLAP,
     markdown: bool = False,
     breaks: frozenset[int] = frozenset(),
+    blank_lines_end_paragraphs: bool = False,
 ) -> list[Chunk]:
     """Cut pages into chunks; see the module docstring. Never returns an empty chunk. A page in ``breaks``
-    (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it."""
-    units = _document_units(pages, target_tokens=target_tokens, markdown=markdown)
+    (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it.
+    ``blank_lines_end_paragraphs``: a text, Markdown or Office file (a PDF's blank lines are layout)."""
+    units = _document_units(pages, target_tokens=target_tokens, markdown=markdown, blank_lines_end_paragraphs=blank_lines_end_paragraphs)
     packer = _Packer(target_tokens=target_tokens, overlap=overlap)
     previous_page = None
     for item in _items(units):

@@ -188,8 +188,10 @@ def _edge_keys(line: str, position: int) -> set[str]:
     return keys
 
 
-def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[str]]:
-    """Remove lines repeated at the top or bottom of many pages (running heads, footers, page numbers).
+def strip_running_lines(pages: list[list[str]], *, edge: int = 2, keep_blank_lines: bool = False) -> list[list[str]]:
+    """Remove lines repeated at the top or bottom of many pages (running heads, footers, page numbers), and the
+    blank lines, unless ``keep_blank_lines`` (a text, Markdown or Office file, whose blank lines end paragraphs:
+    without them Node's "Stability: 2 - Stable" ran into the paragraph after it). Edges are read without blanks.
 
     A line without digits is a running line when it sits at the edge of at least 30% of the pages
     (and at least 3). A line with a number ("12 Chapter 2. Variables") is one when its number moves
@@ -199,6 +201,9 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
     running head too, however rarely its words repeat ("19.2. Generator expressions 201",
     the head of a section one page long).
     """
+    if keep_blank_lines:
+        dense = strip_running_lines([[line for line in lines if line] for lines in pages], edge=edge)
+        return [_with_blank_lines(lines, kept) for lines, kept in zip(pages, dense, strict=True)]
     if len(pages) < RUNNING_LINE_MIN_PAGES:
         return [[line for line in lines if not PAGE_NUMBER_LINE.match(line)] for lines in pages]
     counts: Counter[str] = Counter()
@@ -238,3 +243,16 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2) -> list[list[s
         # Every line repeats (the same page three times): nothing tells a running line from the text; keep it.
         return [[line for line in lines if not PAGE_NUMBER_LINE.match(line)] for lines in pages]
     return cleaned
+
+
+def _with_blank_lines(lines: list[str], kept: list[str]) -> list[str]:
+    """``lines`` without those ``strip_running_lines`` removed (``kept`` is the rest, in order), blanks kept."""
+    result, remaining = [], iter(kept)
+    wanted = next(remaining, None)
+    for line in lines:
+        if not line:
+            result.append(line)
+        elif line == wanted:
+            result.append(line)
+            wanted = next(remaining, None)
+    return result

@@ -46,7 +46,8 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # manual's licence appendix ("Appendix A Copying Information") is back matter. "pdfium-6": each item of a list a
 # paragraph of its own, and where every heading inside a chunk stands (a section opening mid-chunk is evidence).
 # "pdfium-7": a line break between two Korean words keeps its space when the words around it say so ("해제한 후" /
-# "장치"), and Markdown's bullets read "•" and its escapes ("\\[") as the marks they escape.
+# "장치"), Markdown's bullets read "•" and its escapes ("\\[") as the marks they escape, and a text, Markdown or
+# Office file of several pages keeps its blank lines, which end its paragraphs.
 EXTRACTOR = "pdfium-7"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
@@ -56,7 +57,8 @@ EXTRACTOR_FIXES = {
     "pdfium-4": "a document printing a link such as 'Index' atop every page may have its last third read as back matter (the tutor "
     "reads it last), and a manual's licence appendix may be taught as study sessions",
     "pdfium-5": "list items may run together into one sentence, and a section opening inside a passage is not found by its title",
-    "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'), and Markdown may show '* ' and '\\['",
+    "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'), and Markdown may show '* ' and '\\['; in a text, Markdown or Office file, a line with no full stop (a list item, a "
+    "label) may run into the paragraph after it",
 }
 
 
@@ -236,6 +238,7 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
                 overlap=config["CHUNK_OVERLAP"],
                 markdown=markdown,
                 breaks=matter_breaks(matter, len(pages)) | chapter_pages(outline),
+                blank_lines_end_paragraphs=material.extension != ".pdf",
             )
             chunks = apply_outline(chunks, outline)
             if not chunks:

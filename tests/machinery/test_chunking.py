@@ -239,3 +239,21 @@ def test_each_item_of_a_list_is_a_paragraph_of_its_own():
         "(3) a numbered item The list ends here and a sentence wraps over two lines.",
     ]
     assert chunk.heading_spans == [(0, len("Lesson 2.1: 삭제(DELETION) 명령"), 2)]
+
+
+def test_a_text_files_blank_lines_end_its_paragraphs_on_every_page():
+    """Node's events page: with more pages than the running-head pass reads, the blank lines went, and "Stability: 2 -
+    Stable" and "• listener {Function} The event handler function" ran into the paragraphs after them."""
+    pages = [
+        PageText(
+            number,
+            f"Section {number}\n\nStability: 2 - Stable\n\n• listener {{Function}} The event handler function\n\n"
+            f"The instance emits its own event number {number} before a listener is added.",
+        )
+        for number in range(1, 6)
+    ]
+    chunks = chunk_pages(pages, target_tokens=400, blank_lines_end_paragraphs=True)
+    text = "\n\n".join(chunk.content for chunk in chunks)
+    assert "Stable The instance" not in text and "Stable • listener" not in text
+    assert "The event handler function The instance" not in text
+    assert "• listener {Function} The event handler function\n\nThe instance emits" in text
