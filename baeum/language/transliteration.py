@@ -122,10 +122,21 @@ def hangul_key(word: str) -> str:
     return _collapsed("".join(_INITIAL[initial] + _FINAL[final] for initial, _medial, final in _syllables(word)))
 
 
+# A t English does not say, with the vowel after it: "listener" is heard "lisner" (리스너), "fasten", "castle".
+_SILENT_T = re.compile(r"(?<=s)(?:te(?=n(?:s|er|ers|ing|ed)?$)|t(?=le(?:s|d)?$))")
+
+
+def _heard(word: str) -> str:
+    """``word`` as English says it where it writes a letter it does not say ("listener" → "lisner")."""
+    return _SILENT_T.sub("", word.lower())
+
+
 def latin_keys(word: str) -> tuple[str, ...]:
-    """The skeletons a Latin word may have in Hangul: one, or two when it has a "th" (heard as S or as T)."""
-    key = latin_key(word)
-    return (key,) if "θ" not in key else tuple(dict.fromkeys(_collapsed(key.replace("θ", sound)) for sound in "TS"))
+    """The skeletons a Latin word may have in Hangul: one, or two when it has a "th" (heard as S or as T) or a t
+    English does not say ("listener" is LSTN as written and LSN as heard, "리스너")."""
+    spellings = dict.fromkeys([word, _heard(word)])
+    keys = [latin_key(spelling) for spelling in spellings]
+    return tuple(dict.fromkeys(_collapsed(key.replace("θ", sound)) for key in keys for sound in ("TS" if "θ" in key else "θ")))
 
 
 def latin_key(word: str) -> str:
@@ -215,10 +226,14 @@ def vowels_agree(hangul: str, latin: str, *, loose: bool = False) -> bool:
     "파인드" find (not "이벤트"), "라이선스" license. ``loose``, for long words whose skeletons are one consonant
     apart: as many vowels give or take one, the first agreeing ("다익스트라" Dijkstra, "알고리즘" algorithm; not
     "이러한인터럽트", a parse of two words, for "reentrant")."""
-    english, korean = _latin_vowels(latin), _hangul_vowels(hangul)
-    if loose:
-        return abs(len(english) - len(korean)) <= 1 and bool(english) and bool(korean) and english[0][0] in korean[0]
-    return _aligned(english, korean)
+    korean = _hangul_vowels(hangul)
+    for spelling in dict.fromkeys([latin, _heard(latin)]):
+        english = _latin_vowels(spelling)
+        if loose and abs(len(english) - len(korean)) <= 1 and bool(english) and bool(korean) and english[0][0] in korean[0]:
+            return True
+        if not loose and _aligned(english, korean):
+            return True
+    return False
 
 
 def _aligned(english: list[str], korean: list[str]) -> bool:

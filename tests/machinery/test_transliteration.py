@@ -21,6 +21,8 @@ PAIRS = [
     ("엔디안", "endian"),
     ("스레드", "thread"),  # th heard as ㅅ
     ("메서드", "method"),
+    ("리스너", "listener"),  # a t English does not say (the walkthrough's refused "리스너를 제거하려면 어떻게 해?")
+    ("리스닝", "listening"),
 ]
 
 
