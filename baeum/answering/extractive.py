@@ -7,9 +7,11 @@ cosine) and the words both languages share.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from baeum import rules
 from baeum.answering.answers import Answer, Citation, Passage, citation_for
 from baeum.answering.crosslingual import (
     CODE_WEIGHT,
@@ -64,6 +66,7 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     for rank, passage in enumerate(_naming_first(passages, named)[:CROSSLINGUAL_PASSAGES]):
         spans = sentence_spans(passage.text)
         headings = section_headings(passage.text)
+        titles = _sections(passage)
         for position, (start, end) in enumerate(spans):
             sentence, aside = quoted_sentence(passage, start, end)
             terms = frozenset(content_terms(sentence))
@@ -81,8 +84,11 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
                 overlap=overlap, rank=rank, position=position, defines=defining, gives_name=naming_asked and bool(GIVES_NAME.search(sentence)),
                 aside=aside,
             )  # fmt: skip
+            title = next((title for at, title, _ in reversed(titles) if at <= start), "")
             candidates.append(
-                Candidate(sentence_score(features), rank, position, sentence, passage, defining, terms, (), 1.0, aside, under, features)
+                Candidate(
+                    sentence_score(features), rank, position, sentence, passage, defining, terms, (), 1.0, aside, under, features, title
+                )
             )
     if similarity is not None and candidates:
         cosines = similarity(question, [candidate.sentence for candidate in candidates])
@@ -238,14 +244,41 @@ class Candidate:
     aside: bool = False  # a footnote's sentence, or front or back matter: quoted only when the body says nothing better, and alone
     section: frozenset = frozenset()  # the terms of the heading the sentence stands under
     features: dict = field(default_factory=dict)  # what ``score`` is the weighted sum of (``sentence_features``)
+    heading: str = ""  # the title of the section the sentence stands under
 
 
-def _section_terms(passage: Passage) -> list[tuple[int, frozenset]]:
-    """Where each section of ``passage`` begins, with its title's terms (its number aside): the section in force
-    where the passage begins at 0, then every heading inside it."""
-    opening = [(0, title_terms(passage.section_title))] if passage.section_title else []
-    inner = [(start, title_terms(passage.text[start:end])) for start, end, *_ in passage.heading_spans]
-    return opening + inner
+def _sections(passage: Passage) -> list[tuple[int, str, frozenset]]:
+    """Where each section of ``passage`` begins, with its title and its title's terms (its number aside): the
+    section in force where the passage begins at 0, then every heading inside it."""
+    opening = [(0, passage.section_title)] if passage.section_title else []
+    titles = opening + [(start, " ".join(passage.text[start:end].split())) for start, end, *_ in passage.heading_spans]
+    return [(start, title, frozenset(title_terms(title))) for start, title in titles]
+
+
+# An entry of a reference: a function, a method, an option ("emitter.removeListener(eventName, listener)",
+# "--trace-warnings", "fs.ReadStream"). Its sentences leave it unnamed ("Removes the specified listener …").
+_ENTRY = re.compile(r"^\S*[\w\]]\(.*\)$|^-{1,2}\w|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[a-z]+[A-Z]\w*$")
+_ENTRY_NAME = re.compile(r"[A-Za-z_][\w-]*(?=\(|$)|(?<=-)[\w-]+")
+
+
+def leaves_its_entry_unnamed(heading: str, sentence: str) -> bool:
+    """Whether ``sentence`` stands under the heading of a reference's entry and does not name it: "Removes all
+    listeners, or those of the specified eventName." under "emitter.removeAllListeners([eventName])"."""
+    if not heading or len(heading) > ENTRY_HEADING_MAX_CHARS or not _ENTRY.match(heading):
+        return False
+    name = _ENTRY_NAME.search(heading.split("(", 1)[0].rsplit(".", 1)[-1] + ("(" if "(" in heading else ""))
+    return bool(name) and name.group(0).casefold() not in sentence.casefold()
+
+
+ENTRY_HEADING_MAX_CHARS = 80
+(ENTRY_HEADING,) = rules.register(
+    rules.Rule(
+        "answer:entry-heading",
+        lambda pair: leaves_its_entry_unnamed(*pair),
+        ("emitter.removeAllListeners([eventName])", "Removes all listeners, or those of the specified eventName."),
+        "a sentence of a reference's entry is quoted with the entry's heading, which names what it describes",
+    ),
+)
 
 
 def _passage_candidates(
@@ -253,13 +286,13 @@ def _passage_candidates(
 ) -> list[Candidate]:
     candidates = []
     spans = sentence_spans(passage.text)
-    sections = _section_terms(passage)
+    sections = _sections(passage)
     for position, (start, end) in enumerate(spans):
         sentence, aside = quoted_sentence(passage, start, end)
         terms = frozenset(content_terms(sentence))
         if not terms or not is_readable_sentence(sentence, opens_passage=position == 0) or sentence.rstrip().endswith("?"):
             continue  # the text's own question ("Why do all C functions not use this convention, then?") is not an answer
-        under = next((title for at, title in reversed(sections) if at <= start), frozenset())
+        heading, under = next(((title, terms) for at, title, terms in reversed(sections) if at <= start), ("", frozenset()))
         overlap = sum(1 for word in query if word in terms) / len(query)
         section_overlap = sum(1 for word in query if word in under and word not in terms) / len(query)
         if overlap == 0 and section_overlap == 0:
@@ -290,6 +323,7 @@ def _passage_candidates(
                 aside,
                 under,
                 features,
+                heading,
             )  # fmt: skip
         )
     return candidates
@@ -369,9 +403,13 @@ def _unsaid(candidates: list[Candidate], said: frozenset[str]) -> list[Candidate
     if not said:
         return candidates
     said = frozenset(" ".join(line.split()) for line in said)
+
+    def was_said(sentence: str) -> bool:  # a line may show the sentence under its entry's heading ("name: sentence")
+        return sentence in said or any(line.endswith(f": {sentence}") for line in said)
+
     return [
         replace(candidate, score=candidate.score - ALREADY_SAID_PENALTY)
-        if " ".join(superscript_references(candidate.sentence).split()) in said
+        if was_said(" ".join(superscript_references(candidate.sentence).split()))
         else candidate
         for candidate in candidates
     ]
@@ -417,8 +455,13 @@ def extractive_answer(
     # (an English question over a Korean manual and an English page quoted the manual without a word).
     quoted_across = across or any(in_other_language(question, candidate.passage) for candidate in chosen)
     parts = [crosslingual_note(question, passages)] if quoted_across else []
+    entry = ""  # the reference entry whose heading the last line showed
     for candidate in _prose_order(chosen):
-        parts += _lines(candidate)
+        lines = _lines(candidate)
+        if candidate.heading != entry and rules.applies(ENTRY_HEADING, (candidate.heading, candidate.sentence)):
+            lines[0] = f"{candidate.heading}: {lines[0]}"  # "emitter.removeAllListeners([eventName]): Removes all listeners, …"
+            entry = candidate.heading
+        parts += lines
         citations[candidate.passage.n] = citation_for(candidate.passage, candidate.sentence, citations.get(candidate.passage.n))
     return Answer(text="\n".join(parts), citations=sorted(citations.values(), key=lambda c: c.n), generator="extractive")
 

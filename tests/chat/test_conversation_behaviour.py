@@ -45,12 +45,12 @@ EXPLANATIONS = {
     "en": {
         "What does the forgetting curve show?": "forgetting curve is a graph",
         "Who first described the forgetting curve, and when?": "Ebbinghaus",
-        "What does a practical weekly study routine look like?": "- Every day, do a short flashcard session",
+        "What does a practical weekly study routine look like?": "• Every day, do a short flashcard session",
     },
     "ko": {
         "망각 곡선은 무엇을 보여 주는가?": "망각 곡선은",
         "망각 곡선은 누가 언제 처음 기술하였는가?": "에빙하우스",
-        "일주일 학습 루틴은 어떻게 짜는가?": "- 매일 15~20분 정도 플래시카드를 복습하되",
+        "일주일 학습 루틴은 어떻게 짜는가?": "• 매일 15~20분 정도 플래시카드를 복습하되",
     },
 }
 # questions.json's unanswerable questions that the sufficiency judgement refuses today. "광합성은 어떻게
@@ -133,7 +133,7 @@ def test_a_list_comes_with_its_lead_in(user, guide):
     message = _ask(user, material, "What does a practical weekly study routine look like?")
     lines = _answer_lines(message)
     lead_in = next(index for index, line in enumerate(lines) if line.startswith("The following weekly routine"))
-    assert [line[:2] for line in lines[lead_in + 1 : lead_in + 6]] == ["- "] * 5
+    assert [line[:2] for line in lines[lead_in + 1 : lead_in + 6]] == ["• "] * 5  # the guide's Markdown bullets, read as bullets
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])

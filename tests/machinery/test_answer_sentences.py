@@ -322,3 +322,36 @@ def test_a_sentence_quoted_from_the_other_language_is_said_to_be_even_where_most
     assert answer.text.startswith("※ Quoted as written in your Korean material.")
     same = extractive_answer("What does the stream emit when data arrives?", english)
     assert not same.refused and "※" not in same.text  # nothing quoted across: no note
+
+
+def test_a_sentence_of_a_reference_entry_is_quoted_under_the_entrys_name():
+    """The walkthrough: "How do I remove a listener?" was answered "Removes all listeners, or those of the specified
+    eventName." and never named removeAllListeners. A sentence that leaves its entry unnamed shows the entry's heading,
+    once for consecutive lines; one that names it, or stands under a plain title, is quoted as it is."""
+    from baeum import rules
+
+    text = (
+        "emitter.removeAllListeners([eventName])\n\nRemoves all listeners, or those of the specified eventName. "
+        "It is bad practice to remove listeners added elsewhere in the code.\n\n"
+        "emitter.removeListener(eventName, listener)\n\nRemoves the specified listener from the listener array. "
+        "removeListener() will remove, at most, one instance of a listener from the listener array."
+    )
+    first, second = text.index("emitter.removeAllListeners"), text.index("emitter.removeListener(")
+    heading_spans = (
+        (first, first + len("emitter.removeAllListeners([eventName])"), 4),
+        (second, second + len("emitter.removeListener(eventName, listener)"), 4),
+    )
+    passage = dataclasses.replace(_passage(text), heading_spans=heading_spans, section_title="Class: EventEmitter")
+    with rules.counting() as fired:
+        answer = extractive_answer("How do I remove a listener from the listener array?", [passage], max_sentences=4)
+    lines = answer.text.split("\n")
+    assert "emitter.removeListener(eventName, listener): Removes the specified listener from the listener array. [1]" in lines
+    assert "removeListener() will remove, at most, one instance of a listener from the listener array. [1]" in lines
+    assert fired["answer:entry-heading"] >= 1
+    with rules.switched_off(["answer:entry-heading"]):
+        plain = extractive_answer("How do I remove a listener from the listener array?", [passage], max_sentences=4)
+    assert "Removes the specified listener from the listener array. [1]" in plain.text.split("\n")
+    titled = dataclasses.replace(
+        _passage("Error events\n\nWhen an error occurs, an 'error' event is emitted."), heading_spans=((0, 12, 3),)
+    )
+    assert extractive_answer("What happens when an error occurs?", [titled]).text.startswith("When an error occurs")
