@@ -56,6 +56,9 @@ def _search_results(*, user, query: str) -> list[dict]:
                 "last": last,
                 "snippet": own[:SNIPPET_CHARS] + ("…" if len(own) > SNIPPET_CHARS else ""),
                 "quote": " ".join(own.split()[:QUOTE_WORDS]),
+                # Found by its words, or only by meaning (the query's words are on no page: "apropos" after the
+                # manual that has it was deleted; a Korean word over an English book).
+                "by_words": bool(hit.lexical_score),
             }
         )
     # The numbers the book prints, as the tutor's citations and the viewer show them (the link keeps the position).
@@ -75,7 +78,8 @@ def library(request):
         "materials": selectors.material_list(user=request.user),
         "course_materials": list(selectors.member_material_list(user=request.user)),
         "query": query,
-        "results": _search_results(user=request.user, query=query) if query else None,
+        "results": (results := _search_results(user=request.user, query=query) if query else None),
+        "only_by_meaning": bool(results) and not any(result["by_words"] for result in results),
         "reason_patterns": reason_patterns_translated(),
         "nav": "library",
     }

@@ -91,6 +91,10 @@ def test_search_box_finds_passages_and_links_to_their_page(browser_client, user,
     assert f"/library/{material.ref_id}/?page=2&quote=" in results  # the passage's page, its first words highlighted there
     assert "assembly" in results and "page 2" in results
     assert "secret" not in results.lower() and "someone else" not in results
+    assert 'id="only-by-meaning"' not in results
+    # The walkthrough's "apropos" after the manual holding it was deleted: results by meaning alone say so.
+    meaning = _page(browser_client, "/library/?q=apropos")
+    assert 'id="only-by-meaning"' in meaning and "No page of your ready materials contains “apropos”" in meaning
 
     korean = _page(browser_client, "/library/?q=interrupt+handler", "ko")
     assert "“interrupt handler” 검색 결과" in korean and "2쪽" in korean
