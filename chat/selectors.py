@@ -5,6 +5,7 @@ import re
 from django.utils.translation import gettext as _
 
 from baeum.errors import NotFound
+from baeum.language.text import is_hangul_heavy
 from knowledge.selectors import member_materials
 
 from .models import Conversation, Message
@@ -47,27 +48,38 @@ def material_titles(*, user, ref_ids: list[str]) -> dict[str, str]:
 STARTERS = 4  # questions an empty conversation offers
 STARTER_KINDS = ("definition", "short_answer")  # questions that stand alone: "What is a variable?", "…을 무엇이라고 부르나요?"
 # Glossary terms that are no concept: pronouns and a definition cut inside a conjunction ("프로앱스 또" of "또는").
+STARTER_MATERIALS = 3  # materials a conversation's starter questions come from
+STARTER_MATERIALS_READ = 50  # of which those in the learner's language come first
 _NOT_A_TERM = frozenset("여러분 우리 이것 그것 저것 당신 저희 we you it this that they".split())
 _CUT_ENDING = ("또", "및", "등", "또는", "혹은")
 
 
-def starter_questions(*, user, conversation: Conversation) -> list[str]:
+def starter_questions(*, user, conversation: Conversation, korean: bool | None = None) -> list[str]:
     """Questions a learner can start an empty conversation with, in each material's language: the practice
     questions its plan asks that stand alone ("What is a variable?"), spread over the plan's sessions; else
-    "What is X?" for terms its materials define and use on several passages."""
+    "What is X?" for terms its materials define and use on several passages. ``korean``: the learner reads a
+    Korean screen (or an English one, False): materials in that language are asked about first (the walkthrough's
+    Korean phone offered "What is once?" from an English book beside a Korean manual)."""
     from knowledge.selectors import materials_in_scope
 
     ref_ids = None if conversation.all_materials else list(conversation.ref_ids)
-    materials = list(materials_in_scope(user=user, ref_ids=ref_ids)[:3]) if ref_ids is None or ref_ids else []
+    materials = list(materials_in_scope(user=user, ref_ids=ref_ids)[:STARTER_MATERIALS_READ]) if ref_ids is None or ref_ids else []
+    if korean is not None:
+        materials.sort(key=lambda material: material.korean is not None and material.korean != korean)  # stable: newest first stays
+    materials = materials[:STARTER_MATERIALS]
     questions = _planned_questions(user=user, conversation=conversation, ref_ids=[material.ref_id for material in materials])
-    if len(questions) < STARTERS:
+    in_their_language = korean is None or any(is_hangul_heavy(question) == korean for question in questions)
+    if len(questions) < STARTERS or not in_their_language:
         # A term the plan already asks about is not asked again in other words ("‘파생작’이란 …?", "파생작은 …?").
         questions += [
             question
             for question in _glossary_questions(user=user, materials=materials)
             if not any(_asked_term(question) in asked for asked in questions)
         ]
-    return list(dict.fromkeys(questions))[:STARTERS]
+    questions = list(dict.fromkeys(questions))
+    if korean is not None:  # in the learner's language first, each language's order kept
+        questions.sort(key=lambda question: is_hangul_heavy(question) != korean)
+    return questions[:STARTERS]
 
 
 def _asked_term(question: str) -> str:

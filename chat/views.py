@@ -112,7 +112,9 @@ def chat_page(request, conversation_id: int | None = None):
         ]
         context["sources"] = _sources(user=request.user, conversation=conversation)
         if not messages:
-            context["starters"] = selectors.starter_questions(user=request.user, conversation=conversation)
+            context["starters"] = selectors.starter_questions(
+                user=request.user, conversation=conversation, korean=request.LANGUAGE_CODE == "ko"
+            )
     return render(request, "chat/chat.html", context)
 
 

@@ -140,6 +140,12 @@ def test_an_empty_conversation_offers_questions_its_plan_asks_or_terms_its_mater
     conversation = api_client.post("/api/v1/conversations/", {"refIds": [korean.ref_id]}, format="json").json()["id"]
     starters = re.findall(r'data-starter="([^"]*)"', client.get(f"/chat/{conversation}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode())
     assert starters == ["레지스터는 무엇인가요?"], starters  # no plan reads it: a term it defines and uses throughout
+    # Over both books, a Korean screen asks about the Korean book first, an English one about the English book first.
+    both = api_client.post("/api/v1/conversations/", {"refIds": [book.ref_id, korean.ref_id]}, format="json").json()["id"]
+    on_korean = re.findall(r'data-starter="([^"]*)"', client.get(f"/chat/{both}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode())
+    on_english = re.findall(r'data-starter="([^"]*)"', client.get(f"/chat/{both}/", HTTP_ACCEPT_LANGUAGE="en").content.decode())
+    assert on_korean and on_korean[0] == "레지스터는 무엇인가요?", on_korean
+    assert on_english and on_english[0] != "레지스터는 무엇인가요?", on_english
 
 
 def test_a_starter_question_is_never_about_a_word_that_names_no_term():
