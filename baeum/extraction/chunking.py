@@ -101,7 +101,10 @@ def _page_units(
     tables: list[Table] = (),
     first_table_id: int = 1,
     code_at: set[int] = frozenset(),
+    text_file: bool = False,
 ) -> Iterable[_Unit]:
+    """A page's units. ``text_file``: a text, Markdown or Office file, whose lines break at spaces (a PDF breaks a
+    Korean word anywhere: "가리키" / "는데"; the Korean xz manual as text had "파일" / "무결성을" glued by Kiwi)."""
     paragraph: list[str] = []
     table_at = {table.start: table for table in tables}
     inside = {index for table in tables for index in range(table.start, table.end)}
@@ -109,7 +112,7 @@ def _page_units(
     def flush() -> Iterable[_Unit]:
         if not paragraph:
             return
-        text = join_lines(paragraph)
+        text = " ".join(paragraph) if text_file else join_lines(paragraph)
         for position, sentence in enumerate(split_sentences(text)):
             yield _Unit(sentence, number, paragraph_start=position == 0)
         paragraph.clear()
@@ -269,7 +272,7 @@ def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool
         tables = find_tables(body, typical_width=typical_width, is_heading=heading_level, markdown=markdown)
         code = {" ".join(normalize_text(line).split()) for line in page.code}
         code_at = {position for position, line in enumerate(body) if line and " ".join(line.split()) in code}
-        for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id, code_at):
+        for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id, code_at, blank_lines_end_paragraphs):
             units.extend([unit] if unit.table and unit.tokens <= target_tokens else _split_long(unit, target_tokens))
         table_id += len(tables)
         for note in [*footnote_paragraphs(notes), *(normalize_text(side) for side in page.notes)]:
@@ -328,7 +331,8 @@ def chunk_pages(
 ) -> list[Chunk]:
     """Cut pages into chunks; see the module docstring. Never returns an empty chunk. A page in ``breaks``
     (where front matter ends or back matter begins) starts a new chunk, with no overlap carried into it.
-    ``blank_lines_end_paragraphs``: a text, Markdown or Office file (a PDF's blank lines are layout)."""
+    ``blank_lines_end_paragraphs``: a text, Markdown or Office file (a PDF's blank lines are layout), whose lines
+    also break at spaces, never inside a word."""
     units = _document_units(pages, target_tokens=target_tokens, markdown=markdown, blank_lines_end_paragraphs=blank_lines_end_paragraphs)
     packer = _Packer(target_tokens=target_tokens, overlap=overlap)
     previous_page = None

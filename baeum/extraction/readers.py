@@ -175,8 +175,6 @@ _MARKDOWN_LINE = (  # each within one line, applied to every line but a code blo
     (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # **bold**, __bold__
     (re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?!\w)"), r"\1"),  # _emphasis_, never snake_case
-    (re.compile(r"(`+)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # `code`
-    (re.compile(r"^([ \t]*)[*+-][ \t]+(?=\S)"), r"\1• "),  # * an item, as a bullet
     (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])"), r"\1"),  # {Function\[]}: an escaped mark is the mark, last
 )
 
@@ -198,10 +196,32 @@ def markdown_text(text: str) -> tuple[str, frozenset[str]]:
     rendered = []
     for line in _MARKDOWN_COMMENT.sub("", "\n".join(lines)).split("\n"):
         if " ".join(line.split()) not in code:
-            for pattern, replacement in _MARKDOWN_LINE:
-                line = pattern.sub(replacement, line)
+            line = _rendered_line(line)
         rendered.append(line)
     return "\n".join(rendered), frozenset(code)
+
+
+_INLINE_CODE = re.compile(r"(`+)(?=\S)(.+?)(?<=\S)\1")
+_BULLET = re.compile(r"^([ \t]*)[*+-][ \t]+(?=\S)")
+
+
+def _rendered_line(line: str) -> str:
+    """One line of Markdown as it renders: its inline code as written, marks and all (`rl[Symbol.asyncIterator]()`
+    is no link, `cursorTo(stream, x[, y][, callback])` no reference), the rest without Markdown's syntax."""
+    line = _BULLET.sub(r"\1• ", line)  # * an item, as a bullet
+    pieces, at = [], 0
+    for match in _INLINE_CODE.finditer(line):
+        pieces.append(_without_syntax(line[at : match.start()]))
+        pieces.append(match.group(2))
+        at = match.end()
+    pieces.append(_without_syntax(line[at:]))
+    return "".join(pieces)
+
+
+def _without_syntax(text: str) -> str:
+    for pattern, replacement in _MARKDOWN_LINE:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS, markdown: bool = False) -> list[ExtractedPage]:

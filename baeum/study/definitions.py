@@ -41,7 +41,7 @@ _ALIAS = re.compile(r"^\s*\(([^()]{1,60})\)")
 _STOP_WORDS = frozenset(
     "a an the its their this that these those it they he she we you i and or but nor of to in on at by for from with as "
     "is are was were be been being which who whom whose when where while because if then than so such not no also "
-    "always never often usually only just still simply actually once twice again later afterwards".split()
+    "always never often usually only just still simply actually once twice again later afterwards without".split()
 )
 _LEADING_DETERMINER = re.compile(r"^(?:the|a|an|its|their|his|her|our|your)\s+", re.IGNORECASE)
 _NAMING = re.compile(

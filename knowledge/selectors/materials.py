@@ -214,7 +214,8 @@ def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None
     for page in pages:  # read, never saved
         if material.extension in HASH_HEADING_EXTENSIONS:
             page.text = without_heading_marks(page.text)
-        page.text = with_broken_words_joined(page.text)
+        if material.extension == ".pdf":  # a text file breaks its lines at spaces ("파일" / "무결성을" are two words)
+            page.text = with_broken_words_joined(page.text)
         page.line_kinds = line_kinds(page.text, headings=headings, code=code - {""})
     return pages
 

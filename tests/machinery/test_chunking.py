@@ -257,3 +257,11 @@ def test_a_text_files_blank_lines_end_its_paragraphs_on_every_page():
     assert "Stable The instance" not in text and "Stable • listener" not in text
     assert "The event handler function The instance" not in text
     assert "• listener {Function} The event handler function\n\nThe instance emits" in text
+
+
+def test_a_text_file_never_joins_two_lines_into_one_word():
+    """The Korean xz manual as text: Kiwi read "다른 방식으로 파일" / "무결성을 검증해야" as one word "파일무결성을"; a text
+    file breaks its lines at spaces, so only a PDF's breaks are read as inside a word."""
+    lines = ["다른 방식으로 파일", "무결성을 검증해야 하는 목적이 아니라면 이 옵션을 사용하지 마십시오."]
+    (text,) = chunk_pages([PageText(1, "\n".join(lines))], target_tokens=400, blank_lines_end_paragraphs=True)
+    assert "방식으로 파일 무결성을 검증해야" in text.content

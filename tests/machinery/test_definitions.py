@@ -22,7 +22,8 @@ def test_what_is_not_a_definition():
     text = (
         "What is a program? This is a hard problem. Sometimes there is a reason. When the function is called, it runs. "
         "The function is called with two arguments. It would be named first.exe on Windows. "
-        "This should only ever be called once."  # Node's events page: the glossary's "once" and "What is once?"
+        "This should only ever be called once. "  # Node's events page: the glossary's "once" and "What is once?"
+        "The listener function is called without passing any arguments."  # readline's: "What is without passing …?"
     )
     assert terms(text) == {}
 

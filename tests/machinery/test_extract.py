@@ -206,3 +206,16 @@ def test_markdown_bullets_read_as_bullets_and_its_escapes_as_the_marks_they_esca
     [page] = split_text_pages("* Returns: {Function\\[]}\n  - nested *item*\n\n```\n* a glob in code\n```\n", markdown=True)
     assert page.text.startswith("• Returns: {Function[]}\n  • nested item")
     assert "* a glob in code" in page.text  # code as written
+
+
+def test_markdown_inline_code_is_read_as_written():
+    """The walkthrough's readline page: "rl[Symbol.asyncIterator]()" read "rlSymbol.asyncIterator" (a link with no
+    address), "cursorTo(stream, x[, y][, callback])" lost its optional arguments (a reference link)."""
+    from baeum.extraction.readers import split_text_pages
+
+    [page] = split_text_pages(
+        "### `rl[Symbol.asyncIterator]()`\n\n* `readline.cursorTo(stream, x[, y][, callback])` moves the cursor; see [the docs](x).\n",
+        markdown=True,
+    )
+    assert "rl[Symbol.asyncIterator]()" in page.text
+    assert "• readline.cursorTo(stream, x[, y][, callback]) moves the cursor; see the docs." in page.text
