@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from baeum import rules
 from baeum.answering.answers import Passage
 from baeum.answering.crosslingual import ANCHORED_VECTOR_SHARE, SHARED_TERMS_MIN_SHARE, crosses_languages, identifiers, shared_script_terms
-from baeum.language import frame_words, lexicon
+from baeum.language import lexicon
 from baeum.language.analysis import (
     QUESTION_FRAME_WORDS,
     content_terms,
@@ -77,21 +77,9 @@ TOPIC_WEIGHT_SHARE = 0.6
 
 def asked_terms(question: str) -> list[str]:
     """The question's terms once each, without Kiwi's particle-glued duplicates, and without the words that
-    only frame it unless nothing else is left ("What is the difference?"): those written down
-    (``QUESTION_FRAME_WORDS``) and those learned from questions and their evidence ("accord", "much", "answer",
-    "usd"; ``baeum.language.frame_words``, rule ``evidence:learned-frame-words``)."""
+    only frame it unless nothing else is left ("What is the difference?")."""
     terms = without_particle_forms(list(dict.fromkeys(content_terms(question))))
-    return [term for term in terms if term not in QUESTION_FRAME_WORDS and not rules.applies(LEARNED_FRAME_WORD, term)] or terms
-
-
-(LEARNED_FRAME_WORD,) = rules.register(
-    rules.Rule(
-        "evidence:learned-frame-words",
-        lambda term: term in frame_words.learned(),
-        "accord",
-        "a word that frames questions, learned from questions whose evidence never writes it, is no term they ask about",
-    ),
-)
+    return [term for term in terms if term not in QUESTION_FRAME_WORDS] or terms
 
 
 def judge_evidence(
