@@ -46,8 +46,9 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # manual's licence appendix ("Appendix A Copying Information") is back matter. "pdfium-6": each item of a list a
 # paragraph of its own, and where every heading inside a chunk stands (a section opening mid-chunk is evidence).
 # "pdfium-7": a line break between two Korean words keeps its space when the words around it say so ("해제한 후" /
-# "장치"), Markdown's bullets read "•" and its escapes ("\\[") as the marks they escape, and a text, Markdown or
-# Office file of several pages keeps its blank lines, which end its paragraphs.
+# "장치"), Markdown's bullets read "•", its escapes ("\\[") as the marks they escape, its inline code as written
+# and its HTML tables as rows of cells (code, never a sentence), and a text, Markdown or Office file keeps its blank
+# lines, which end its paragraphs, and breaks its lines at spaces, never inside a word.
 EXTRACTOR = "pdfium-7"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
@@ -57,8 +58,9 @@ EXTRACTOR_FIXES = {
     "pdfium-4": "a document printing a link such as 'Index' atop every page may have its last third read as back matter (the tutor "
     "reads it last), and a manual's licence appendix may be taught as study sessions",
     "pdfium-5": "list items may run together into one sentence, and a section opening inside a passage is not found by its title",
-    "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'), and Markdown may show '* ' and '\\['; in a text, Markdown or Office file, a line with no full stop (a list item, a "
-    "label) may run into the paragraph after it",
+    "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'); Markdown may show '* ' and '\\[', "
+    "lose brackets inside inline code and run an HTML table's cells into one sentence; in a text, Markdown or Office file, "
+    "a line with no full stop (a list item, a label) may run into the paragraph after it",
 }
 
 

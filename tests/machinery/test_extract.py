@@ -219,3 +219,20 @@ def test_markdown_inline_code_is_read_as_written():
     )
     assert "rl[Symbol.asyncIterator]()" in page.text
     assert "• readline.cursorTo(stream, x[, y][, callback]) moves the cursor; see the docs." in page.text
+
+
+def test_an_html_table_in_markdown_is_rows_of_cells_never_a_sentence():
+    """Node's readline key bindings: "Ctrl+6 Redo previous change Many terminals don't have a default redo keystroke."
+    was a key point, and "_____+6 Redo previous change …" its question."""
+    from baeum.extraction.readers import split_text_pages
+
+    text = (
+        "Key bindings:\n\n<table>\n  <tr>\n    <th>Keystrokes</th>\n    <th>Action</th>\n  </tr>\n  <tr>\n"
+        "    <td><kbd>Ctrl</kbd>+<kbd>6</kbd></td>\n    <td>Redo previous change</td>\n"
+        "    <td>Many terminals don't have a default redo keystroke.\n    In <code>xterm</code>, it is bound to Ctrl+6.</td>\n"
+        "  </tr>\n</table>\n\nThe rest of the page.\n"
+    )
+    [page] = split_text_pages(text, markdown=True)
+    row = "Ctrl+6 | Redo previous change | Many terminals don't have a default redo keystroke. In xterm, it is bound to Ctrl+6."
+    assert row in page.text.split("\n") and "Keystrokes | Action" in page.text
+    assert row in page.code and "<td>" not in page.text  # a row is code: never quoted, never a key point
