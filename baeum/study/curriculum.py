@@ -10,6 +10,7 @@ the learner's minutes at the stated pace.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -269,12 +270,23 @@ def _session_of(units: list[_Unit], parts_of: dict[int, int], part: dict[int, in
     else:
         heading = first.chunk.section_title if first.chunk.section_level >= 2 and first.cut != "module" else ""
         number = part[id(module)]
-        session.title = (
-            f"{module.title} — {heading}" if heading and heading != module.title else f"{module.title} ({number}/{parts_of[id(module)]})"
-        )
+        by_pages = _PAGES_TITLE.match(module.title)
+        if by_pages and not heading:  # a module named by its pages: each part by its own ("xz-ko · p.1–5", not "p.1–15 (1/3)")
+            first_page = min(item["pages"][0] for item in session.ranges)
+            last_page = max(item["pages"][1] for item in session.ranges)
+            session.title = f"{by_pages.group('name')} · p.{first_page}–{last_page}"
+        else:
+            session.title = (
+                f"{module.title} — {heading}"
+                if heading and heading != module.title
+                else f"{module.title} ({number}/{parts_of[id(module)]})"
+            )
     for item in session.ranges:
         del item["_module"]
     return session
+
+
+_PAGES_TITLE = re.compile(r"^(?P<name>.+) · p\.\d+–\d+$")  # a module a material without headings names by its pages
 
 
 def build_sessions(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[ChunkInfo]], *, session_tokens: int) -> list[SessionSpec]:

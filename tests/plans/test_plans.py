@@ -187,6 +187,11 @@ def test_curriculum_without_headings_uses_topic_shifts_and_still_covers_everythi
     assert [i for session in sessions for item in session.ranges for i in range(item["chunkRange"][0], item["chunkRange"][1] + 1)] == list(
         range(12)
     )
+    # A module named by its pages names each of its sessions by the session's own pages (the walkthrough's
+    # "xz-ko · p.1–15 (1/3)" covered p.1–5).
+    for session in sessions:
+        first, last = session.ranges[0]["pages"][0], session.ranges[-1]["pages"][1]
+        assert session.title == f"Notes · p.{first}–{last}", session.title
 
 
 class ScriptedLLM:
