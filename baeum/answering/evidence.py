@@ -178,45 +178,11 @@ def unknown_topics(question: str, passages: list[Passage], known: Callable[[list
 def names_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> bool:
     """The question names something ("How do I write an if statement in Rust?", "… in Java?" over a Korean
     book) and neither the passages nor the materials contain any of its names: the materials are about
-    something else. One name found is enough ("Block (formerly known as Square)"), except an acronym, which the
-    materials must write (rule ``evidence:acronym-missing``)."""
-    if rules.applies(ACRONYM_MISSING, question, passages, known):
-        return True
+    something else. One name found is enough ("Block (formerly known as Square)")."""
     names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]
     if not names or known is None or any(found_terms(names, passage.text) for passage in passages):
         return False
     return not known(names)
-
-
-_ACRONYM = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
-
-
-def acronym_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> bool:
-    """Whether the question names an acronym ("SPDX", "WTFPL", "ARM64") that neither the passages nor the
-    materials write: a material that never mentions SPDX does not answer how to add SPDX identifiers, whatever
-    else it shares with the question ("license", "source files")."""
-    if known is None:
-        return False
-    acronyms = {acronym: content_terms(acronym) for acronym in dict.fromkeys(_ACRONYM.findall(question))}
-    unseen = {
-        acronym: terms
-        for acronym, terms in acronyms.items()
-        if terms and not FISCAL_PERIOD.match(terms[0]) and not any(found_terms(terms, passage.text) for passage in passages)
-    }
-    if not unseen:
-        return False
-    written = known([term for terms in unseen.values() for term in terms])
-    return any(not set(terms) & written for terms in unseen.values())
-
-
-(ACRONYM_MISSING,) = rules.register(
-    rules.Rule(
-        "evidence:acronym-missing",
-        lambda question, passages, known: acronym_missing(question, passages, known),
-        "How do I add SPDX license identifiers to my source files? (over a licence guide that never writes SPDX)",
-        "a question naming an acronym the materials never write is about something else",
-    ),
-)
 
 
 def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:

@@ -53,26 +53,3 @@ def test_the_model_refuses_no_more_in_scope_questions_than_the_rules_and_more_ou
 def test_a_model_needs_both_kinds_of_question():
     with pytest.raises(ValueError, match="both in and out of scope"):
         refusals.fit([_row(0.9, 1.0, True)])
-
-
-def test_a_question_naming_an_acronym_the_materials_never_write_is_refused():
-    """conversations_dev's tuning part: "Is the WTFPL an OSI-approved license?" and "How do I add SPDX license
-    identifiers …?" over the Korean licence guide were answered from passages about licences in general."""
-    from baeum import rules
-    from baeum.answering.answers import Passage
-    from baeum.answering.evidence import acronym_missing, names_missing
-
-    passage = Passage(n=1, chunk_id=1, ref_id="r", title="t", chunk_index=1, page_number=1, text="GPL과 MIT 라이선스는 OSI 승인을 받았다.")
-
-    def known(terms):
-        return {"gpl", "mit", "osi", "license"} & set(terms)
-
-    assert acronym_missing("Is the WTFPL an OSI-approved license?", [passage], known)  # one of two unknown is enough
-    assert acronym_missing("How do I add SPDX license identifiers to my source files?", [passage], known)
-    assert not acronym_missing("What does the GPL require?", [passage], known)
-    assert not acronym_missing("What was FY2019 revenue?", [passage], known)  # a fiscal year, as filings never write it
-    with rules.counting() as fired:
-        assert names_missing("How do I add SPDX license identifiers?", [passage], known)
-    assert fired["evidence:acronym-missing"] == 1
-    with rules.switched_off(["evidence:acronym-missing"]):
-        assert not names_missing("How do I add SPDX license identifiers?", [passage], known)
