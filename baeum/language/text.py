@@ -87,13 +87,14 @@ _ADOBE_PRIVATE_USE = (
 _SYMBOL_PIECES = re.compile(r"^[\uf8e5-\uf8e7\uf8eb-\uf8fe]+\n|[\uf8e5-\uf8e7\uf8eb-\uf8fe]", re.MULTILINE)
 
 
-def normalize_text(text: str) -> str:
+def normalize_text(text: str, *, indented: frozenset[str] | set[str] = frozenset()) -> str:
     """Return extracted text in one canonical form, so search, chunking and citations see the same words.
 
     NFC; line breaks as ``\\n`` (PDFium writes ``\\r\\n``); Latin ligatures and Adobe private-use letters
     spelled out, formula brace pieces dropped; words broken over a line by a hyphen joined (a soft or PDFium
     hyphenation mark always, a plain ``-`` between lowercase letters); control characters removed; TOC dot
-    leaders collapsed; spaces tidied. Pure: no state, no I/O.
+    leaders collapsed; spaces tidied. Pure: no state, no I/O. A line of ``indented`` (lines of code, spaces
+    collapsed) keeps its indentation, for a page viewer that shows code as it is laid out.
     """
     text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
     text = _SYMBOL_PIECES.sub("", text.translate(_LIGATURES).translate(_ADOBE_PRIVATE_USE))
@@ -101,7 +102,12 @@ def normalize_text(text: str) -> str:
     text = _CONTROL.sub("", text)
     text = _HYPHENATED_BREAK.sub("", text)
     text = _DOT_LEADER.sub(" … ", text)
-    lines = [_INLINE_SPACE.sub(" ", line).strip() for line in text.split("\n")]
+    lines = []
+    for line in text.split("\n"):
+        tidied = _INLINE_SPACE.sub(" ", line).strip()
+        if indented and tidied and tidied in indented:
+            tidied = " " * (len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())) + tidied
+        lines.append(tidied)
     return _MANY_NEWLINES.sub("\n\n", "\n".join(lines)).strip()
 
 

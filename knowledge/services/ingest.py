@@ -299,7 +299,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
                 material=material,
                 owner_id=material.owner_id,
                 number=page.number,
-                text=normalize_text(page.full_text),
+                text=normalize_text(page.full_text, indented={" ".join(line.split()) for line in page.code}),
                 ocr=page.number in ocr_pages,
                 label=page.label,
                 matter=matter.get(page.number, ""),

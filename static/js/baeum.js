@@ -95,6 +95,11 @@
       html += escapeHtml(line.slice(at));
       const tag = kind === "code" ? "pre" : kind === "heading" ? "h3" : "p";
       const joins = block && block.tag === tag && (tag === "pre" || (tag === "p" && line.trim() && kind !== "item"));
+      if (!line.trim() && block && block.tag === "pre") {
+        // A blank line inside a listing stays in it: the listing goes on when the next line with text is code.
+        const next = lines.findIndex((other, later) => later > index && other.trim());
+        if (next > 0 && kinds && kinds[next] === "code") { block.lines.push(""); return; }
+      }
       if (!line.trim() && tag === "p") { block = null; return; }
       if (joins) { block.lines.push(html); return; }
       block = { tag, kind, lines: [html] };

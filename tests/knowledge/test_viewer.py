@@ -225,6 +225,7 @@ def test_the_viewer_knows_a_pages_headings_code_and_list_items(client, user, oth
     assert kinds["Events"] == "heading"
     assert kinds["All objects that emit events are instances of the EventEmitter class."] == ""
     assert kinds["myEmitter.on('event', () => {"] == "code" and kinds["});"] == "code"
+    assert kinds["  console.log('an event occurred!');"] == "code"  # a listing keeps its indentation
     assert kinds["• eventName The name of the event."] == "item"
     client.force_login(user)
     html = client.get(f"/library/{notes.ref_id}/?page=1").content.decode()
