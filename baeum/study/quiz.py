@@ -261,8 +261,7 @@ UNASKABLE = rules.register(
         "question:another-kind",
         of_another_kind,
         ("once", "Event object"),
-        "a term swapped into a true/false statement, or offered as a choice, is not the kind of thing the answer is"
-        ' ("Listens Event object to the abort event")',
+        'a term swapped into a true/false statement is not the kind of thing the term is ("Listens Event object to the abort event")',
     ),
 )
 
@@ -350,8 +349,9 @@ def build_questions(
         cloze = cloze_question(candidate.text, term, aliases.get(term.casefold(), []))
         if cloze is None:
             continue
-        siblings = [other for other in siblings if not rules.applies(ANOTHER_KIND, (term, other))]
         kind = [CLOZE, CHOICE, TRUE_FALSE][int(digest(candidate.text)[:8], 16) % 3]
+        if kind == TRUE_FALSE:  # a swapped term makes a false statement only if it is the kind of thing the term is
+            siblings = [other for other in siblings if not rules.applies(ANOTHER_KIND, (term, other))]
         if kind == CHOICE and len(siblings) >= MIN_DISTRACTORS:
             distractors = sorted(siblings, key=lambda other: digest(other + candidate.text))[: MAX_CHOICES - 1]
             cloze.kind = CHOICE
