@@ -255,6 +255,11 @@ def _without_syntax(text: str) -> str:
     return text
 
 
+# A plain-text title set at the margin over its indented body, as a manual page sets its sections ("설명" over
+# "       xz는 gzip(1) 과 …"): a paragraph of its own, never the first words of the sentence under it ("설명 xz는 …").
+_OUTDENTED_TITLE = re.compile(r"^([^\s\-=>*#~|+][^\s]*(?:[ ][^\s]+){0,3})(?<![.!?:;,])[ \t]*\n(?=(?:[ ]{3,}|\t)\S)", re.MULTILINE)
+
+
 def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS, markdown: bool = False) -> list[ExtractedPage]:
     """Cut plain text into virtual pages at paragraph boundaries near ``page_chars``. A ruler line between
     sections is a paragraph break, never text (the Vim tutor's "~~~~" lines opened answers and highlights).
@@ -262,6 +267,8 @@ def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS, markdown: 
     code: frozenset[str] = frozenset()
     if markdown:
         text, code = markdown_text(text)
+    else:
+        text = _OUTDENTED_TITLE.sub(r"\n\1\n\n", text)
     text = _RULER.sub("\n", text)
     pages: list[ExtractedPage] = []
     current: list[str] = []

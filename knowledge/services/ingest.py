@@ -48,7 +48,8 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # "pdfium-7": a line break between two Korean words keeps its space when the words around it say so ("해제한 후" /
 # "장치"), Markdown's bullets read "•", its escapes ("\\[") as the marks they escape, its inline code as written
 # and its HTML tables as rows of cells (code, never a sentence), and a text, Markdown or Office file keeps its blank
-# lines, which end its paragraphs, and breaks its lines at spaces, never inside a word.
+# lines, which end its paragraphs, and breaks its lines at spaces, never inside a word; a plain-text title at the
+# margin over an indented body (a manual page's "설명") is a paragraph of its own.
 EXTRACTOR = "pdfium-7"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {

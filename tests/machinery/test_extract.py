@@ -236,3 +236,17 @@ def test_an_html_table_in_markdown_is_rows_of_cells_never_a_sentence():
     row = "Ctrl+6 | Redo previous change | Many terminals don't have a default redo keystroke. In xterm, it is bound to Ctrl+6."
     assert row in page.text.split("\n") and "Keystrokes | Action" in page.text
     assert row in page.code and "<td>" not in page.text  # a row is code: never quoted, never a key point
+
+
+def test_a_plain_text_title_at_the_margin_over_an_indented_body_is_a_paragraph_of_its_own():
+    """The Korean xz manual as text: answers opened "설명 xz는 …" and "명령 별칭 unxz 명령은 …", the section's title run
+    into its first sentence. A lead-in ending in a colon stays with what follows."""
+    from baeum.extraction.readers import split_text_pages
+
+    [page] = split_text_pages("설명\n       xz는 범용 데이터 압축 도구입니다.\nThe options are:\n   -k  keep the input\n")
+    assert "설명\n\n       xz는 범용 데이터 압축 도구입니다." in page.text
+    assert "The options are:\n   -k  keep the input" in page.text
+    from baeum.extraction.chunking import PageText, chunk_pages
+
+    (chunk,) = chunk_pages([PageText(1, page.text)], blank_lines_end_paragraphs=True)
+    assert "설명 xz는" not in chunk.content and "xz는 범용 데이터 압축 도구입니다." in chunk.content
