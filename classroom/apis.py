@@ -1,19 +1,18 @@
 """The course's plan through the API: its sessions with your progress, one session's content, your progress
 on it, and (for the teacher) every learner's progress."""
 
-from django.utils.translation import get_language
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from baeum.errors import NotFound
-from baeum.study.objectives import objectives_in
 from plans import selectors_course as course_plans
 from plans.apis import ObjectivesField
 from plans.apis_notes import ChosenRangeSerializer
 from plans.apis_study import AnswerInputSerializer, GradeSerializer, answered
 from plans.models import SessionProgress
+from plans.selectors import objectives_for_reader
 from plans.services.course_plans import course_plan_create, course_session_edit, session_progress_record
 from plans.services.session_content import session_content
 
@@ -138,7 +137,7 @@ class CourseSessionApi(APIView):
             {
                 "number": session.number,
                 "title": session.title,
-                "objectives": objectives_in(session.objectives, korean=get_language() == "ko"),
+                "objectives": objectives_for_reader(session.objectives),
                 "keyPoints": content.key_points,
                 "questions": content.questions,
             }

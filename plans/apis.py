@@ -1,14 +1,12 @@
 """Plans API: create from READY materials, read modules and sessions, study sessions, progress."""
 
 from django.urls import reverse
-from django.utils.translation import get_language
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from baeum.study.objectives import objectives_in
 from core.pagination import paginate, paginated_schema
 from core.providers import configured_llm
 from knowledge.apis import FailureSerializer, ProcessingSerializer
@@ -41,7 +39,7 @@ class ObjectivesField(serializers.ListField):
         super().__init__(**kwargs)
 
     def to_representation(self, data):
-        return objectives_in(list(data), korean=get_language() == "ko")
+        return selectors.objectives_for_reader(data)
 
 
 class SessionSummarySerializer(serializers.Serializer):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 
 from baeum.errors import NotFound
+from baeum.study.objectives import objectives_in
 from knowledge import selectors as knowledge
 
 from .models import Card, Plan, Review, StudySession
@@ -18,6 +19,12 @@ class PlanNotFound(NotFound):
 class SessionNotFound(NotFound):
     def __init__(self, number):
         super().__init__(gettext("No session %(number)s in this plan.") % {"number": number})
+
+
+def objectives_for_reader(objectives) -> list[str]:
+    """A session's objectives with the template's words in the active language ("Explain X" → "X 설명하기" for a
+    Korean reader; ``baeum.study.objectives``): pages, APIs and exports all show them so."""
+    return objectives_in(list(objectives or []), korean=get_language() == "ko")
 
 
 def plan_list(*, user):

@@ -186,34 +186,32 @@ _HTML_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.IGNORECASE | re.DOTAL
 _HTML_TAG = re.compile(r"<[^>]+>")
 
 
-def _table_rows(match: re.Match) -> str:
+def _table_rows(table: str) -> list[str]:
     """An HTML table in Markdown as rows, one line each, its cells apart ("Ctrl+6 | Redo previous change | Many
     terminals …"): its tags stripped, Node's key bindings had read "Ctrl+6 Redo previous change Many terminals
     don't have a default redo keystroke." as a sentence."""
     rows = []
-    for row in _HTML_ROW.findall(match.group(0)):
+    for row in _HTML_ROW.findall(table):
         cells = [" ".join(html.unescape(_HTML_TAG.sub("", cell)).split()) for cell in _HTML_CELL.findall(row)]
         while cells and not cells[-1]:
             cells.pop()
         if cells:
-            rows.append(f"{TABLE_ROW_MARK}{' | '.join(cells)}")
-    return "\n".join(rows)
-
-
-TABLE_ROW_MARK = "\x00"  # marks a table row until ``markdown_text`` files it with the code
+            rows.append(" | ".join(cells))
+    return rows
 
 
 def markdown_text(text: str) -> tuple[str, frozenset[str]]:
     """Markdown as its rendered page reads, and the lines of its fenced code blocks and HTML tables (code, never a
     sentence)."""
     lines, code, fenced = [], set(), False
-    text = _HTML_TABLE.sub(_table_rows, text)
+
+    def table(match: re.Match) -> str:
+        rows = _table_rows(match.group(0))
+        code.update(" ".join(row.split()) for row in rows)  # code: never rendered, never a sentence
+        return "\n".join(rows)
+
+    text = _HTML_TABLE.sub(table, text)
     for line in text.split("\n"):
-        if line.startswith(TABLE_ROW_MARK):
-            line = line[len(TABLE_ROW_MARK) :]
-            lines.append(line)
-            code.add(" ".join(line.split()))
-            continue
         if _FENCE.match(line):
             fenced = not fenced
             lines.append("")

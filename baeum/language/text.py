@@ -106,7 +106,8 @@ def normalize_text(text: str, *, indented: frozenset[str] | set[str] = frozenset
     for line in text.split("\n"):
         tidied = _INLINE_SPACE.sub(" ", line).strip()
         if indented and tidied and tidied in indented:
-            tidied = " " * (len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())) + tidied
+            expanded = line.expandtabs(4)
+            tidied = " " * (len(expanded) - len(expanded.lstrip())) + tidied
         lines.append(tidied)
     return _MANY_NEWLINES.sub("\n\n", "\n".join(lines)).strip()
 

@@ -10,7 +10,6 @@ the learner's minutes at the stated pace.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +45,7 @@ class ModuleSpec:
     page_last: int
     tokens: int
     optional: bool = False  # front or back matter: listed as optional reading, never a study session
+    named_by_pages: str = ""  # the material's title, when no heading names the module ("xz-ko · p.1–15")
 
 
 @dataclass
@@ -150,6 +150,7 @@ def _chapter_modules(
             ModuleSpec(
                 ref_id=ref_id,
                 title=title or f"{material_title} · p.{first.page_start}–{members[-1].page_end}",
+                named_by_pages="" if title else material_title,
                 start=start,
                 end=end,
                 page_first=first.page_start,
@@ -270,11 +271,10 @@ def _session_of(units: list[_Unit], parts_of: dict[int, int], part: dict[int, in
     else:
         heading = first.chunk.section_title if first.chunk.section_level >= 2 and first.cut != "module" else ""
         number = part[id(module)]
-        by_pages = _PAGES_TITLE.match(module.title)
-        if by_pages and not heading:  # a module named by its pages: each part by its own ("xz-ko · p.1–5", not "p.1–15 (1/3)")
+        if module.named_by_pages and not heading:  # each part by its own pages ("xz-ko · p.1–5", not "p.1–15 (1/3)")
             first_page = min(item["pages"][0] for item in session.ranges)
             last_page = max(item["pages"][1] for item in session.ranges)
-            session.title = f"{by_pages.group('name')} · p.{first_page}–{last_page}"
+            session.title = f"{module.named_by_pages} · p.{first_page}–{last_page}"
         else:
             session.title = (
                 f"{module.title} — {heading}"
@@ -284,9 +284,6 @@ def _session_of(units: list[_Unit], parts_of: dict[int, int], part: dict[int, in
     for item in session.ranges:
         del item["_module"]
     return session
-
-
-_PAGES_TITLE = re.compile(r"^(?P<name>.+) · p\.\d+–\d+$")  # a module a material without headings names by its pages
 
 
 def build_sessions(modules: list[ModuleSpec], chunks_by_ref: dict[str, list[ChunkInfo]], *, session_tokens: int) -> list[SessionSpec]:

@@ -17,15 +17,14 @@ import zipfile
 from dataclasses import dataclass
 
 from django.utils.text import slugify
-from django.utils.translation import get_language, gettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from baeum.study.objectives import objectives_in
 from core.providers import configured_llm
 from knowledge import selectors as knowledge
 
 from ..models import Card, Module, Plan, StudySession
-from ..selectors import removed_materials, session_is_removed
+from ..selectors import objectives_for_reader, removed_materials, session_is_removed
 from .session_content import session_content
 
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -129,7 +128,7 @@ def _session_lines(
         lines += [
             "### " + gettext("Objectives"),
             "",
-            *(f"- {one_line(objective)}" for objective in objectives_in(session.objectives, korean=get_language() == "ko")),
+            *(f"- {one_line(objective)}" for objective in objectives_for_reader(session.objectives)),
             "",
         ]
     content = session_content(user=user, plan=plan, session=session, llm=configured_llm())

@@ -1,11 +1,9 @@
 """Template filters for plan pages: what the plan stores, in the learner's language."""
 
 from django import template
-from django.utils.translation import get_language
-
-from baeum.study.objectives import objectives_in
 
 from ..failure_reasons import plan_failure_reason
+from ..selectors import objectives_for_reader
 
 register = template.Library()
 
@@ -19,4 +17,4 @@ def plan_failure(plan) -> str:
 @register.filter
 def reader_objectives(objectives) -> list[str]:
     """A session's objectives with the template's words in the active language ("Explain X" → "X 설명하기")."""
-    return objectives_in(list(objectives or []), korean=get_language() == "ko")
+    return objectives_for_reader(objectives)

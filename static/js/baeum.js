@@ -28,32 +28,9 @@
   function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   }
-  // Highlight `quote` inside `text` whitespace-insensitively; returns safe HTML. A Korean word may be
-  // broken over two lines of the page ("가리키" / "는데") where the passage joined it: any space may
-  // stand between two Hangul syllables.
-  function highlight(text, quote) {
-    const safe = escapeHtml(text);
-    if (!quote) return safe;
-    const words = escapeHtml(quote).trim().split(/\s+/).map((word) => escapeRegExp(word).replace(/([가-힣])(?=[가-힣])/g, "$1\\s*"));
-    const pattern = words.join("\\s*");
-    try {
-      return safe.replace(new RegExp(pattern), (m) => '<mark id="quote">' + m + "</mark>");
-    } catch (e) {
-      return safe;
-    }
-  }
-  // Mark every occurrence of `term` (case-insensitive, any run of spaces); returns safe HTML.
-  function highlightAll(text, term) {
-    const safe = escapeHtml(text);
-    const words = escapeHtml(term).trim().split(/\s+/).filter(Boolean);
-    if (!words.length) return safe;
-    try {
-      return safe.replace(new RegExp(words.map(escapeRegExp).join("\\s+"), "gi"), (m) => '<mark class="found">' + m + "</mark>");
-    } catch (e) {
-      return safe;
-    }
-  }
-  // Where `quote` stands in `text` (as `highlight` finds it): [start, end], or null.
+  // Where `quote` stands in `text`, whitespace-insensitively: [start, end], or null. A Korean word may be broken
+  // over two lines of the page ("가리키" / "는데") where the passage joined it: any space may stand between two
+  // Hangul syllables.
   function quoteRange(text, quote) {
     if (!quote || !quote.trim()) return null;
     const words = quote.trim().split(/\s+/).map((word) => escapeRegExp(word).replace(/([가-힣])(?=[가-힣])/g, "$1\\s*"));
@@ -124,5 +101,5 @@
   document.addEventListener("change", (event) => {
     if (event.target.matches && event.target.matches("[data-autosubmit]") && event.target.form) event.target.form.submit();
   });
-  window.Baeum = { api, csrfToken, escapeHtml, highlight, highlightAll, quoteRange, termRanges, renderPage, translateReason };
+  window.Baeum = { api, csrfToken, escapeHtml, quoteRange, termRanges, renderPage, translateReason };
 })();
