@@ -231,13 +231,14 @@ def markdown_text(text: str) -> tuple[str, frozenset[str]]:
 
 
 _INLINE_CODE = re.compile(r"(`+)(?=\S)(.+?)(?<=\S)\1")
+_CODE_LINK = re.compile(r"\[(`+[^`\n]+`+)\](?:\([^)\n]*\)|\[[^\]\n]*\])")  # [`fs.ReadStream`][], [`x`](url): its code
 _BULLET = re.compile(r"^([ \t]*)[*+-][ \t]+(?=\S)")
 
 
 def _rendered_line(line: str) -> str:
     """One line of Markdown as it renders: its inline code as written, marks and all (`rl[Symbol.asyncIterator]()`
     is no link, `cursorTo(stream, x[, y][, callback])` no reference), the rest without Markdown's syntax."""
-    line = _BULLET.sub(r"\1• ", line)  # * an item, as a bullet
+    line = _CODE_LINK.sub(r"\1", _BULLET.sub(r"\1• ", line))  # * an item as a bullet; a link around code, its code
     pieces, at = [], 0
     for match in _INLINE_CODE.finditer(line):
         pieces.append(_without_syntax(line[at : match.start()]))

@@ -219,6 +219,8 @@ def test_markdown_inline_code_is_read_as_written():
     )
     assert "rl[Symbol.asyncIterator]()" in page.text
     assert "• readline.cursorTo(stream, x[, y][, callback]) moves the cursor; see the docs." in page.text
+    [linked] = split_text_pages("A Readable stream (such as [`process.stdin`][]); see [`fs.ReadStream`](fs.md#x).\n", markdown=True)
+    assert "A Readable stream (such as process.stdin); see fs.ReadStream." in linked.text  # a link around code: its code
 
 
 def test_an_html_table_in_markdown_is_rows_of_cells_never_a_sentence():
