@@ -7,6 +7,7 @@ topic or names the materials never use is refused whatever else matches.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -19,6 +20,7 @@ from baeum.language.analysis import (
     QUESTION_FRAME_WORDS,
     content_terms,
     may_name_a_topic,
+    named_phrases,
     named_terms,
     without_particle_forms,
 )
@@ -90,6 +92,7 @@ def judge_evidence(
     min_vector: float | None,
     strong_coverage: float,
     known: Callable[[list[str]], set[str]] | None = None,
+    pairs_known: Callable[[list[tuple[str, str]]], set[tuple[str, str]]] | None = None,
 ) -> Evidence:
     """Decide whether the passages can answer the question.
 
@@ -104,7 +107,7 @@ def judge_evidence(
         return Evidence(0.0, 0.0, False, "no-passages" if not passages else "no-terms")
     if crosses_languages(question, passages):
         evidence = _judge_across_languages(question, passages, min_vector=min_vector)
-        return replace(evidence, sufficient=False, reason="names-missing") if names_missing(question, passages, known) else evidence
+        return replace(evidence, sufficient=False, reason="names-missing") if names_missing(question, passages, known, pairs_known) else evidence
     found_in = [found_terms(terms, passage.text) for passage in passages]
     total = len(found_in)
     weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
@@ -137,7 +140,7 @@ def judge_evidence(
     missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
     if missing_topic:
         reason = "topic-missing"
-    elif names_missing(question, passages, known):
+    elif names_missing(question, passages, known, pairs_known):
         reason = "names-missing"
     elif coverage >= strong_coverage:
         reason = "strong-coverage"
@@ -175,14 +178,69 @@ def unknown_topics(question: str, passages: list[Passage], known: Callable[[list
     return [term for term in absent if term not in known(absent)] if absent else []
 
 
-def names_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> bool:
+def names_missing(
+    question: str,
+    passages: list[Passage],
+    known: Callable[[list[str]], set[str]] | None,
+    pairs_known: Callable[[list[tuple[str, str]]], set[tuple[str, str]]] | None = None,
+) -> bool:
     """The question names something ("How do I write an if statement in Rust?", "… in Java?" over a Korean
     book) and neither the passages nor the materials contain any of its names: the materials are about
-    something else. One name found is enough ("Block (formerly known as Square)")."""
+    something else. One name found is enough ("Block (formerly known as Square)"); with ``pairs_known`` a
+    name of several words is found only where they stand together (rule ``evidence:name-phrases``)."""
     names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]
-    if not names or known is None or any(found_terms(names, passage.text) for passage in passages):
+    if not names or known is None:
         return False
-    return not known(names)
+    if any(found_terms(names, passage.text) for passage in passages) or known(names):
+        return pairs_known is not None and rules.applies(NAME_PHRASES, question, passages, known, pairs_known)
+    return True
+
+
+def _pair_written(first: str, second: str, text: str) -> bool:
+    """Whether ``first`` and ``second`` stand side by side in ``text``, in any case and number."""
+
+    def prefix(word: str) -> str:
+        term = (content_terms(word) or [word.casefold()])[0]
+        shared = os.path.commonprefix([word.casefold(), term])
+        return re.escape(shared if len(shared) >= 3 else word.casefold())
+
+    return re.search(rf"\b{prefix(first)}\w*[\s-]+{prefix(second)}", text, re.IGNORECASE) is not None
+
+
+def phrases_missing(
+    question: str,
+    passages: list[Passage],
+    known: Callable[[list[str]], set[str]],
+    pairs_known: Callable[[list[tuple[str, str]]], set[tuple[str, str]]],
+) -> bool:
+    """No name the question writes is in the passages or the materials, a name of several words counted only
+    where its words stand together: "What does the Server Side Public License require from cloud providers?"
+    over a licence guide that writes "server", "public" and "license" but never this licence."""
+    phrases = [
+        words
+        for words in (tuple(word for word in phrase if content_terms(word)) for phrase in named_phrases(question))
+        if words and not any(FISCAL_PERIOD.match(content_terms(word)[0]) for word in words)
+    ]
+    if not any(len(words) > 1 for words in phrases):
+        return False
+    single = [content_terms(words[0])[0] for words in phrases if len(words) == 1]
+    if single and (any(found_terms(single, passage.text) for passage in passages) or known(single)):
+        return False
+    pairs = list(dict.fromkeys(pair for words in phrases if len(words) > 1 for pair in zip(words, words[1:], strict=False)))
+    written = {pair for pair in pairs if any(_pair_written(*pair, passage.text) for passage in passages)}
+    unwritten = [pair for pair in pairs if pair not in written]
+    found = written | (pairs_known(unwritten) if unwritten else set())
+    return not any(all(pair in found for pair in zip(words, words[1:], strict=False)) for words in phrases if len(words) > 1)
+
+
+NAME_PHRASES = rules.register(
+    rules.Rule(
+        "evidence:name-phrases",
+        phrases_missing,
+        "What does the Server Side Public License require from cloud providers?",
+        "a name of several words is in the materials only where its words stand together",
+    )
+)[0]
 
 
 def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:

@@ -272,6 +272,25 @@ def named_terms(question: str) -> list[str]:
     return list(dict.fromkeys(term for term in terms if not _NUMBER.fullmatch(term)))  # numbers are matched as numbers
 
 
+def named_phrases(question: str) -> list[tuple[str, ...]]:
+    """The names of ``named_terms`` as the question writes them, a run of capitalised words side by side as one
+    name ("What does the Server Side Public License require?": ("Server", "Side", "Public", "License"))."""
+    question = unicodedata.normalize("NFC", question)
+    korean = bool(_HAS_CJK.search(question))
+    phrases: list[list[str]] = []
+    end = -1
+    for index, match in enumerate(_LATIN_TOKEN.finditer(question)):
+        if not (korean or index) or not _NAME_TOKEN.fullmatch(match.group(0)):
+            end = -1
+            continue
+        if end >= 0 and not question[end : match.start()].strip():
+            phrases[-1].append(match.group(0))
+        else:
+            phrases.append([match.group(0)])
+        end = match.end()
+    return list(dict.fromkeys(tuple(phrase) for phrase in phrases))
+
+
 def analyze(text: str, *, query: bool = False) -> list[str]:
     """Return the index terms of ``text``, in order (repeats kept, for term frequencies); with ``query``, the
     terms a search looks for (a name with its number only run together, "sha256")."""

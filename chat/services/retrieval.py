@@ -121,7 +121,7 @@ def _search(conversation: Conversation, query: str, *, k: int, scope: Scope) -> 
     return _renumber(body_first(_passages(hits), query, k=k))
 
 
-def judge(question: str, passages: list[Passage], known=None) -> Evidence:
+def judge(question: str, passages: list[Passage], known=None, pairs_known=None) -> Evidence:
     config = chat_settings()
     return judge_evidence(
         question,
@@ -130,6 +130,7 @@ def judge(question: str, passages: list[Passage], known=None) -> Evidence:
         min_vector=config["MIN_VECTOR"],
         strong_coverage=config["STRONG_COVERAGE"],
         known=known,
+        pairs_known=pairs_known,
     )
 
 

@@ -136,10 +136,11 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.language.questions).
     asked = analyse_question(question).judged
     known = vocabulary(conversation, sources)
+    pairs_known = name_pairs(conversation, sources)
     # A condensed question is judged as the model made it stand alone (as it was searched); a follow-up as
     # the rules resolve it.
     judged = analyse_question(condensed).judged if condensed else resolve_references(asked, memory) if follow_up else asked
-    evidence = judge(judged, retrieval.passages, known)
+    evidence = judge(judged, retrieval.passages, known, pairs_known)
     if (
         follow_up
         and not condensed
@@ -147,7 +148,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         and not (listed or named)
         and (
             len(unknown_topics(asked, retrieval.passages, known)) >= FOLLOW_UP_UNKNOWN_WORDS
-            or names_missing(asked, retrieval.passages, known)
+            or names_missing(asked, retrieval.passages, known, pairs_known)
         )
     ):
         # The words carried over make any follow-up look covered, and the question made to stand alone is
@@ -163,7 +164,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
             NEVER_MENTIONED,
             asked_question,
             known,
-            name_pairs(conversation, sources),
+            pairs_known,
             not same_language(conversation, asked_question, sources),
         )
         if missing:

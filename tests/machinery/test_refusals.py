@@ -2,6 +2,8 @@
 
 import pytest
 
+from baeum import rules
+
 from baeum.answering import refusals
 from baeum.answering.answers import Passage
 from baeum.answering.evidence import evidence_signals, judge_evidence, observe_evidence, observing_evidence
@@ -53,3 +55,38 @@ def test_the_model_refuses_no_more_in_scope_questions_than_the_rules_and_more_ou
 def test_a_model_needs_both_kinds_of_question():
     with pytest.raises(ValueError, match="both in and out of scope"):
         refusals.fit([_row(0.9, 1.0, True)])
+
+
+LICENCE_PAGE = Passage(
+    n=1, chunk_id=2, ref_id="r", title="Guide", chunk_index=0, page_number=9,
+    text="The GNU General Public License asks for the source. A server that runs modified code need not publish it.",
+    vector_score=0.5, vector_threshold=0.3,
+)  # fmt: skip
+
+
+def _judged(question: str, pairs_written: set) -> str:
+    def known(terms):
+        return {term for term in terms if term in {"server", "side", "public", "license", "gnu", "general"}}
+
+    return judge_evidence(
+        question, [LICENCE_PAGE], min_coverage=0.2, min_vector=None, strong_coverage=0.3, known=known,
+        pairs_known=lambda pairs: {pair for pair in pairs if pair in pairs_written},
+    ).reason  # fmt: skip
+
+
+def test_a_name_of_several_words_is_in_the_materials_only_where_its_words_stand_together():
+    question = "What does the Server Side Public License require from cloud providers?"
+    with rules.counting() as fired:
+        assert _judged(question, set()) == "names-missing"  # "server", "public", "license" apart, never this licence
+    assert fired["evidence:name-phrases"] == 1
+    written = {("Server", "Side"), ("Side", "Public"), ("Public", "License")}
+    assert _judged(question, written) != "names-missing"  # the materials write it elsewhere
+    assert _judged("What does the General Public License ask for?", set()) != "names-missing"  # on the page at hand
+    with rules.switched_off(["evidence:name-phrases"]):
+        assert _judged(question, set()) != "names-missing"
+
+
+def test_a_name_in_one_word_found_is_enough_beside_a_phrase_never_written():
+    # "GNU" is an acronym (not a name by its case); "Stallman" is not in the materials, "General Public" is.
+    assert _judged("Did Stallman write the Server Side Public License?", set()) == "names-missing"
+    assert _judged("Does the Server Side Public License differ from the General Public License?", set()) != "names-missing"
