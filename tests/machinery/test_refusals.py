@@ -3,7 +3,6 @@
 import pytest
 
 from baeum import rules
-
 from baeum.answering import refusals
 from baeum.answering.answers import Passage
 from baeum.answering.evidence import evidence_signals, judge_evidence, observe_evidence, observing_evidence
