@@ -38,7 +38,11 @@ NOTE_PREFIX = "※ "
 _LATIN_TERM = re.compile(r"^[a-z0-9][a-z0-9_.+#-]*$")
 
 
-_IDENTIFIER = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Za-z]*[0-9]{2,}[A-Za-z0-9]*)\b")
+# Acronyms and codes ("ESP", "80386", "x86"), a word mixing digits and letters ("2others", "4yourself"; not an
+# ordinal, "2nd") and a name with a capital inside ("ifrOSS", "NumPy" is a name by its first letter).
+_IDENTIFIER = re.compile(
+    r"\b(?:[A-Z]{2,}[0-9]*|[A-Za-z]*[0-9]{2,}[A-Za-z0-9]*|(?![0-9]+(?:st|nd|rd|th)\b)[0-9]+[A-Za-z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)\b"
+)
 
 
 # With every named identifier found verbatim, the meaning match may be this share of the usual threshold.
@@ -75,7 +79,8 @@ def shared_script_terms(question: str) -> list[str]:
 
 
 def identifiers(question: str) -> list[str]:
-    """Names written the same in every language: acronyms and codes ("ESP", "CALL", "80386", "x86")."""
+    """Names written the same in every language: acronyms and codes ("ESP", "CALL", "80386", "x86", "2others",
+    "ifrOSS")."""
     return list(dict.fromkeys(_IDENTIFIER.findall(question)))
 
 

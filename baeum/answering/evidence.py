@@ -64,7 +64,7 @@ class Evidence:
     # "no-passages", "no-terms", "crosslingual:covered", "crosslingual:weak-meaning", "crosslingual:shared-terms-missing",
     # or what a caller decided on top ("follow-up:unknown-words", "session-overview", "never-mentioned").
     reason: str = ""
-    missing: tuple[str, ...] = ()  # "never-mentioned": what the materials never mention ("Fibonacci heap")
+    missing: tuple[str, ...] = ()  # "never-mentioned", "names-missing": what the materials never mention ("Fibonacci heap")
 
 
 SUFFICIENT_REASONS = frozenset({"covered", "strong-coverage", "crosslingual:covered", "session-overview"})
@@ -107,7 +107,8 @@ def judge_evidence(
         return Evidence(0.0, 0.0, False, "no-passages" if not passages else "no-terms")
     if crosses_languages(question, passages):
         evidence = _judge_across_languages(question, passages, min_vector=min_vector)
-        return replace(evidence, sufficient=False, reason="names-missing") if names_missing(question, passages, known, pairs_known) else evidence
+        missing = names_missing(question, passages, known, pairs_known)
+        return replace(evidence, sufficient=False, reason="names-missing", missing=missing) if missing else evidence
     found_in = [found_terms(terms, passage.text) for passage in passages]
     total = len(found_in)
     weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
@@ -138,10 +139,11 @@ def judge_evidence(
     # ...and nowhere in the materials either (``known``: the terms the learner's materials contain):
     # "used" in "What is a register used for?" is missing from the passages but not from the book.
     missing_topic = bool(heavy_missing) and known is not None and not (set(heavy_missing) & known(heavy_missing))
+    missing_names = () if missing_topic else names_missing(question, passages, known, pairs_known)
     if missing_topic:
         reason = "topic-missing"
-    elif names_missing(question, passages, known, pairs_known):
-        reason = "names-missing"
+    elif missing_names:
+        return Evidence(round(coverage, 4), round(vector, 4), False, "names-missing", missing_names)
     elif coverage >= strong_coverage:
         reason = "strong-coverage"
     elif coverage >= min_coverage:
@@ -183,17 +185,28 @@ def names_missing(
     passages: list[Passage],
     known: Callable[[list[str]], set[str]] | None,
     pairs_known: Callable[[list[tuple[str, str]]], set[tuple[str, str]]] | None = None,
-) -> bool:
-    """The question names something ("How do I write an if statement in Rust?", "… in Java?" over a Korean
-    book) and neither the passages nor the materials contain any of its names: the materials are about
-    something else. One name found is enough ("Block (formerly known as Square)"); with ``pairs_known`` a
+) -> tuple[str, ...]:
+    """The names of a question that names something ("How do I write an if statement in Rust?", "… in Java?"
+    over a Korean book) when neither the passages nor the materials contain any of them (else none): the
+    materials are about something else. One name found is enough ("Block (formerly known as Square)"); with ``pairs_known`` a
     name of several words is found only where they stand together (rule ``evidence:name-phrases``)."""
     names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]
     if not names or known is None:
-        return False
-    if any(found_terms(names, passage.text) for passage in passages) or known(names):
-        return pairs_known is not None and rules.applies(NAME_PHRASES, question, passages, known, pairs_known)
-    return True
+        return ()
+    if (any(found_terms(names, passage.text) for passage in passages) or known(names)) and not (
+        pairs_known is not None and rules.applies(NAME_PHRASES, question, passages, known, pairs_known)
+    ):
+        return ()
+    return tuple(" ".join(words) for words in _names_written(question))
+
+
+def _names_written(question: str) -> list[tuple[str, ...]]:
+    """The names of ``question`` as it writes them, without a fiscal period and words that name nothing."""
+    return [
+        words
+        for words in (tuple(word for word in phrase if content_terms(word)) for phrase in named_phrases(question))
+        if words and not any(FISCAL_PERIOD.match(content_terms(word)[0]) for word in words)
+    ]
 
 
 def _pair_written(first: str, second: str, text: str) -> bool:
@@ -216,11 +229,7 @@ def phrases_missing(
     """No name the question writes is in the passages or the materials, a name of several words counted only
     where its words stand together: "What does the Server Side Public License require from cloud providers?"
     over a licence guide that writes "server", "public" and "license" but never this licence."""
-    phrases = [
-        words
-        for words in (tuple(word for word in phrase if content_terms(word)) for phrase in named_phrases(question))
-        if words and not any(FISCAL_PERIOD.match(content_terms(word)[0]) for word in words)
-    ]
+    phrases = _names_written(question)
     if not any(len(words) > 1 for words in phrases):
         return False
     single = [content_terms(words[0])[0] for words in phrases if len(words) == 1]
@@ -243,6 +252,12 @@ NAME_PHRASES = rules.register(
 )[0]
 
 
+def _written_in(name: str, text: str) -> bool:
+    """Whether ``text`` writes the identifier ``name``: an acronym as it is ("CALL", not "call"), a name with
+    lower-case letters in any case ("ifrOSS" in "IfrOSS(Institut …", "2others")."""
+    return name in text or (any(char.islower() for char in name) and name.casefold() in text.casefold())
+
+
 def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:
     shared = shared_script_terms(question)
     found = max((len(found_terms(shared, passage.text)) for passage in passages), default=0)
@@ -251,7 +266,7 @@ def _judge_across_languages(question: str, passages: list[Passage], *, min_vecto
     # Identifiers the question names and a passage contains verbatim are evidence of their own: then a
     # weaker meaning match is enough (short pages, where a chunk mixes topics, score lower).
     names = identifiers(question)
-    anchored = bool(names) and all(any(name in passage.text for passage in passages) for name in names)
+    anchored = bool(names) and all(any(_written_in(name, passage.text) for passage in passages) for name in names)
     if not names and shared and is_hangul_heavy(question):
         # In a Korean question every Latin-script word is such a name ("NaN", "htonl", "vtable"), whatever its
         # case: each must be a word of a passage.

@@ -306,7 +306,7 @@ def refusal(
         return Answer(text=_NOTHING_READY_KO if is_hangul_heavy(question) else _NOTHING_READY_EN, refused=True)
     if not passages:
         return Answer(text=refusal_text(question), refused=True)
-    if evidence.reason == "never-mentioned":
+    if evidence.reason in ("never-mentioned", "names-missing") and evidence.missing:
         return Answer(text=never_mentioned_text(question, evidence.missing), refused=True)
     if not evidence.sufficient:
         return Answer(text=weak_results_text(question, searched, in_session=in_session), refused=True)

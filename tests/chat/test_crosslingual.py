@@ -201,3 +201,12 @@ def test_a_korean_what_is_question_opens_with_the_english_definition_its_gloss_n
 
     answer = extractive_answer("스택이란 무엇인가요?", [_passage(page, 0.3)], similarity=support_nearest, names=("stack",))
     assert answer.text.split("\n")[1].startswith("A stack is a Last-In First-Out (LIFO) list."), answer.text
+
+
+def test_identifiers_are_the_names_every_language_writes_alike():
+    from baeum.answering.crosslingual import identifiers
+
+    assert identifiers("What is ifrOSS?") == ["ifrOSS"]  # a capital inside: a name, whatever its first letter
+    assert identifiers("What do the tokens '4yourself' and '2others' mean?") == ["4yourself", "2others"]
+    assert identifiers("Is x86 or the 80386 ESP register used?") == ["x86", "80386", "ESP"]
+    assert identifiers("What is the 2nd rule of the 3rd chapter?") == []  # ordinals are not names

@@ -83,3 +83,29 @@ def test_asking_whether_the_book_covers_what_it_never_mentions_is_answered_no_na
     ingest(other_user, make_pdf(["Chapter 1 Fibonacci heaps\nA Fibonacci heap is a collection of heap-ordered trees."]), "f.pdf")
     again = chat_reply(conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), content="does it also cover Fibonacci heaps?")
     assert again.refused, "another learner's book made the phrase look mentioned"
+
+
+LICENCES = [
+    "Chapter 1 The GNU General Public License\nThe GNU General Public License requires that whoever distributes the "
+    "program also offers its source code. A company that runs modified code on its own server need not publish it.",
+    "Chapter 2 Permissive licenses\nThe MIT License allows reuse in proprietary software, provided the copyright "
+    "notice is kept with every copy.",
+]
+
+
+def test_a_name_of_several_words_the_materials_never_write_together_is_refused_naming_it(user, other_user, ingest):
+    """ "Server Side Public License" over a guide that writes "server", "public" and "license" only apart is not
+    answered from the GPL page (rule ``evidence:name-phrases``); the refusal says what the materials never
+    mention. Another learner's guide that writes it changes nothing."""
+    from chat.services.reply import chat_reply
+    from tests.pdfgen import make_pdf
+
+    ingest(
+        other_user, make_pdf(["Chapter 1 SSPL\nThe Server Side Public License requires cloud providers to publish their stack."]), "s.pdf"
+    )
+    guide = ingest(user, make_pdf(LICENCES), "licences.pdf", title="Licences")
+    conversation = conversation_create(owner=user, ref_ids=[guide.ref_id])
+    refused = chat_reply(conversation=conversation, content="What does the Server Side Public License require from cloud providers?")
+    assert refused.refused and "never mention “Server Side Public License”" in refused.content, refused.content
+    answered = chat_reply(conversation=conversation, content="What does the General Public License require?")
+    assert not answered.refused and {citation["pageNumber"] for citation in answered.citations} == {1}, answered.content
