@@ -161,6 +161,10 @@ _SENTENCE_END = re.compile(
     r"|\n{2,}"
 )
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Dr|Prof|Fig|No|cf|al)|\b[A-Z])\.$")
+# An ellipsis before a lower-case word, a number or an option ends no sentence: it elides a range or a list
+# ("-0 ... -9 압축 사전 설정 수준을 선택합니다.", "a, b, ... z").
+_ELLIPSIS = re.compile(r"\.\.\.$")
+_ELIDED = re.compile(r"[-−–+a-z0-9(\[]")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -172,6 +176,8 @@ def split_sentences(text: str) -> list[str]:
         # that lost them is no longer found verbatim on its page.
         candidate = text[start : match.start() + len(match.group("close") or "")]
         if _ABBREVIATION.search(candidate.rstrip("\"'”’)]")):
+            continue
+        if _ELLIPSIS.search(candidate) and _ELIDED.match(text, match.end()):
             continue
         if candidate.strip():
             pieces.append(candidate.strip())

@@ -68,3 +68,13 @@ def test_normalize_text_reads_adobe_private_use_letters_and_drops_formula_brace_
     assert normalize_text("제 7 장 80\uf77886 명령어") == "제 7 장 80x86 명령어"  # small-cap x, as pcasm-book-korean.pdf has it
     assert normalize_text("A(m, n) =\n\uf8f1\n\uf8f4\uf8f2\n\uf8f4\uf8f3\nn + 1 if m = 0") == "A(m, n) =\nn + 1 if m = 0"
     assert normalize_text("Java\uf8ea and \ue062is") == "Java™ and \ue062is"  # a font's own private glyphs stay: no way to know them
+
+
+def test_an_ellipsis_that_elides_a_range_or_a_list_ends_no_sentence():
+    # The xz manual: "-9 압축 사전 설정 수준을 선택합니다." had been quoted alone, saying what "-0 ... -9" does.
+    assert split_sentences("-0 ... -9 압축 사전 설정 수준을 선택합니다. 기본값은 -6입니다.") == [
+        "-0 ... -9 압축 사전 설정 수준을 선택합니다.",
+        "기본값은 -6입니다.",
+    ]
+    assert split_sentences("Values a, b, ... z are kept. Next.") == ["Values a, b, ... z are kept.", "Next."]
+    assert split_sentences("He waited... Then he left.") == ["He waited...", "Then he left."]  # before a capital: an end
