@@ -141,10 +141,15 @@ def weak_results_text(question: str, titles: list[str], *, in_session: bool = Fa
 
 def never_mentioned_text(question: str, missing: tuple[str, ...]) -> str:
     """The answer to "does it cover X?" when the materials never mention X: no, naming what was looked for."""
+    return f"{REFUSAL_KO if is_hangul_heavy(question) else REFUSAL_EN} {unmentioned_text(question, missing)}"
+
+
+def unmentioned_text(question: str, missing: tuple[str, ...]) -> str:
+    """The sentence naming what the materials never mention ("Your materials never mention “France”.")."""
     names = ", ".join(f"“{name}”" for name in missing[:3])
     if is_hangul_heavy(question):
-        return f"{REFUSAL_KO} 자료 어디에도 나오지 않는 말: {names}."
-    return f"{REFUSAL_EN} Your materials never mention {names}."
+        return f"자료 어디에도 나오지 않는 말: {names}."
+    return f"Your materials never mention {names}."
 
 
 def citation_for(passage: Passage, quote: str, earlier: Citation | None = None) -> Citation:

@@ -35,13 +35,18 @@ MEANING_WEIGHT = 4.0  # a sentence's cosine to the question outweighs its positi
 NOTE_PREFIX = "※ "
 
 
-_LATIN_TERM = re.compile(r"^[a-z0-9][a-z0-9_.+#-]*$")
+_LATIN_TERM = re.compile(r"^-{0,2}[a-z0-9][a-z0-9_.+#-]*$")  # "-k" too: an option is written alike
+
+
+# A command-line option ("-k", "--keep", "--memlimit-decompress"), as a word of its own.
+OPTION = r"(?<![\w-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"
 
 
 # Acronyms and codes ("ESP", "80386", "x86"), a word mixing digits and letters ("2others", "4yourself"; not an
 # ordinal, "2nd") and a name with a capital inside ("ifrOSS", "NumPy" is a name by its first letter).
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Z]{2,}[0-9]*|[A-Za-z]*[0-9]{2,}[A-Za-z0-9]*|(?![0-9]+(?:st|nd|rd|th)\b)[0-9]+[A-Za-z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)\b"
+    r"|" + OPTION
 )
 
 
@@ -80,7 +85,7 @@ def shared_script_terms(question: str) -> list[str]:
 
 def identifiers(question: str) -> list[str]:
     """Names written the same in every language: acronyms and codes ("ESP", "CALL", "80386", "x86", "2others",
-    "ifrOSS")."""
+    "ifrOSS"), command-line options ("-k")."""
     return list(dict.fromkeys(_IDENTIFIER.findall(question)))
 
 

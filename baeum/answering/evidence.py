@@ -254,7 +254,9 @@ NAME_PHRASES = rules.register(
 
 def _written_in(name: str, text: str) -> bool:
     """Whether ``text`` writes the identifier ``name``: an acronym as it is ("CALL", not "call"), a name with
-    lower-case letters in any case ("ifrOSS" in "IfrOSS(Institut …", "2others")."""
+    lower-case letters in any case ("ifrOSS" in "IfrOSS(Institut …", "2others"), an option as a word ("-k")."""
+    if name.startswith("-"):  # an option: as a word ("-k" is not in "--keep")
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
     return name in text or (any(char.islower() for char in name) and name.casefold() in text.casefold())
 
 

@@ -52,9 +52,14 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     is given (the multilingual embedder's cosines), and by the question's shared-script terms and
     ``names`` (what the learner's glosses call its terms in the passages' language: "stack pointer")."""
     written = shared_script_terms(question)
-    shared = set(written) | {term for name in names for term in content_terms(name)}
-    # A code or a number the question names ("00000004", "MOVSB") says more than a word a gloss adds.
+    # A code or a number the question names ("00000004", "MOVSB", "-k") says more than a word a gloss adds, and
+    # an English question's codes are written alike in a Korean book ("-k, --keep 입력 파일을 삭제하지 않습니다.").
     codes = {term for name in identifiers(question) for term in content_terms(name)}
+    shared = (
+        set(written)
+        | {term for name in names for term in content_terms(name)}
+        | {content_terms(name)[0] for name in identifiers(question) if content_terms(name)}
+    )
     weight = {term: CODE_WEIGHT if term in codes or any(char.isdigit() for char in term) else 1.0 for term in shared}
     named = written if is_hangul_heavy(question) else []  # Latin names in a Korean question ("htonl")
     # "스택이란 무엇인가요?" over an English book: the sentence that defines what the learner's glosses call it
@@ -353,6 +358,8 @@ def _choose(candidates: list[Candidate], max_sentences: int) -> list[Candidate]:
     for candidate in candidates:
         if chosen and candidate.overlap < SUPPORT_MIN_SHARE * chosen[0].overlap:
             continue
+        if chosen and rules.applies(ANOTHER_MATERIAL, candidate, chosen[0]):
+            continue
         if candidate.sentence in _quoted(chosen) or _repeats(candidate, chosen) or _is_truncated_copy(candidate, candidates):
             continue
         if chosen and (candidate.aside or chosen[0].aside):
@@ -361,6 +368,27 @@ def _choose(candidates: list[Candidate], max_sentences: int) -> list[Candidate]:
         if sum(1 + len(other.items) for other in chosen) >= max_sentences:
             break  # a list counts line by line: after a list, the answer is long enough
     return chosen
+
+
+def _weaker_elsewhere(candidate: Candidate, lead: Candidate) -> bool:
+    """A sentence of another material than the answer's first that matches the question less well than that
+    one: a collage, not support ("Ctrl+K Delete from the current position …" from a readline guide after the
+    manual's "-k, --keep 입력 파일을 삭제하지 않습니다.")."""
+
+    def strength(chosen: Candidate) -> tuple[float, float]:  # across languages ``overlap`` is the meaning's cosine
+        return chosen.features.get("overlap", chosen.overlap), chosen.overlap
+
+    return candidate.passage.ref_id != lead.passage.ref_id and strength(candidate) < strength(lead)
+
+
+(ANOTHER_MATERIAL,) = rules.register(
+    rules.Rule(
+        "answer:another-material",
+        _weaker_elsewhere,
+        "-k 옵션은 뭐야? → not 'Ctrl+K Delete …' from another book after the manual's '-k, --keep …'",
+        "an answer is not padded with weaker sentences from another material than the one that answers",
+    ),
+)
 
 
 def _prose_order(chosen: list[Candidate]) -> list[Candidate]:

@@ -291,14 +291,29 @@ def named_phrases(question: str) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(tuple(phrase) for phrase in phrases))
 
 
+# A command-line option ("-k", "--keep", "--memlimit-decompress"): a term of its own as written, besides its
+# name's ("k" is in every "Ctrl+K"; "-k" only where the option is).
+_OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![\w-])")
+
+
+def _latin_run(text: str, *, query: bool) -> list[str]:
+    options = {match.start(2): match.group(1) for match in _OPTION.finditer(text)} if "-" in text else {}
+    terms = []
+    for match in _LATIN_TOKEN.finditer(text):
+        if match.start() in options:
+            terms.append(options[match.start()] + match.group(0).casefold())
+        terms += _latin_terms(match.group(0), query=query)
+    return terms
+
+
 def analyze(text: str, *, query: bool = False) -> list[str]:
     """Return the index terms of ``text``, in order (repeats kept, for term frequencies); with ``query``, the
     terms a search looks for (a name with its number only run together, "sha256")."""
     text = unicodedata.normalize("NFC", text)
     if not _HAS_CJK.search(text):
-        return [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token, query=query)]
+        return _latin_run(text, query=query)
     # Latin runs are analysed here (Kiwi splits identifiers oddly); the rest goes to Kiwi in one call.
-    latin = [term for token in _LATIN_TOKEN.findall(text) for term in _latin_terms(token, query=query)]
+    latin = _latin_run(text, query=query)
     masked = _LATIN_TOKEN.sub("A", text)  # a stop word that keeps "Python의" parsed as noun + particle
     return _cjk_terms(masked) + latin
 

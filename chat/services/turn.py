@@ -9,7 +9,16 @@ import time
 from dataclasses import dataclass, field, replace
 
 from baeum import rules
-from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Passage, never_mentioned_text, refusal_text, weak_results_text
+from baeum.answering.answers import (
+    REFUSAL_EN,
+    REFUSAL_KO,
+    Answer,
+    Passage,
+    never_mentioned_text,
+    refusal_text,
+    unmentioned_text,
+    weak_results_text,
+)
 from baeum.answering.condense import condense
 from baeum.answering.crosslingual import NOTE_PREFIX, crosses_languages
 from baeum.answering.evidence import (
@@ -306,7 +315,10 @@ def refusal(
         return Answer(text=_NOTHING_READY_KO if is_hangul_heavy(question) else _NOTHING_READY_EN, refused=True)
     if not passages:
         return Answer(text=refusal_text(question), refused=True)
-    if evidence.reason in ("never-mentioned", "names-missing") and evidence.missing:
+    if evidence.reason == "names-missing" and evidence.missing:  # what was searched, and the names it never writes
+        searched_text = weak_results_text(question, searched, in_session=in_session)
+        return Answer(text=f"{searched_text} {unmentioned_text(question, evidence.missing)}", refused=True)
+    if evidence.reason == "never-mentioned":
         return Answer(text=never_mentioned_text(question, evidence.missing), refused=True)
     if not evidence.sufficient:
         return Answer(text=weak_results_text(question, searched, in_session=in_session), refused=True)

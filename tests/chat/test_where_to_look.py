@@ -107,5 +107,48 @@ def test_a_name_of_several_words_the_materials_never_write_together_is_refused_n
     conversation = conversation_create(owner=user, ref_ids=[guide.ref_id])
     refused = chat_reply(conversation=conversation, content="What does the Server Side Public License require from cloud providers?")
     assert refused.refused and "never mention “Server Side Public License”" in refused.content, refused.content
+    assert "I searched “Licences”" in refused.content  # and what was searched
     answered = chat_reply(conversation=conversation, content="What does the General Public License require?")
     assert not answered.refused and {citation["pageNumber"] for citation in answered.citations} == {1}, answered.content
+
+
+READLINE = (
+    "Keybindings\n\nCtrl+K Delete from the current position to the end of line.\n\n"
+    "Ctrl+Y Yank (Recall) the previously deleted text. Only works with text deleted by Ctrl+U or Ctrl+K.\n\n"
+    "Ctrl+U Delete from the current position to the line start."
+)
+XZ = "\n\n".join(
+    [
+        "옵션",
+        "동작 모드",
+        "-z, --compress\n    압축합니다. 다른 동작 모드를 지정하지 않으면 이 모드가 기본 동작 모드입니다.",
+        "-d, --decompress, --uncompress\n    압축을 해제합니다. 압축 해제한 데이터는 원래 파일 이름으로 기록합니다.",
+        "-t, --test\n    압축 파일의 무결성을 시험합니다. 어떤 파일도 만들거나 제거하지 않습니다.",
+        "-l, --list\n    압축 파일 정보를 출력합니다. 압축 해제 출력은 만들지 않으며 어떤 파일도 만들거나 제거하지 않습니다.",
+        "동작 수정자",
+        "-k, --keep\n    입력 파일을 삭제하지 않습니다. 압축하거나 압축을 해제한 뒤에도 원본 파일이 그대로 남습니다.",
+        "-f, --force\n    출력 파일이 이미 있으면 덮어씁니다. 입력 파일이 심볼릭 링크여도 압축 또는 압축 해제를 진행합니다.",
+        "-c, --stdout, --to-stdout\n    압축 또는 압축 해제한 데이터를 파일 대신 표준 출력에 기록합니다. 입력 파일은 삭제하지 않습니다.",
+        "--no-sparse\n    희소 파일을 만들지 않습니다. 기본적으로 압축 해제한 파일에 0 바이트가 길게 이어지면 희소 파일로 만듭니다.",
+        "-S .suf, --suffix=.suf\n    압축할 때 대상 파일의 접미사를 .xz 나 .lzma 대신 .suf 로 씁니다.",
+        "메모리 사용량",
+        "--memlimit-compress=제한용량\n    압축할 때 메모리 사용량 제한을 설정합니다. 단위는 KiB, MiB, GiB 를 받아들입니다.",
+        "--memlimit-decompress=제한용량\n    압축을 해제할 때 메모리 사용량 제한을 설정합니다. 제한을 넘으면 오류를 보여줍니다.",
+        "-T 스레드수, --threads=스레드수\n    사용할 작업 스레드 수를 지정합니다. 0 을 지정하면 프로세서 코어 수만큼 스레드를 씁니다.",
+    ]
+)
+
+
+@pytest.mark.parametrize("question", ["What does the -k option do?", "-k 옵션은 뭐야?"])
+def test_an_option_the_question_names_is_found_as_written_not_as_its_letter(user, ingest, question):
+    """The walkthrough's "What does the -k option do?" had been answered with Ctrl+K keybindings from another
+    book; the Korean manual's "-k, --keep 입력 파일을 삭제하지 않습니다." is the answer, in either language."""
+    from chat.services.reply import chat_reply
+
+    ingest(user, READLINE.encode(), "readline.md", title="node-readline")
+    manual = ingest(user, XZ.encode(), "xz-ko.txt", title="xz-ko")
+    message = chat_reply(conversation=conversation_create(owner=user, ref_ids=[]), content=question)
+    assert not message.refused, message.content
+    assert [citation["refId"] for citation in message.citations][:1] == [manual.ref_id], message.content
+    assert "입력 파일을 삭제하지 않습니다" in message.content
+    assert "Ctrl" not in message.content  # not padded with the other book's keybindings (rule answer:another-material)
