@@ -201,11 +201,14 @@ def names_missing(
 
 
 def _names_written(question: str) -> list[tuple[str, ...]]:
-    """The names of ``question`` as it writes them, without a fiscal period and words that name nothing."""
+    """The names of ``question`` as it writes them, but a fiscal period ("FY2019") and a word that names nothing
+    alone ("Who" is a name only with "Doctor": the pair is looked for as written)."""
     return [
-        words
-        for words in (tuple(word for word in phrase if content_terms(word)) for phrase in named_phrases(question))
-        if words and not any(FISCAL_PERIOD.match(content_terms(word)[0]) for word in words)
+        phrase
+        for phrase in named_phrases(question)
+        if any(content_terms(word) for word in phrase)
+        and not any(FISCAL_PERIOD.match(term) for word in phrase for term in content_terms(word)[:1])
+        and (len(phrase) > 1 or content_terms(phrase[0]))
     ]
 
 
