@@ -58,10 +58,18 @@ def stem_english(word: str) -> str:
 _NAME_AND_NUMBER = re.compile(r"[a-z]+-\d+")
 
 
+# A word joined in camel case ("InterfaceConstructor", "createInterface"): its words are terms too, as a hyphen's.
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def _latin_terms(token: str, *, query: bool = False) -> list[str]:
     lowered = token.casefold().strip("'’")
     if not lowered:
         return []
+    if _CAMEL.search(token):
+        words = [word.casefold() for piece in re.split(r"[\-./:_]+", token.strip("'’")) for word in _CAMEL.split(piece) if word]
+        terms = _latin_terms(lowered, query=query)  # the whole, and its parts at hyphens and dots
+        return [*terms, *(stem_english(word) for word in words if word not in _STOP_WORDS and stem_english(word) not in terms)]
     if re.search(r"[\-./:_]", lowered):
         parts = [part for part in re.split(r"[\-./:_]+", lowered) if part]
         # "SHA-256", "UTF-8": also as the book may write it, run together ("SHA256"). A search looks for that

@@ -92,3 +92,25 @@ def test_a_search_for_a_name_and_its_number_counts_it_once_whichever_way_a_page_
     assert analyze("How do I compute a SHA-256 hash?", query=True) == analyze("How do I compute a SHA256 hash?", query=True)
     assert "sha256" in analyze("its security is equivalent to SHA-256", query=False)  # pages still index every form
     assert "gpl-3.0" in analyze("GPL-3.0", query=True)  # a version is no name with its number
+
+
+def test_a_word_joined_in_camel_case_is_indexed_by_its_words_too():
+    # Node's "The rl.close() method closes the InterfaceConstructor instance …" had shared no word with "How do I
+    # close the interface?".
+    assert analyze("the InterfaceConstructor instance") == ["interfaceconstructor", "interface", "constructor", "instance"]
+    assert analyze("readline.createInterface(options)") == [
+        "readline.createinterface",
+        "readline",
+        "createinterface",
+        "create",
+        "interface",
+        "option",
+    ]
+    assert analyze("GPUs and JPMorgan") == ["gpus", "jpmorgan"]  # no lower-case letter before a capital: one word
+
+
+def test_a_command_line_option_is_a_term_as_written():
+    # "What does the -k option do?": "-k" is in the manual's "-k, --keep", not in every "Ctrl+K".
+    assert analyze("-k, --keep 입력 파일을 삭제하지 않습니다.")[-4:] == ["-k", "k", "--keep", "keep"]
+    assert analyze("What does the -k option do?", query=True) == ["-k", "k", "option"]
+    assert "-k" not in analyze("Ctrl+K deletes; a well-known e-mail; x - y")
