@@ -99,7 +99,13 @@ class TurnResult:
             "refused": self.refused,
             "cited_pages": self.cited_pages,
             "answer": self.answer[:ANSWER_HEAD_CHARS],
+            # Right page, but not the words that answer: what ``quotes_evidence`` counts against.
+            **({"evidence_not_quoted": self.evidence} if self.correct else {}),
         }
+
+    @property
+    def misses_evidence(self) -> bool:
+        return self.in_scope and self.on_expected_page and bool(self.evidence) and not self.quotes_evidence
 
 
 # --- Asking --------------------------------------------------------------------------------
@@ -314,7 +320,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--books", default=DEFAULT_BOOKS, help=f"folder holding the books the sets name (default: {DEFAULT_BOOKS})")
         parser.add_argument("--limit", type=int, default=0, help="use only the first N lines of each file (0: all)")
-        parser.add_argument("--failures", metavar="FILE", help="also write every failed turn to FILE (JSON Lines)")
+        parser.add_argument(
+            "--failures",
+            metavar="FILE",
+            help="also write every failed turn to FILE (JSON Lines), and every turn on its page that misses its evidence phrase",
+        )
         parser.add_argument(
             "--evidence",
             metavar="FILE",
@@ -408,5 +418,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _write_failures(path: Path, results: list[TurnResult]) -> None:
-        lines = [json.dumps(result.as_failure(), ensure_ascii=False) + "\n" for result in results if not result.correct]
+        lines = [
+            json.dumps(result.as_failure(), ensure_ascii=False) + "\n" for result in results if not result.correct or result.misses_evidence
+        ]
         path.write_text("".join(lines), encoding="utf-8")
