@@ -127,3 +127,18 @@ def test_eval_conversations_names_missing_books(tmp_path):
     conversations = _write_jsonl(tmp_path / "conversations.jsonl", CONVERSATIONS[:1])
     with pytest.raises(CommandError, match="asm.pdf"):
         call_command("eval_conversations", "--conversations", str(conversations), "--books", str(tmp_path), "--json")
+
+
+def test_a_turn_on_its_page_without_its_evidence_phrase_is_written_as_a_miss():
+    from chat.management.commands.eval_conversations import TurnResult
+
+    def result(answer: str) -> TurnResult:
+        return TurnResult(
+            set_id="c1", turn=1, kind="first", language="en", question="What is a stack?", expected_pages=[3], refused=False,
+            cited_pages=[[3, 3]], answer=answer, milliseconds=1.0, evidence=["last in, first out"],
+        )  # fmt: skip
+
+    quoted, missed = result("A stack is last in, first out. [1]"), result("Stacks are used for calls. [1]")
+    assert quoted.correct and not quoted.misses_evidence
+    assert missed.correct and missed.misses_evidence
+    assert missed.as_failure()["evidence_not_quoted"] == ["last in, first out"]
