@@ -464,7 +464,7 @@ def objectives_taught(objectives: list[str], content, *, korean: bool) -> list[s
     points on formal languages) goes; when none is taught, the objectives stay as they were."""
     taught_text = " ".join([point["text"] for point in content.key_points] + [f"{q['question']} {q['answer']}" for q in content.questions])
     taught_terms = set(content_terms(taught_text))
-    kept = [objective for objective in objectives if set(content_terms(_subject_of(objective, korean=korean))) & taught_terms]
+    kept = [objective for objective in objectives if _mostly_taught(_subject_of(objective, korean=korean), taught_terms)]
     asked = [question.get("term") or "" for question in content.questions if question.get("kind") in ("definition", "short_answer")]
     for term in dict.fromkeys(term for term in asked if term):
         if len(kept) >= max(MIN_OBJECTIVES, len(objectives)):
@@ -473,6 +473,13 @@ def objectives_taught(objectives: list[str], content, *, korean: bool) -> list[s
         if not any(term.casefold() in existing.casefold() for existing in kept):
             kept.append(objective)
     return kept or objectives
+
+
+def _mostly_taught(subject: str, taught_terms: set[str]) -> bool:
+    """Whether most of a subject's words are what the key points and questions speak of: "Event: 'close'" is not
+    taught by "The 'resume' event is emitted …", whose one shared word is "event"."""
+    terms = set(content_terms(subject))
+    return bool(terms) and len(terms & taught_terms) * 2 > len(terms)
 
 
 def _subject_of(objective: str, *, korean: bool) -> str:

@@ -287,6 +287,10 @@ def test_objectives_name_what_the_session_teaches():
     )
     assert objectives_taught(["레지스터 설명하기", "이진법 설명하기"], korean, korean=True) == ["레지스터 설명하기", "니블의 뜻 말하기"]
     assert objectives_taught(["이진법 설명하기"], SimpleNamespace(key_points=[], questions=[]), korean=True) == ["이진법 설명하기"]
+    # The walkthrough's readline session: three events promised, the 'resume' event taught.
+    events = SimpleNamespace(key_points=[{"text": "The 'resume' event is emitted whenever the input stream is resumed."}], questions=[])
+    objectives = ["Explain Event: 'close'", "Explain Event: 'line'", "Explain Event: 'resume'"]
+    assert objectives_taught(objectives, events, korean=False) == ["Explain Event: 'resume'"]
 
 
 def test_an_objective_names_a_term_as_the_text_writes_it_not_its_stem():
