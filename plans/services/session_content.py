@@ -117,8 +117,14 @@ def _is_prose(sentence: str) -> bool:
     return bool(visible) and not looks_like_code(sentence) and sum(char.isalpha() for char in visible) / len(visible) >= 0.75
 
 
+# A word that goes on from a dot, a dash, an equals sign or a slash is a file's suffix, an option's name or a
+# path's part (".suf", "--suffix=.suf", "/usr/bin"), not what a session teaches: the xz manual's session had
+# read "suf 설명하기".
+_ATTACHED_WORD = re.compile(r"(?<=[.\-=/])[A-Za-z]\w*")
+
+
 def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
-    counts = Counter(term for term in content_terms(text) if len(term) > 2 and term.isalpha())
+    counts = Counter(term for term in content_terms(_ATTACHED_WORD.sub(" ", text)) if len(term) > 2 and term.isalpha())
     if not counts:
         return []
     frequencies, total = knowledge.term_document_frequencies(user=user, ref_ids=plan.ref_ids, terms=counts)

@@ -300,3 +300,12 @@ def test_an_objective_names_a_term_as_the_text_writes_it_not_its_stem():
     text = "To delete an element, call the delete function. Deleted nodes are freed. The list is modified in place."
     assert _written_form("delet", text) == "delete" and _written_form("modifi", text) == "modified"
     assert _written_form("레지스터", "레지스터는 빠르다.") == "레지스터"  # a Korean morpheme is written as it is
+
+
+def test_a_word_attached_to_a_dot_a_dash_or_a_slash_is_no_characteristic_term():
+    """The xz manual's session read "suf 설명하기" (from "-S .suf, --suffix=.suf")."""
+    from plans.services.session_content import _ATTACHED_WORD
+
+    text = "-S .suf, --suffix=.suf 압축할 때 접미사로 .suf 를 씁니다. /usr/bin 에 설치합니다."
+    assert "suf" not in _ATTACHED_WORD.sub(" ", text) and "usr" not in _ATTACHED_WORD.sub(" ", text)
+    assert "접미사" in _ATTACHED_WORD.sub(" ", text)
