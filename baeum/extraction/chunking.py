@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from baeum.extraction.lines import _BARE_CHAPTER, TERMINAL, heading_level, strip_running_lines
 from baeum.extraction.tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
@@ -126,7 +126,13 @@ def _page_units(
                     yield pending_title
                     pending_title = None
                 yield from flush()
-                yield from _table_units(number, lines, table_at[position], first_table_id + tables.index(table_at[position]))
+                table = table_at[position]
+                units = _table_units(number, lines, table, first_table_id + tables.index(table))
+                # A table the reader set as code (a Markdown file's HTML table: Node's key bindings) stays code:
+                # its rows are never a key point nor a sentence to quote.
+                if all(index in code_at for index in range(table.start, table.end) if lines[index]):
+                    units = [replace(unit, code=True) for unit in units]
+                yield from units
             continue
         if pending_title is not None:
             if line and len(line) <= 60 and not TERMINAL.search(line) and not heading_level(line, markdown=markdown):

@@ -238,6 +238,13 @@ def test_an_html_table_in_markdown_is_rows_of_cells_never_a_sentence():
     row = "Ctrl+6 | Redo previous change | Many terminals don't have a default redo keystroke. In xterm, it is bound to Ctrl+6."
     assert row in page.text.split("\n") and "Keystrokes | Action" in page.text
     assert row in page.code and "<td>" not in page.text  # a row is code: never quoted, never a key point
+    from baeum.extraction.chunking import PageText, chunk_pages
+
+    # Found a table by its columns, it stays code in the passage (it had lost its code spans there).
+    (chunk,) = chunk_pages([PageText(1, page.text, (), page.code)], markdown=True, blank_lines_end_paragraphs=True)
+    start = chunk.content.index(row)
+    assert any(first <= start < last for first, last in chunk.code_spans), (chunk.content, chunk.code_spans)
+    assert not any(first <= chunk.content.index("The rest") < last for first, last in chunk.code_spans)
 
 
 def test_a_plain_text_title_at_the_margin_over_an_indented_body_is_a_paragraph_of_its_own():
