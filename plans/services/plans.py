@@ -426,6 +426,9 @@ def _session_row(plan: Plan, number: int, session, title: str, goals: list[str],
 
 
 MAX_HEADING_OBJECTIVES = 3  # the sections a session covers, by name; then its most characteristic terms
+# The sections read as candidates: those the key points and questions speak of are the objectives (a reference's
+# session covers a dozen entries; its first three need not be the ones its key points come from).
+CANDIDATE_HEADINGS = 12
 MIN_OBJECTIVES = 3
 _SECTION_NUMBER = re.compile(r"^(?:chapter\s+\d+\s*|제\s*\d+\s*[장절]\s*|\d+(?:\.\d+)*\.?\s+)", re.IGNORECASE)
 
@@ -451,7 +454,7 @@ def session_objectives(session, chunks_by_ref: dict, terms: list[str], *, korean
                     continue  # "Explain Exercises" teaches nothing
                 if heading and heading not in headings and not session.title.endswith(heading):
                     headings.append(heading)
-    named = [_objective(heading, korean=korean, heading=True) for heading in headings[:MAX_HEADING_OBJECTIVES]]
+    named = [_objective(heading, korean=korean, heading=True) for heading in headings[:CANDIDATE_HEADINGS]]
     covered = " ".join(headings).casefold()
     rest = [_objective(term, korean=korean) for term in terms if term.casefold() not in covered]
     return (named + rest)[: max(MIN_OBJECTIVES, len(named))]  # terms only fill in where headings are few
@@ -459,20 +462,22 @@ def session_objectives(session, chunks_by_ref: dict, terms: list[str], *, korean
 
 def objectives_taught(objectives: list[str], content, *, korean: bool) -> list[str]:
     """The session's objectives as its content teaches them: those whose subject its key points or questions
-    speak of, then "Define X" ("X의 뜻 말하기") for the terms its questions ask about, up to ``MIN_OBJECTIVES``
-    or the number there was. An objective the page does not teach ("Explain the first program" over key
-    points on formal languages) goes; when none is taught, the objectives stay as they were."""
+    speak of (the first ``MAX_HEADING_OBJECTIVES`` of the candidates), then "Define X" ("X의 뜻 말하기") for the
+    terms its questions ask about, up to ``MIN_OBJECTIVES`` or the number there was. An objective the page does not
+    teach ("Explain the first program" over key points on formal languages) goes; when none is taught, the first
+    candidates stay."""
     taught_text = " ".join([point["text"] for point in content.key_points] + [f"{q['question']} {q['answer']}" for q in content.questions])
     taught_terms = set(content_terms(taught_text))
     kept = [objective for objective in objectives if _mostly_taught(_subject_of(objective, korean=korean), taught_terms)]
+    kept = kept[:MAX_HEADING_OBJECTIVES]
     asked = [question.get("term") or "" for question in content.questions if question.get("kind") in ("definition", "short_answer")]
     for term in dict.fromkeys(term for term in asked if term):
-        if len(kept) >= max(MIN_OBJECTIVES, len(objectives)):
+        if len(kept) >= max(MIN_OBJECTIVES, min(len(objectives), MAX_HEADING_OBJECTIVES)):
             break
         objective = f"{term}의 뜻 말하기" if korean else f"Define {term}"
         if not any(term.casefold() in existing.casefold() for existing in kept):
             kept.append(objective)
-    return kept or objectives
+    return kept or objectives[: max(MIN_OBJECTIVES, MAX_HEADING_OBJECTIVES)]
 
 
 def _mostly_taught(subject: str, taught_terms: set[str]) -> bool:

@@ -291,6 +291,11 @@ def test_objectives_name_what_the_session_teaches():
     events = SimpleNamespace(key_points=[{"text": "The 'resume' event is emitted whenever the input stream is resumed."}], questions=[])
     objectives = ["Explain Event: 'close'", "Explain Event: 'line'", "Explain Event: 'resume'"]
     assert objectives_taught(objectives, events, korean=False) == ["Explain Event: 'resume'"]
+    many = [f"Explain Event: '{name}'" for name in ("close", "line", "pause", "history", "resume", "SIGINT", "SIGTSTP")]
+    taught = SimpleNamespace(
+        key_points=[{"text": f"The '{name}' event is emitted."} for name in ("history", "SIGINT", "SIGTSTP", "resume")], questions=[]
+    )
+    assert objectives_taught(many, taught, korean=False) == [f"Explain Event: '{name}'" for name in ("history", "resume", "SIGINT")]
 
 
 def test_an_objective_names_a_term_as_the_text_writes_it_not_its_stem():
