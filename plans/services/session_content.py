@@ -133,15 +133,16 @@ def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
     return sorted(((term, weight) for term, weight in weights.items() if term in lowered), key=lambda item: -item[1])
 
 
-# Terms a session asks about when it defines nothing and its headings make no question: its most characteristic
-# ones (TF-IDF). (definitions found, questions the headings made) → fires when both are empty.
+# Terms a session also asks about when its definitions and headings make fewer than MIN_QUESTIONS questions: its
+# most characteristic ones (TF-IDF). (definitions found, questions made) → fires when too few were made.
 FALLBACK_TERMS = 8
+MIN_QUESTIONS = 3  # a Node readline session had one question, another none; the Vim tutor as text none at all
 CHARACTERISTIC_TERMS = rules.register(
     rules.Rule(
         "question:characteristic-terms",
-        lambda found: not found[0] and not found[1],
+        lambda found: len(found[1]) < MIN_QUESTIONS,
         ({}, []),  # the Vim tutor as a text file had no practice question at all, and then only "Lesson" blanks
-        "a session with nothing defined and no question from its headings asks about its most characteristic terms",
+        "a session whose definitions and headings make too few questions also asks about its most characteristic terms",
     ),
 )[0]
 
@@ -285,18 +286,25 @@ def _session_content(
         if alone[candidate.position] and not sentences[candidate.position][1].matter and not keypoints.not_a_key_point(candidate.text)
     ]
     built = quiz.build_questions(askable, definitions=defined, headings=headings, limit=max_questions)
-    fallback = rules.applies(CHARACTERISTIC_TERMS, (defined, built))
-    if fallback:
-        # Nothing defined, and no heading names what a sentence says ("Lesson 1 요약", or a plain-text file with no
-        # heading at all): the session's most characteristic terms, as the text writes them, are what its blanks ask.
+    if rules.applies(CHARACTERISTIC_TERMS, (defined, built)):
+        # Too little defined, and few headings name what a sentence says ("Lesson 1 요약", a plain-text file with no
+        # heading at all, a reference's "Event: 'history'"): the session's most characteristic terms, as the text
+        # writes them, are what its other blanks ask, each about a sentence and a term not asked already.
         text = "\n".join(part["text"] for part in content.parts)
-        written = [_written_form(term, text) for term in list(weights)[:FALLBACK_TERMS] if len(term) >= 4]
-        built = quiz.build_questions(
-            askable, definitions=defined, headings=[term for term in written if _names_a_thing(term)], limit=max_questions
+        # A term long enough to name a thing: four letters in English, two syllables in Korean ("압축", "스레드").
+        long_enough = [term for term in weights if len(term) >= (2 if is_hangul_heavy(term) else 4)]
+        written = [_written_form(term, text) for term in long_enough[:FALLBACK_TERMS]]
+        asked_sources, asked_terms = {question.source for question in built}, {question.term.casefold() for question in built}
+        more = quiz.build_questions(
+            [candidate for candidate in askable if candidate.position not in asked_sources],
+            definitions={},
+            headings=[term for term in written if _names_a_thing(term)],
+            limit=max_questions - len(built),
         )
+        # A characteristic term swapped for another reads as nonsense, not as a false statement.
+        more = [q for q in more if q.term.casefold() not in asked_terms and not (q.kind == quiz.TRUE_FALSE and q.answer == "false")]
+        built = sorted([*built, *more], key=lambda question: question.source)
     for question in built:
-        if fallback and question.kind == quiz.TRUE_FALSE and question.answer == "false":
-            continue  # a characteristic term swapped for another reads as nonsense, not as a false statement
         sentence, chunk, offset = sentences[question.source]
         content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
     return content

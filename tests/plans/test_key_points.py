@@ -145,3 +145,20 @@ def test_a_tutorial_saved_as_text_is_studied_by_its_lessons(user, ingest):
     session = Plan.objects.for_user(user).get(pk=plan.pk).sessions.first()
     said = f"{session.title} {' '.join(session.objectives)}".casefold()
     assert "moving the cursor" in said and "deleting text" in said, (session.title, session.objectives)
+
+
+def test_a_korean_text_asks_about_its_short_characteristic_terms_too(user, ingest):
+    """The xz manual in Korean had one or two blanks a session: a characteristic term needed four letters, and
+    "압축", "스레드", "접미사" have two or three syllables."""
+    text = (
+        "압축 수준이 높을수록 압축 프로그램은 메모리를 더 많이 씁니다. 스레드 수를 늘리면 압축 속도가 빨라집니다. "
+        "접미사는 압축 파일의 이름 끝에 붙습니다. 기본 접미사는 .xz 입니다. 메모리 제한을 넘으면 압축 프로그램은 스레드 수를 줄입니다. "
+        "압축을 해제할 때도 메모리 제한을 지정할 수 있습니다. 사전 크기는 메모리 사용량을 결정합니다. "
+    )
+    book = ingest(user, text.encode(), "xz-ko.txt")
+    plan = plan_create(owner=user, title="xz", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    questions = session_content(user=user, plan=plan, session=plan.sessions.first()).questions
+    assert len(questions) >= 2, questions
+    assert [question for question in questions if question["kind"] != "true_false"], questions
