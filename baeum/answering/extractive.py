@@ -358,8 +358,6 @@ def _choose(candidates: list[Candidate], max_sentences: int) -> list[Candidate]:
     for candidate in candidates:
         if chosen and candidate.overlap < SUPPORT_MIN_SHARE * chosen[0].overlap:
             continue
-        if chosen and rules.applies(ANOTHER_MATERIAL, candidate, chosen[0]):
-            continue
         if candidate.sentence in _quoted(chosen) or _repeats(candidate, chosen) or _is_truncated_copy(candidate, candidates):
             continue
         if chosen and (candidate.aside or chosen[0].aside):
@@ -368,27 +366,6 @@ def _choose(candidates: list[Candidate], max_sentences: int) -> list[Candidate]:
         if sum(1 + len(other.items) for other in chosen) >= max_sentences:
             break  # a list counts line by line: after a list, the answer is long enough
     return chosen
-
-
-def _weaker_elsewhere(candidate: Candidate, lead: Candidate) -> bool:
-    """A sentence of another material than the answer's first that matches the question less well than that
-    one: a collage, not support ("Ctrl+K Delete from the current position …" from a readline guide after the
-    manual's "-k, --keep 입력 파일을 삭제하지 않습니다.")."""
-
-    def strength(chosen: Candidate) -> tuple[float, float]:  # across languages ``overlap`` is the meaning's cosine
-        return chosen.features.get("overlap", chosen.overlap), chosen.overlap
-
-    return candidate.passage.ref_id != lead.passage.ref_id and strength(candidate) < strength(lead)
-
-
-(ANOTHER_MATERIAL,) = rules.register(
-    rules.Rule(
-        "answer:another-material",
-        _weaker_elsewhere,
-        "-k 옵션은 뭐야? → not 'Ctrl+K Delete …' from another book after the manual's '-k, --keep …'",
-        "an answer is not padded with weaker sentences from another material than the one that answers",
-    ),
-)
 
 
 def _prose_order(chosen: list[Candidate]) -> list[Candidate]:

@@ -157,7 +157,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         and not (listed or named)
         and (
             len(unknown_topics(asked, retrieval.passages, known)) >= FOLLOW_UP_UNKNOWN_WORDS
-            or names_missing(asked, retrieval.passages, known, pairs_known)
+            or names_missing(asked, retrieval.passages, known)
         )
     ):
         # The words carried over make any follow-up look covered, and the question made to stand alone is

@@ -86,17 +86,16 @@ def test_asking_whether_the_book_covers_what_it_never_mentions_is_answered_no_na
 
 
 LICENCES = [
-    "Chapter 1 The GNU General Public License\nThe GNU General Public License requires that whoever distributes the "
-    "program also offers its source code. A company that runs modified code on its own server need not publish it.",
-    "Chapter 2 Permissive licenses\nThe MIT License allows reuse in proprietary software, provided the copyright "
-    "notice is kept with every copy.",
+    "제 1 장 GNU General Public License\nGNU General Public License는 프로그램을 배포하는 사람이 소스코드도 제공하도록 요구한다. "
+    "수정한 코드를 자기 server에서 실행하는 회사는 그 코드를 공개하지 않아도 된다. 이 라이선스는 public 도메인과 다르다.",
+    "제 2 장 허용적 라이선스\nMIT License는 저작권 공지를 모든 사본에 유지하는 한 독점 소프트웨어에서의 재사용을 허용한다.",
 ]
 
 
-def test_a_name_of_several_words_the_materials_never_write_together_is_refused_naming_it(user, other_user, ingest):
-    """ "Server Side Public License" over a guide that writes "server", "public" and "license" only apart is not
-    answered from the GPL page (rule ``evidence:name-phrases``); the refusal says what the materials never
-    mention. Another learner's guide that writes it changes nothing."""
+def test_a_name_of_several_words_a_korean_guide_never_writes_together_is_refused_naming_it(user, other_user, ingest):
+    """ "Server Side Public License" over a Korean guide that writes "server", "public" and "License" in Latin only
+    apart is not answered from the GPL page (rule ``evidence:name-phrases``); the refusal says what the materials
+    never mention. Another learner's guide that writes it changes nothing."""
     from chat.services.reply import chat_reply
     from tests.pdfgen import make_pdf
 
@@ -108,8 +107,9 @@ def test_a_name_of_several_words_the_materials_never_write_together_is_refused_n
     refused = chat_reply(conversation=conversation, content="What does the Server Side Public License require from cloud providers?")
     assert refused.refused and "never mention “Server Side Public License”" in refused.content, refused.content
     assert "I searched “Licences”" in refused.content  # and what was searched
-    answered = chat_reply(conversation=conversation, content="What does the General Public License require?")
-    assert not answered.refused and {citation["pageNumber"] for citation in answered.citations} == {1}, answered.content
+    answered = chat_reply(conversation=conversation, content="What does the GNU General Public License require?")
+    assert not answered.refused and answered.citations[0]["pageNumber"] == 1, answered.content
+    assert "GNU General Public License는 프로그램을 배포하는 사람이 소스코드도 제공하도록 요구한다." in answered.content
 
 
 READLINE = (
@@ -151,4 +151,3 @@ def test_an_option_the_question_names_is_found_as_written_not_as_its_letter(user
     assert not message.refused, message.content
     assert [citation["refId"] for citation in message.citations][:1] == [manual.ref_id], message.content
     assert "입력 파일을 삭제하지 않습니다" in message.content
-    assert "Ctrl" not in message.content  # not padded with the other book's keybindings (rule answer:another-material)
