@@ -11,7 +11,8 @@ from baeum.language.text import is_hangul_heavy
 
 _DEFINITION_QUESTION_EN = re.compile(
     r"^\s*(?:so\s+|and\s+)?(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?(?P<what>.+?)"
-    r"|what\s+does\s+(?:an?\s+|the\s+)?(?P<mean>.+?)\s+mean|define\s+(?:an?\s+|the\s+)?(?P<define>.+?))\s*[?.!]*\s*$",
+    r"|what\s+does\s+(?:an?\s+|the\s+)?(?P<mean>.+?)\s+mean|define\s+(?:an?\s+|the\s+)?(?P<define>.+?)"
+    r"|what\s+does\s+(?:an?\s+|the\s+)?(?P<do>.+?)(?:\s+(?:option|method|function|command|flag|event|property))?\s+do)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 
@@ -134,7 +135,17 @@ def is_definition(sentence: str, term: str) -> bool:
     rest = opening[match.end() :]
     if is_hangul_heavy(term):
         return bool(_DEFINES_KO.match(rest) and _DEFINITION_END_KO.search(sentence.rstrip()))
-    return bool(_DEFINES_EN.match(rest))
+    # A function, a method or an option is defined by what it does: "The rl.question() method displays the query …".
+    return bool(_DEFINES_EN.match(rest) or (_CODE_NAME.search(term) and _DOES_EN.match(rest)))
+
+
+# A name written as code: a call, a member, an option ("rl.question", "emitter.on()", "-k", "--keep").
+_CODE_NAME = re.compile(r"[.(]|^-{1,2}\w|_")
+# What such a name does, after it: "() method displays …", ", --keep 입력 파일을 …", " returns …".
+_DOES_EN = re.compile(
+    r"^(?:\([^)]*\))?\s*(?:(?:method|function|option|command|flag|event|property)\s+)?(?:[a-z]+s|is|are)\b"
+    r"|^(?:,\s*--?[\w-]+)+\s+\S",
+)
 
 
 # "What is a 4-bit number called?", "그 4비트짜리 묶음은 뭐라고 불러?": the answer is the sentence that gives the name.

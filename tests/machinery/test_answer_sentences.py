@@ -368,3 +368,21 @@ def test_a_sentence_that_says_little_alone_is_quoted_with_the_one_after_it():
     assert "한 가지 예외가 있다. [1]" in lines, answer.text
     assert lines[lines.index("한 가지 예외가 있다. [1]") + 1] == "오픈소스 소프트웨어를 배포한다면 라이선스 수수료를 요구할 수 없다. [1]"
     assert answer.citations[0].quote in text
+
+
+def test_what_a_function_or_an_option_does_is_its_definition():
+    # Node's readline: "What does rl.question do?" had put "The rl.question() method displays the query …" third.
+    from baeum.answering.forms import defined_term, is_definition
+
+    assert defined_term("What does rl.question do?") == "rl.question"
+    assert defined_term("What does the -k option do?") == "-k"
+    assert is_definition("The rl.question() method displays the query by writing it to the output.", "rl.question")
+    assert is_definition("-k, --keep 입력 파일을 삭제하지 않습니다.", "-k")
+    assert not is_definition("The callback function passed to rl.question() does not follow the pattern.", "rl.question")
+    assert not is_definition("The kernel manages memory.", "kernel")  # a word, not code: "X is …" defines it
+    text = (
+        "The callback function passed to rl.question() does not follow the typical pattern. "
+        "The rl.question() method displays the query by writing it to the output, then waits for input."
+    )
+    answer = extractive_answer("What does rl.question do?", [_passage(text)])
+    assert answer.text.startswith("The rl.question() method displays the query"), answer.text
