@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 
 from baeum.answering.answers import Passage
-from baeum.language.analysis import (
-    content_terms,
-)
+from baeum.language.analysis import camel_parts, content_terms
 from baeum.language.text import is_hangul_heavy
 
 # Of the question's shared-script terms, the share the best passage must contain.
@@ -77,7 +75,9 @@ def in_other_language(question: str, passage: Passage) -> bool:
 def shared_script_terms(question: str) -> list[str]:
     """Terms of ``question`` written in the other language's script: Latin terms and numbers in a Korean
     question, Hangul terms in an English one. They can be matched as they are across languages."""
-    terms = dict.fromkeys(content_terms(question))
+    # A camel-case word is one name across languages: its parts ("event" of "EventEmitter3") are no more terms.
+    parts = camel_parts(question)
+    terms = dict.fromkeys(term for term in content_terms(question) if term not in parts)
     if is_hangul_heavy(question):
         return [term for term in terms if _LATIN_TERM.match(term) and len(term) > 1]
     return [term for term in terms if _HANGUL.search(term)]

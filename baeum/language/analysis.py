@@ -62,6 +62,15 @@ _NAME_AND_NUMBER = re.compile(r"[a-z]+-\d+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
+def camel_parts(text: str) -> set[str]:
+    """The terms of ``text`` that only its camel-case words' parts make ("event", "emitter" of "EventEmitter3")."""
+    parts: set[str] = set()
+    for token in _LATIN_TOKEN.findall(text):
+        if _CAMEL.search(token):
+            parts |= set(_latin_terms(token)) - set(_latin_terms(token.casefold()))
+    return parts
+
+
 def _latin_terms(token: str, *, query: bool = False) -> list[str]:
     lowered = token.casefold().strip("'’")
     if not lowered:

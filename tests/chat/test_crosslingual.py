@@ -210,3 +210,13 @@ def test_identifiers_are_the_names_every_language_writes_alike():
     assert identifiers("What do the tokens '4yourself' and '2others' mean?") == ["4yourself", "2others"]
     assert identifiers("Is x86 or the 80386 ESP register used?") == ["x86", "80386", "ESP"]
     assert identifiers("What is the 2nd rule of the 3rd chapter?") == []  # ordinals are not names
+
+
+def test_a_camel_case_name_in_a_korean_question_is_one_shared_term_not_its_parts():
+    # "npm의 EventEmitter3 …" over Node's events docs: with "event" and "emitter" counted, half its Latin words
+    # were found and an out-of-scope question was answered.
+    assert shared_script_terms("npm의 EventEmitter3 패키지가 내장 EventEmitter보다 더 빠른가요?") == [
+        "npm",
+        "eventemitter3",
+        "eventemitter",
+    ]
