@@ -26,7 +26,7 @@ from django.db.models import Count
 from accounts.scoping import owner_id_of
 from baeum import rules
 from baeum.answering import prompts
-from baeum.answering.crosslingual import OPTION, identifiers
+from baeum.answering.crosslingual import identifiers
 from baeum.extraction.tables import superscript_references
 from baeum.language import glossary, transliteration
 from baeum.language.analysis import analyze, title_terms
@@ -76,9 +76,6 @@ TOP_K = 5
 # added to its fused score (0..1) for a title holding every term. Chosen on the lock box's tuning part (0.1,
 # 0.2 and 0.4 within a turn of each other there) and checked on the check part (docs/evaluation.md, history).
 HEADING_WEIGHT = 0.2
-# A command-line option a question names ("-k", "--keep", "--memlimit-decompress"): matched verbatim as a word,
-# whatever the language around it; its letter alone ("k") is in every "Ctrl+K".
-_OPTION = re.compile(OPTION)
 _IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*(?:[\-./:][A-Za-z0-9_]+)+|[A-Za-z]+\d+[A-Za-z0-9]*|\w+_\w+")
 
 
@@ -682,18 +679,6 @@ def _lexical_statements(scope: _Scope, query: str, k: int) -> dict[str, _Stateme
         statements["bm25"] = scope.with_ranges(
             statements["bm25"], material="p.material_id", chunk_index=_CHUNK_INDEX_OF.format(chunk="p.chunk_id")
         )
-    options = list(dict.fromkeys(_OPTION.findall(query)))[:MAX_IDENTIFIERS]
-    if options:
-        statements["options"] = _Statement(
-            _IDENTIFIER_SQL.replace("ILIKE", "~*"),
-            {
-                "patterns": [rf"(^|[^[:alnum:]_-]){re.escape(option)}($|[^[:alnum:]_-])" for option in options],
-                "owners": scope.owner_ids,
-                "materials": scope.material_ids,
-                "k": k,
-            },
-        )
-        statements["options"] = scope.with_ranges(statements["options"], material="material_id", chunk_index="chunk_index")
     identifiers = list(dict.fromkeys(token for token in _IDENTIFIER.findall(query) if len(token) >= MIN_IDENTIFIER_CHARS))[:MAX_IDENTIFIERS]
     if identifiers:
         statements["identifiers"] = _Statement(
@@ -718,10 +703,9 @@ def _lexical_scores(rows: dict[str, list], k: int, *, materials: dict[int, int] 
     for chunk_id, material_id, score in rows.get("bm25", []):
         scored[chunk_id] = float(score)
         material_of[chunk_id] = material_id
-    verbatim = [*rows.get("identifiers", []), *rows.get("options", [])]
-    if verbatim:
+    if rows.get("identifiers"):
         bonus = (max(scored.values()) if scored else 1.0) + 1.0
-        for chunk_id, material_id, _ in verbatim:
+        for chunk_id, material_id, _ in rows["identifiers"]:
             scored[chunk_id] = scored.get(chunk_id, 0.0) + bonus
             material_of[chunk_id] = material_id
     return dict(sorted(scored.items(), key=lambda item: (-item[1], item[0]))[:k])
