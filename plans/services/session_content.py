@@ -38,7 +38,7 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
     if defined or any(chunk.section_level >= 2 and chunk.section_title for chunk in chunks):
         return defined[:limit]  # with section headings to name, a frequent word is not an objective
-    return [_written_form(term, text) for term, _ in _weighted_terms(user, plan, text)[:limit]]
+    return [_written_form(term, text) for term, _ in _weighted_terms(user, plan, text, attached=False)[:limit]]
 
 
 def _written_form(term: str, text: str) -> str:
@@ -123,8 +123,12 @@ def _is_prose(sentence: str) -> bool:
 _ATTACHED_WORD = re.compile(r"(?<=[.\-=/])[A-Za-z]\w*")
 
 
-def _weighted_terms(user, plan: Plan, text: str) -> list[tuple[str, float]]:
-    counts = Counter(term for term in content_terms(_ATTACHED_WORD.sub(" ", text)) if len(term) > 2 and term.isalpha())
+def _weighted_terms(user, plan: Plan, text: str, *, attached: bool = True) -> list[tuple[str, float]]:
+    """The terms of ``text`` by TF-IDF against the plan's materials; without ``attached``, no word attached to a
+    dot, a dash or a slash (what a session teaches, not "suf" of ".suf")."""
+    counts = Counter(
+        term for term in content_terms(text if attached else _ATTACHED_WORD.sub(" ", text)) if len(term) > 2 and term.isalpha()
+    )
     if not counts:
         return []
     frequencies, total = knowledge.term_document_frequencies(user=user, ref_ids=plan.ref_ids, terms=counts)
@@ -292,7 +296,8 @@ def _session_content(
         # writes them, are what its other blanks ask, each about a sentence and a term not asked already.
         text = "\n".join(part["text"] for part in content.parts)
         # A term long enough to name a thing: four letters in English, two syllables in Korean ("압축", "스레드").
-        long_enough = [term for term in weights if len(term) >= (2 if is_hangul_heavy(term) else 4)]
+        unattached = set(content_terms(_ATTACHED_WORD.sub(" ", text)))
+        long_enough = [term for term in weights if len(term) >= (2 if is_hangul_heavy(term) else 4) and term in unattached]
         written = [_written_form(term, text) for term in long_enough[:FALLBACK_TERMS]]
         asked_sources, asked_terms = {question.source for question in built}, {question.term.casefold() for question in built}
         more = quiz.build_questions(
