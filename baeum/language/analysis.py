@@ -75,10 +75,11 @@ def _latin_terms(token: str, *, query: bool = False) -> list[str]:
     lowered = token.casefold().strip("'’")
     if not lowered:
         return []
-    if _CAMEL.search(token):
+    if _CAMEL.search(token) and lowered not in _STOP_WORDS:  # "oF" (a typo of "of") is a stop word, not "o" and "f"
         words = [word.casefold() for piece in re.split(r"[\-./:_]+", token.strip("'’")) for word in _CAMEL.split(piece) if word]
         terms = _latin_terms(lowered, query=query)  # the whole, and its parts at hyphens and dots
-        return [*terms, *(stem_english(word) for word in words if word not in _STOP_WORDS and stem_english(word) not in terms)]
+        parts = (stem_english(word) for word in words if len(word) > 1 and word not in _STOP_WORDS)
+        return [*terms, *dict.fromkeys(part for part in parts if part not in terms)]
     if re.search(r"[\-./:_]", lowered):
         parts = [part for part in re.split(r"[\-./:_]+", lowered) if part]
         # "SHA-256", "UTF-8": also as the book may write it, run together ("SHA256"). A search looks for that

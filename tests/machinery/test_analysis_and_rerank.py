@@ -107,6 +107,7 @@ def test_a_word_joined_in_camel_case_is_indexed_by_its_words_too():
         "option",
     ]
     assert analyze("GPUs and JPMorgan") == ["gpus", "jpmorgan"]  # no lower-case letter before a capital: one word
+    assert analyze("as oF Q2") == ["q2"]  # a stop word typed with a capital is still a stop word (a filing question)
 
 
 def test_a_command_line_option_is_a_term_as_written():
