@@ -190,8 +190,9 @@ def names_missing(
 ) -> tuple[str, ...]:
     """The names of a question that names something ("How do I write an if statement in Rust?", "… in Java?"
     over a Korean book) when neither the passages nor the materials contain any of them (else none): the
-    materials are about something else. One name found is enough ("Block (formerly known as Square)"); with ``pairs_known`` a
-    name of several words is found only where they stand together (rule ``evidence:name-phrases``)."""
+    materials are about something else. One name found is enough ("Block (formerly known as Square)"); with
+    ``pairs_known`` (across languages) a name of several words is found only where its words stand together
+    (rule ``evidence:name-phrases``)."""
     names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]
     if not names or known is None:
         return ()
@@ -199,7 +200,7 @@ def names_missing(
         pairs_known is not None and rules.applies(NAME_PHRASES, question, passages, known, pairs_known)
     ):
         return ()
-    return tuple(" ".join(words) for words in _names_written(question))
+    return tuple(" ".join(words) for words in _names_written(question)) or tuple(names)
 
 
 def _names_written(question: str) -> list[tuple[str, ...]]:
@@ -210,7 +211,6 @@ def _names_written(question: str) -> list[tuple[str, ...]]:
         for phrase in named_phrases(question)
         if any(content_terms(word) for word in phrase)
         and not any(FISCAL_PERIOD.match(term) for word in phrase for term in content_terms(word)[:1])
-        and (len(phrase) > 1 or content_terms(phrase[0]))
     ]
 
 
@@ -233,7 +233,7 @@ def phrases_missing(
 ) -> bool:
     """No name the question writes is in the passages or the materials, a name of several words counted only
     where its words stand together: "What does the Server Side Public License require from cloud providers?"
-    over a licence guide that writes "server", "public" and "license" but never this licence."""
+    over a Korean licence guide that writes "server", "public" and "License" in Latin but never this licence."""
     phrases = _names_written(question)
     if not any(len(words) > 1 for words in phrases):
         return False
@@ -252,7 +252,7 @@ NAME_PHRASES = rules.register(
         "evidence:name-phrases",
         phrases_missing,
         "What does the Server Side Public License require from cloud providers?",
-        "a name of several words is in the materials only where its words stand together",
+        "across languages, a name of several words is in the materials only where its words stand together",
     )
 )[0]
 
