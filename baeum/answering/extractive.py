@@ -382,45 +382,6 @@ def _prose_order(chosen: list[Candidate]) -> list[Candidate]:
     return [before, lead, *(other for other in rest if other is not before)]
 
 
-# A sentence of this many content terms or fewer says little alone ("한 가지 예외가 있다.", "There is one
-# exception."): the sentence after it in its passage is quoted with it.
-SHORT_SENTENCE_TERMS = 3
-
-
-def says_little_alone(sentence: str) -> bool:
-    return not sentence.rstrip().endswith("?") and len(set(content_terms(sentence))) <= SHORT_SENTENCE_TERMS
-
-
-(SHORT_LEAD,) = rules.register(
-    rules.Rule(
-        "answer:short-lead",
-        says_little_alone,
-        "한 가지 예외가 있다.",
-        "a sentence that says little alone is quoted with the one that goes on from it",
-    ),
-)
-
-
-def _with_what_follows(ordered: list[Candidate]) -> list[Candidate]:
-    """``ordered``, each sentence that says little alone followed by the next sentence of its passage (when that
-    one can be quoted and is not quoted already): "한 가지 예외가 있다. 오픈소스 소프트웨어를 배포한다면 라이선스
-    수수료를 요구할 수 없다." rather than the announcement alone."""
-    quoted = _quoted(ordered)
-    result: list[Candidate] = []
-    for candidate in ordered:
-        result.append(candidate)
-        if candidate.items or not rules.applies(SHORT_LEAD, candidate.sentence):
-            continue
-        spans = sentence_spans(candidate.passage.text)
-        if candidate.position + 1 >= len(spans):
-            continue
-        sentence, aside = quoted_sentence(candidate.passage, *spans[candidate.position + 1])
-        if sentence and not aside and sentence not in quoted and is_readable_sentence(sentence):
-            quoted.add(sentence)
-            result.append(replace(candidate, sentence=sentence, position=candidate.position + 1, terms=frozenset(content_terms(sentence))))
-    return result
-
-
 def _list_items(text: str, spans: list[tuple[int, int]], position: int) -> tuple[str, ...]:
     """The list that follows the sentence at ``position`` (its lead-in): items and their continuations."""
     items: list[str] = []
@@ -500,7 +461,7 @@ def extractive_answer(
     quoted_across = across or any(in_other_language(question, candidate.passage) for candidate in chosen)
     parts = [crosslingual_note(question, passages)] if quoted_across else []
     entry = ""  # the reference entry whose heading the last line showed
-    for candidate in _with_what_follows(_prose_order(chosen)):
+    for candidate in _prose_order(chosen):
         lines = _lines(candidate)
         if candidate.heading != entry and rules.applies(ENTRY_HEADING, (candidate.heading, candidate.sentence)):
             lines[0] = f"{candidate.heading}: {lines[0]}"  # "emitter.removeAllListeners([eventName]): Removes all listeners, …"

@@ -357,19 +357,6 @@ def test_a_sentence_of_a_reference_entry_is_quoted_under_the_entrys_name():
     assert extractive_answer("What happens when an error occurs?", [titled]).text.startswith("When an error occurs")
 
 
-def test_a_sentence_that_says_little_alone_is_quoted_with_the_one_after_it():
-    # The licence guide's "그럼 예외는 하나도 없어?" had been answered with "한 가지 예외가 있다." alone.
-    text = (
-        "오픈소스 소프트웨어에서는 수익을 올리는 행위가 금지되지 않는다. 한 가지 예외가 있다. "
-        "오픈소스 소프트웨어를 배포한다면 라이선스 수수료를 요구할 수 없다. 서비스에는 대가를 받을 수 있다."
-    )
-    answer = extractive_answer("그럼 예외는 하나도 없어?", [_passage(text)])
-    lines = answer.text.split("\n")
-    assert "한 가지 예외가 있다. [1]" in lines, answer.text
-    assert lines[lines.index("한 가지 예외가 있다. [1]") + 1] == "오픈소스 소프트웨어를 배포한다면 라이선스 수수료를 요구할 수 없다. [1]"
-    assert answer.citations[0].quote in text
-
-
 def test_what_a_function_or_an_option_does_is_its_definition():
     # Node's readline: "What does rl.question do?" had put "The rl.question() method displays the query …" third.
     from baeum.answering.forms import defined_term, is_definition
