@@ -48,7 +48,11 @@ _ANAPHORIC_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # A subject that is not one noun phrase: a clause, a parenthesis, a heading glued on ("Signed magnitude The first …").
-_BROKEN_SUBJECT = re.compile(r"[,()\[\]:;]|\b(?:is|are|was|were|and|or)\b|\s[a-z]+\s[A-Z][a-z]")
+_BROKEN_SUBJECT = re.compile(
+    r"[,()\[\]:;]|\b(?:is|are|was|were|and|or)\b|\s[a-z]+\s[A-Z][a-z]"
+    # A clause, not a thing: "While the function is called kill, …" asked "What is while the function called?".
+    r"|(?i:^(?:while|when|whenever|if|although|though|because|since|as|after|before|once|unless|until|whereas)\b)"
+)
 # A definition that leans on its context ("… organized in this fashion") does not stand alone as an answer.
 _CONTEXTUAL = re.compile(
     r"\b(?:this|these|those|such|above|below|following|previous)\b|(?:^|\s)(?:이러한|이런|위의|다음의|앞의|이와)\s", re.IGNORECASE

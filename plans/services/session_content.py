@@ -38,7 +38,9 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
     if defined or any(chunk.section_level >= 2 and chunk.section_title for chunk in chunks):
         return defined[:limit]  # with section headings to name, a frequent word is not an objective
-    return [_written_form(term, text) for term, _ in _weighted_terms(user, plan, text, attached=False)[:limit]]
+    # A noun or a name, as a question's term is: "마운트한 설명하기", "영역에 설명하기" had been objectives.
+    written = (_written_form(term, text) for term, _ in _weighted_terms(user, plan, text, attached=False))
+    return [term for term in written if _names_a_thing(term)][:limit]
 
 
 def _written_form(term: str, text: str) -> str:

@@ -138,3 +138,9 @@ def test_a_placeholder_in_angle_brackets_is_never_the_blank():
         assert cloze_question(sentence, "제한용량", []) is None
     assert fired["question:placeholder"] == 1
     assert cloze_question("메모리 사용량 제한용량 값은 압축을 해제할 때 설정하는 값보다 더 크면 안됩니다.", "제한용량", []) is not None
+
+
+def test_a_clause_before_is_called_is_no_subject_of_a_naming_question():
+    # Node's child_process: "While the function is called kill, …" had asked "What is while the function called?".
+    questions = _questions(["While the function is called kill, the signal delivered to the child process may not end it."])
+    assert not [question for question in questions if question.kind == SHORT_ANSWER and "while" in question.prompt.casefold()]
