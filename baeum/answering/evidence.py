@@ -200,7 +200,9 @@ def names_missing(
         pairs_known is not None and rules.applies(NAME_PHRASES, question, passages, known, pairs_known)
     ):
         return ()
-    return tuple(" ".join(words) for words in _names_written(question)) or tuple(names)
+    # As the question writes them, without a possessive ("Python's subprocess.run" never mentions "Python").
+    shown = (re.sub(r"['’]s$", "", " ".join(words)) for words in _names_written(question))
+    return tuple(dict.fromkeys(shown)) or tuple(names)
 
 
 def _names_written(question: str) -> list[tuple[str, ...]]:

@@ -107,6 +107,8 @@ def test_a_name_of_several_words_a_korean_guide_never_writes_together_is_refused
     refused = chat_reply(conversation=conversation, content="What does the Server Side Public License require from cloud providers?")
     assert refused.refused and "never mention “Server Side Public License”" in refused.content, refused.content
     assert "I searched “Licences”" in refused.content  # and what was searched
+    python = chat_reply(conversation=conversation, content="What is Python's subprocess.run?")
+    assert python.refused and "never mention “Python”" in python.content, python.content  # not “Python's”
     answered = chat_reply(conversation=conversation, content="What does the GNU General Public License require?")
     assert not answered.refused and answered.citations[0]["pageNumber"] == 1, answered.content
     assert "GNU General Public License는 프로그램을 배포하는 사람이 소스코드도 제공하도록 요구한다." in answered.content
