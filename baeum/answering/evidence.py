@@ -18,6 +18,7 @@ from baeum.answering.crosslingual import ANCHORED_VECTOR_SHARE, SHARED_TERMS_MIN
 from baeum.language import lexicon
 from baeum.language.analysis import (
     QUESTION_FRAME_WORDS,
+    camel_parts,
     content_terms,
     may_name_a_topic,
     named_phrases,
@@ -382,9 +383,10 @@ def _without_compounds_mentioned(question: str, missing: list[str], present: set
     "ChaCha20-Poly1305" where the book writes "ChaCha-Poly1305" (its "chacha" and "poly1305"), "Rabin-Karp"
     where it writes "Karp–Rabin"; "post-quantum" stays missing where only "post" is used. A part ending in a
     number is also looked for without it ("chacha20" as "chacha")."""
-    compounds = [
-        terms for terms in (content_terms(word) for word, _, _ in _latin_words(question)) if len(terms) > 1 and set(terms) & set(missing)
-    ]
+    words = [word for word, _, _ in _latin_words(question)]
+    # A name's parts are its hyphen's and dot's, not its camel case's ("cha" of "ChaCha20").
+    split = [[term for term in content_terms(word) if term not in camel_parts(word)] for word in words]
+    compounds = [terms for terms in split if len(terms) > 1 and set(terms) & set(missing)]
     parts_of = [[term for term in terms[1:] if not term.isdigit() and term != terms[0]] for terms in compounds]
     bare = {part: part.rstrip("0123456789") for parts in parts_of for part in parts}
     stems = {stem for stem in bare.values() if stem and stem not in present}
@@ -430,10 +432,12 @@ def never_mentioned(
         return []
     if names_only:
         return names_never_written(question, known)
+    parts = camel_parts(question)  # "WireGuard" is mentioned as a word, not as "wire" and "guard"
     terms = [
         term
         for term in asked_terms(question)
-        if term not in COVERAGE_FRAME_WORDS
+        if term not in parts
+        and term not in COVERAGE_FRAME_WORDS
         and term not in QUALIFIERS_EN
         and term not in _ENGLISH_INTERROGATIVES
         and not INTERROGATIVE_KO.match(term)
