@@ -270,28 +270,9 @@ UNASKABLE = rules.register(
 )
 
 
-def is_placeholder(pair: tuple[str, re.Match]) -> bool:
-    """The term stands in angle brackets, a placeholder a manual's reader fills in ("<제한용량> 값은 …", "<file>"):
-    the blank would ask for the manual's name of a slot, not for what it teaches."""
-    sentence, found = pair
-    return sentence[: found.start()].rstrip().endswith(("<", "＜", "〈")) and sentence[found.end() :].lstrip().startswith((">", "＞", "〉"))
-
-
-(PLACEHOLDER,) = rules.register(
-    rules.Rule(
-        "question:placeholder",
-        is_placeholder,
-        ("<제한용량> 값은 설정한 값보다 크면 안됩니다.", re.search("제한용량", "<제한용량> 값은 설정한 값보다 크면 안됩니다.")),
-        "a blank in angle brackets asks for a placeholder's name",
-    ),
-)
-
-
 def cloze_question(sentence: str, term: str, aliases: list[str]) -> Question | None:
     found = _term_at(sentence, term)
     if not found or len(sentence) - len(found.group(0)) < 20:
-        return None
-    if rules.applies(PLACEHOLDER, (sentence, found)):
         return None
     if rules.applies(UNASKABLE[0], sentence):
         return None

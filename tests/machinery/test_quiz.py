@@ -1,8 +1,7 @@
 """Practice questions come from what the text defines or names in its headings, never common words."""
 
-from baeum import rules
 from baeum.study.definitions import find_definitions
-from baeum.study.quiz import CHOICE, CLOZE, DEFINITION, SHORT_ANSWER, TRUE_FALSE, Candidate, build_questions, cloze_question, heading_terms
+from baeum.study.quiz import CHOICE, CLOZE, DEFINITION, SHORT_ANSWER, TRUE_FALSE, Candidate, build_questions, heading_terms
 
 
 def _questions(sentences, headings=(), limit=6):
@@ -129,15 +128,6 @@ def test_a_true_false_swap_is_the_kind_of_thing_the_term_is():
         if question.kind == TRUE_FALSE and question.answer == "false":
             (swapped_in,) = [kind for kind in terms if kind in question.prompt]
             assert swapped_in != question.term and not of_another_kind((question.term, swapped_in)), question.prompt
-
-
-def test_a_placeholder_in_angle_brackets_is_never_the_blank():
-    # The xz manual's "<_____> 값은 --memlimit-decompress에 …" asked for the name of a slot (answer "제한용량").
-    sentence = "다중-스레드 모드에 적용할 <제한용량> 값은 --memlimit-decompress 에 설정하는 제한 값보다 더 크면 안됩니다."
-    with rules.counting() as fired:
-        assert cloze_question(sentence, "제한용량", []) is None
-    assert fired["question:placeholder"] == 1
-    assert cloze_question("메모리 사용량 제한용량 값은 압축을 해제할 때 설정하는 값보다 더 크면 안됩니다.", "제한용량", []) is not None
 
 
 def test_a_clause_before_is_called_is_no_subject_of_a_naming_question():
