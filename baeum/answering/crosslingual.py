@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from baeum.answering.answers import Passage
-from baeum.language.analysis import camel_parts, content_terms
+from baeum.language.analysis import OPTION, camel_parts, content_terms
 from baeum.language.text import is_hangul_heavy
 
 # Of the question's shared-script terms, the share the best passage must contain.
@@ -34,10 +34,6 @@ NOTE_PREFIX = "※ "
 
 
 _LATIN_TERM = re.compile(r"^-{0,2}[a-z0-9][a-z0-9_.+#-]*$")  # "-k" too: an option is written alike
-
-
-# A command-line option ("-k", "--keep", "--memlimit-decompress"), as a word of its own.
-OPTION = r"(?<![\w-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"
 
 
 # Acronyms and codes ("ESP", "80386", "x86"), a word mixing digits and letters ("2others", "4yourself"; not an

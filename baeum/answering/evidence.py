@@ -7,7 +7,6 @@ topic or names the materials never use is refused whatever else matches.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -24,6 +23,7 @@ from baeum.language.analysis import (
     named_phrases,
     named_terms,
     without_particle_forms,
+    word_prefix,
 )
 from baeum.language.questions import COVERAGE_FRAME_WORDS, asks_if_covered
 from baeum.language.text import is_hangul_heavy
@@ -220,12 +220,8 @@ def _names_written(question: str) -> list[tuple[str, ...]]:
 def _pair_written(first: str, second: str, text: str) -> bool:
     """Whether ``first`` and ``second`` stand side by side in ``text``, in any case and number."""
 
-    def prefix(word: str) -> str:
-        term = (content_terms(word) or [word.casefold()])[0]
-        shared = os.path.commonprefix([word.casefold(), term])
-        return re.escape(shared if len(shared) >= 3 else word.casefold())
-
-    return re.search(rf"\b{prefix(first)}\w*[\s-]+{prefix(second)}", text, re.IGNORECASE) is not None
+    pattern = rf"\b{re.escape(word_prefix(first))}\w*[\s-]+{re.escape(word_prefix(second))}"
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def phrases_missing(
@@ -385,7 +381,7 @@ def _without_compounds_mentioned(question: str, missing: list[str], present: set
     number is also looked for without it ("chacha20" as "chacha")."""
     words = [word for word, _, _ in _latin_words(question)]
     # A name's parts are its hyphen's and dot's, not its camel case's ("cha" of "ChaCha20").
-    split = [[term for term in content_terms(word) if term not in camel_parts(word)] for word in words]
+    split = [[term for term in content_terms(word) if term not in parts] for word in words for parts in (camel_parts(word),)]
     compounds = [terms for terms in split if len(terms) > 1 and set(terms) & set(missing)]
     parts_of = [[term for term in terms[1:] if not term.isdigit() and term != terms[0]] for terms in compounds]
     bare = {part: part.rstrip("0123456789") for parts in parts_of for part in parts}

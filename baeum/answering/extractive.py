@@ -54,12 +54,9 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     written = shared_script_terms(question)
     # A code or a number the question names ("00000004", "MOVSB", "-k") says more than a word a gloss adds, and
     # an English question's codes are written alike in a Korean book ("-k, --keep 입력 파일을 삭제하지 않습니다.").
-    codes = {term for name in identifiers(question) for term in content_terms(name)}
-    shared = (
-        set(written)
-        | {term for name in names for term in content_terms(name)}
-        | {content_terms(name)[0] for name in identifiers(question) if content_terms(name)}
-    )
+    coded = [terms for terms in map(content_terms, identifiers(question)) if terms]
+    codes = {term for terms in coded for term in terms}
+    shared = set(written) | {term for name in names for term in content_terms(name)} | {terms[0] for terms in coded}
     weight = {term: CODE_WEIGHT if term in codes or any(char.isdigit() for char in term) else 1.0 for term in shared}
     named = written if is_hangul_heavy(question) else []  # Latin names in a Korean question ("htonl")
     # "스택이란 무엇인가요?" over an English book: the sentence that defines what the learner's glosses call it

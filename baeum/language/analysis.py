@@ -309,19 +309,32 @@ def named_phrases(question: str) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(tuple(phrase) for phrase in phrases))
 
 
-# A command-line option ("-k", "--keep", "--memlimit-decompress"): a term of its own as written, besides its
-# name's ("k" is in every "Ctrl+K"; "-k" only where the option is).
-_OPTION = re.compile(r"(?<![\w-])(--?)([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![\w-])")
+# A command-line option ("-k", "--keep", "--memlimit-decompress"), as a word of its own: a term as written, besides
+# its name's ("k" is in every "Ctrl+K"; "-k" only where the option is), and a name written alike in every language.
+OPTION = r"(?<![\w-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"
+_OPTION = re.compile(OPTION)
 
 
 def _latin_run(text: str, *, query: bool) -> list[str]:
-    options = {match.start(2): match.group(1) for match in _OPTION.finditer(text)} if "-" in text else {}
+    # An option's dashes by where its name begins, where a Latin token begins too.
+    dashes = {}
+    for match in _OPTION.finditer(text) if "-" in text else ():
+        name = match.group(0).lstrip("-")
+        dashes[match.end() - len(name)] = match.group(0)[: -len(name)]
     terms = []
     for match in _LATIN_TOKEN.finditer(text):
-        if match.start() in options:
-            terms.append(options[match.start()] + match.group(0).casefold())
+        if match.start() in dashes:
+            terms.append(dashes[match.start()] + match.group(0).casefold())
         terms += _latin_terms(match.group(0), query=query)
     return terms
+
+
+def word_prefix(word: str) -> str:
+    """What every written form of ``word`` starts with: its letters shared with its index term ("queries",
+    "query" → "quer"), so "Fibonacci heaps" is found for "Fibonacci heap"; the word itself when they share few."""
+    term = (content_terms(word) or [word.casefold()])[0]
+    shared = os.path.commonprefix([word.casefold(), term])
+    return shared if len(shared) >= 3 else word.casefold()
 
 
 def analyze(text: str, *, query: bool = False) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 
@@ -12,7 +11,7 @@ from accounts.scoping import owner_id_of
 from baeum.errors import NotFound
 from baeum.extraction.pages import line_kinds
 from baeum.extraction.readers import HASH_HEADING_EXTENSIONS, without_heading_marks
-from baeum.language.analysis import content_terms, with_broken_words_joined
+from baeum.language.analysis import with_broken_words_joined, word_prefix
 from courses.selectors import course_get
 
 from ..models import Chunk, Material, MaterialPage
@@ -299,13 +298,6 @@ def term_document_frequencies(*, user, ref_ids: Iterable[str], terms: Iterable[s
     return dict(rows), total
 
 
-def _word_prefix(word: str, term: str) -> str:
-    """What every written form of ``word`` starts with: its letters shared with its index term ("queries",
-    "query" → "quer"), so "Fibonacci heaps" is found for "Fibonacci heap"."""
-    shared = os.path.commonprefix([word.casefold(), term])
-    return shared if len(shared) >= 3 else word.casefold()
-
-
 def pairs_found(*, user, ref_ids: Iterable[str], pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
     """The pairs of words (as a question writes them) that stand side by side in the user's materials, in
     any case and number: ("Fibonacci", "heap") is found in "… Fibonacci heaps …", not in "Fibonacci numbers
@@ -313,9 +305,7 @@ def pairs_found(*, user, ref_ids: Iterable[str], pairs: Iterable[tuple[str, str]
     materials = Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids))
     found = set()
     for first, second in pairs:
-        parts = [
-            re.escape(_word_prefix(word, (content_terms(word) or [word.casefold()])[0])).replace("\\-", "-") for word in (first, second)
-        ]
+        parts = [re.escape(word_prefix(word)).replace("\\-", "-") for word in (first, second)]
         pattern = rf"\m{parts[0]}\w*[\s-]+{parts[1]}"
         if Chunk.objects.for_reader(user).filter(material__in=materials, content__iregex=pattern).exists():
             found.add((first, second))

@@ -92,6 +92,15 @@ def test_two_sentences_that_say_one_thing_are_one_key_point():
     assert not _same_point(first, words("A recursive function needs a base case that stops the recursion."))
 
 
+def _first_session_questions(user, ingest, text: str, name: str) -> list[dict]:
+    """The practice questions of the first session of a 5-minute plan over ``text`` uploaded as ``name``."""
+    book = ingest(user, text.encode(), name)
+    plan = plan_create(owner=user, title=name, ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    return session_content(user=user, plan=plan, session=plan.sessions.first()).questions
+
+
 def test_a_text_with_no_heading_and_no_definition_still_has_practice_questions(user, ingest):
     """A walkthrough: the Vim tutor uploaded as text defines no term and has no heading Baeum recognises; its
     26 sessions had no practice question at all. Its most characteristic terms are asked instead."""
@@ -103,11 +112,7 @@ def test_a_text_with_no_heading_and_no_definition_still_has_practice_questions(u
         "The buffer holds the text of a file while you edit it, and writing saves the buffer. "
         "Without writing, every change to the buffer is lost when you quit the editor. "
     )
-    book = ingest(user, text.encode(), "tutor.txt")
-    plan = plan_create(owner=user, title="Tutor", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
-    plan_generate(plan_id=plan.pk)
-    plan = Plan.objects.for_user(user).get(pk=plan.pk)
-    questions = session_content(user=user, plan=plan, session=plan.sessions.first()).questions
+    questions = _first_session_questions(user, ingest, text, "tutor.txt")
     assert questions, "a session with readable sentences has something to practise"
     assert {question["answer"].casefold() for question in questions} & {"undo", "register", "buffer", "change"}
     assert not [question for question in questions if question["kind"] == "true_false" and question["answer"] == "false"]
@@ -155,10 +160,6 @@ def test_a_korean_text_asks_about_its_short_characteristic_terms_too(user, inges
         "접미사는 압축 파일의 이름 끝에 붙습니다. 기본 접미사는 .xz 입니다. 메모리 제한을 넘으면 압축 프로그램은 스레드 수를 줄입니다. "
         "압축을 해제할 때도 메모리 제한을 지정할 수 있습니다. 사전 크기는 메모리 사용량을 결정합니다. "
     )
-    book = ingest(user, text.encode(), "xz-ko.txt")
-    plan = plan_create(owner=user, title="xz", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
-    plan_generate(plan_id=plan.pk)
-    plan = Plan.objects.for_user(user).get(pk=plan.pk)
-    questions = session_content(user=user, plan=plan, session=plan.sessions.first()).questions
+    questions = _first_session_questions(user, ingest, text, "xz-ko.txt")
     assert len(questions) >= 2, questions
     assert [question for question in questions if question["kind"] != "true_false"], questions
