@@ -141,11 +141,14 @@ def check_kind(*, filename: str, head: bytes) -> str:
 # and underline) and overstrikes ("m\bma\ban": bold as a character, backspace, the character again; "_\bx": underlined).
 _TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]")
 _OVERSTRIKE = re.compile(r"[^\b\n]\x08(?=[^\b\n])")
+# A troff font change whose backslash a translation lost ("fI이름", "-fI시그널로", "fB파일을": \fI, \fB, \fR, \fP):
+# only before Hangul, where "fI" is never a word; the Korean fuser and killall pages had put it in answers.
+_TROFF_FONT = re.compile(r"(?<![A-Za-z])\\?f[BIRP](?=[\uac00-\ud7a3])")
 
 
 def decode_text(data: bytes, *, filename: str) -> str:
     """The file's text (UTF-8, UTF-16 with its byte order mark, or CP949), without a terminal's escape sequences
-    and overstrikes: a manual page saved from ``man`` reads as its words."""
+    and overstrikes, or troff font changes left in Korean text: a manual page saved from ``man`` reads as its words."""
     for encoding in ("utf-8-sig", "utf-16", "cp949"):
         if encoding == "utf-16" and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
             continue
@@ -153,7 +156,7 @@ def decode_text(data: bytes, *, filename: str) -> str:
             text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
-        return _OVERSTRIKE.sub("", _TERMINAL_ESCAPE.sub("", text))
+        return _TROFF_FONT.sub("", _OVERSTRIKE.sub("", _TERMINAL_ESCAPE.sub("", text)))
     raise ExtractionError("bad_encoding", f"“{filename}” is not valid UTF-8 text. Save it as UTF-8 and upload it again.")
 
 
@@ -163,17 +166,19 @@ _RULER = re.compile(r"^[ \t]*([^\w\s])(?:[ \t]*\1){3,}[ \t]*$", re.MULTILINE)
 
 # Markdown's syntax, which a reader of the rendered page never sees: fences around code, blockquote markers,
 # emphasis, inline code marks, links and images (their text stays), HTML comments and tags, link definitions.
+# Read a paragraph at a time: Node's docs set "**Never pass unsanitized user input … command execution.**" and
+# "See caveat at [`maxBuffer` and Unicode][]." over two lines, and their marks had reached answers and key points.
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _MARKDOWN_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_MARKDOWN_LINE = (  # each within one line, applied to every line but a code block's (a regex there is code: "*.txt")
-    (re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$"), ""),  # [id]: https://…
-    (re.compile(r"^[ \t]*(?:>[ \t]?)+"), ""),  # > a quoted paragraph
-    (re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),  # ![alt](image.png)
-    (re.compile(r"\[([^\]\n]+)\]\([^)\n]*\)"), r"\1"),  # [text](https://…)
-    (re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]"), r"\1"),  # [text][id]
+_MARKDOWN_LINE = (  # applied to every paragraph but a code block's (a regex there is code: "*.txt")
+    (re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE), ""),  # [id]: https://…
+    (re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE), ""),  # > a quoted paragraph
+    (re.compile(r"!\[([^\[\]]*)\]\([^)\n]*\)"), r"\1"),  # ![alt](image.png)
+    (re.compile(r"\[([^\[\]]+)\]\([^)\n]*\)"), r"\1"),  # [text](https://…), the text over lines too
+    (re.compile(r"\[([^\[\]]+)\]\[[^\]\n]*\]"), r"\1"),  # [text][id], [text][]
     (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),
     (re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>"), ""),  # <br>, <a id="x"></a>
-    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # **bold**, __bold__
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.DOTALL), r"\2"),  # **bold**, __bold__, over lines too
     (re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?!\w)"), r"\1"),  # _emphasis_, never snake_case
     (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])"), r"\1"),  # {Function\[]}: an escaped mark is the mark, last
@@ -222,36 +227,43 @@ def markdown_text(text: str) -> tuple[str, frozenset[str]]:
                 code.add(" ".join(line.split()))
             continue
         lines.append(line)
-    rendered = []
+    rendered, paragraph = [], []
+
+    def flush() -> None:
+        if paragraph:
+            rendered.extend(_rendered_paragraph("\n".join(paragraph)).split("\n"))
+            paragraph.clear()
+
     for line in _MARKDOWN_COMMENT.sub("", "\n".join(lines)).split("\n"):
-        if " ".join(line.split()) not in code:
-            line = _rendered_line(line)
+        if line.strip() and " ".join(line.split()) not in code:
+            paragraph.append(line)
+            continue
+        flush()
         rendered.append(line)
+    flush()
     return "\n".join(rendered), frozenset(code)
 
 
 _INLINE_CODE = re.compile(r"(`+)(?=\S)(.+?)(?<=\S)\1")
-_CODE_LINK = re.compile(r"\[(`+[^`\n]+`+)\](?:\([^)\n]*\)|\[[^\]\n]*\])")  # [`fs.ReadStream`][], [`x`](url): its code
-_BULLET = re.compile(r"^([ \t]*)[*+-][ \t]+(?=\S)")
+_CODE_HELD = re.compile("\ue000(\\d+)\ue001")  # an inline code span, held out while the marks around it are read
+_BULLET = re.compile(r"^([ \t]*)[*+-][ \t]+(?=\S)", re.MULTILINE)
 
 
-def _rendered_line(line: str) -> str:
-    """One line of Markdown as it renders: its inline code as written, marks and all (`rl[Symbol.asyncIterator]()`
-    is no link, `cursorTo(stream, x[, y][, callback])` no reference), the rest without Markdown's syntax."""
-    line = _CODE_LINK.sub(r"\1", _BULLET.sub(r"\1• ", line))  # * an item as a bullet; a link around code, its code
-    pieces, at = [], 0
-    for match in _INLINE_CODE.finditer(line):
-        pieces.append(_without_syntax(line[at : match.start()]))
-        pieces.append(match.group(2))
-        at = match.end()
-    pieces.append(_without_syntax(line[at:]))
-    return "".join(pieces)
+def _rendered_paragraph(text: str) -> str:
+    """One paragraph of Markdown as it renders, its line breaks kept: its inline code as written, marks and all
+    (`rl[Symbol.asyncIterator]()` is no link, `cursorTo(stream, x[, y][, callback])` no reference), the rest without
+    Markdown's syntax, a mark that spans lines included; a link around code is its code ([`fs.ReadStream`][])."""
+    held: list[str] = []
 
+    def hold(match: re.Match) -> str:
+        held.append(match.group(2))
+        return f"\ue000{len(held) - 1}\ue001"
 
-def _without_syntax(text: str) -> str:
+    text = _INLINE_CODE.sub(hold, _BULLET.sub(r"\1• ", text))  # * an item as a bullet
     for pattern, replacement in _MARKDOWN_LINE:
         text = pattern.sub(replacement, text)
-    return text
+    return _CODE_HELD.sub(lambda match: held[int(match.group(1))], text)
+
 
 
 # A plain-text title set at the margin over its indented body, as a manual page sets its sections ("설명" over

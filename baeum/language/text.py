@@ -64,7 +64,8 @@ HEADING_NUMBER = re.compile(
     re.IGNORECASE,
 )
 
-_HYPHENATED_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
+# A word hyphenated over a line: "-" or U+2010, which a manual page sets ("kil‐" / "       lall"), its indent too.
+_HYPHENATED_BREAK = re.compile(r"(?<=[a-z])[-\u2010][ \t]*\n[ \t]*(?=[a-z])")
 # A hyphenation point, with the line break after it if any: U+00AD (soft hyphen), and U+FFFE / U+0002,
 # which PDFium puts in place of a hyphen that ended a line (it drops that line break itself).
 _SOFT_HYPHEN = re.compile(r"[\u00ad\u0002\ufffe][ \t]*\n?[ \t]*")

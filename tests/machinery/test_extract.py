@@ -223,6 +223,36 @@ def test_markdown_inline_code_is_read_as_written():
     assert "A Readable stream (such as process.stdin); see fs.ReadStream." in linked.text  # a link around code: its code
 
 
+def test_markdown_marks_that_span_lines_are_read_as_they_render():
+    """The walkthrough's Node child_process page: "… arbitrary command execution.**" and "See caveat at [maxBuffer
+    and Unicode][]." reached answers and key points; bold over two lines and a link whose text holds code."""
+    from baeum.extraction.readers import split_text_pages
+
+    text = (
+        "**Never pass unsanitized user input to this function. Any input containing shell\n"
+        "metacharacters may be used to trigger arbitrary command execution.**\n\n"
+        "  * `maxBuffer` {number} Largest amount of data. See caveat at [`maxBuffer` and Unicode][].\n"
+        "    **Default:** `1024 * 1024`. Based on the [serialization API of the node:v8\nmodule][v8.serdes].\n"
+    )
+    [page] = split_text_pages(text, markdown=True)
+    assert page.text.startswith("Never pass unsanitized user input to this function. Any input containing shell\n")
+    assert "arbitrary command execution.\n" in page.text
+    assert "See caveat at maxBuffer and Unicode." in page.text and "Default: 1024 * 1024." in page.text
+    assert "serialization API of the node:v8\nmodule." in page.text
+    assert "*" not in page.text.replace("1024 * 1024", "") and "[" not in page.text
+
+
+def test_troff_font_changes_in_korean_text_and_words_hyphenated_over_a_line_are_text():
+    """The Korean fuser and killall pages: "fI이름/fI영역" and "kil‐ lall" were quoted in answers."""
+    from baeum.extraction.readers import decode_text
+    from baeum.language.text import normalize_text
+
+    saved = "햇갈리지만 않는다면 fI이름/fI영역 표기를, -fI시그널로 바꾸지 않으면 fB파일을.\n"
+    assert decode_text(saved.encode(), filename="fuser-ko.txt") == "햇갈리지만 않는다면 이름/영역 표기를, -시그널로 바꾸지 않으면 파일을.\n"
+    assert decode_text(b"fIfoo and fBar stay", filename="a.txt") == "fIfoo and fBar stay"  # Latin: maybe a name
+    assert normalize_text("함께 지정하면 kil\u2010\n       lall은 -v 옵션과") == "함께 지정하면 killall은 -v 옵션과"
+
+
 def test_an_html_table_in_markdown_is_rows_of_cells_never_a_sentence():
     """Node's readline key bindings: "Ctrl+6 Redo previous change Many terminals don't have a default redo keystroke."
     was a key point, and "_____+6 Redo previous change …" its question."""
