@@ -5,6 +5,9 @@ both pages.
 
 from __future__ import annotations
 
+import re
+
+from baeum.language.analysis import join_lines
 from baeum.language.text import LIST_ITEM
 
 
@@ -53,3 +56,57 @@ def line_kinds(text: str, *, headings: set[str], code: set[str]) -> list[str]:
         elif LIST_ITEM.match(line):
             kinds[index] = ITEM
     return kinds
+
+
+# A line that ends a sentence (or a lead-in): a reader's line break is kept after it, elsewhere the lines flow.
+_ENDS_SENTENCE = re.compile(r"(?:[.!?:;。]|다\.?)[\"'”’)\]]*$")
+
+
+def text_blocks(text: str, kinds: list[str]) -> list[dict]:
+    """``text`` as the blocks a reader sees, from its ``line_kinds``: a heading, a code listing (its lines, blank
+    ones inside it, as laid out), a list item, a paragraph. A paragraph's or an item's lines flow: they are joined
+    where a line does not end a sentence (``analysis.join_lines``: no space where a Korean word was broken over
+    two lines), so a phone breaks them where its screen ends; a man page's option lines ("c 현재 디렉터리입니다." /
+    "e 실행하고 있는 실행 파일입니다.") stay lines of their own."""
+    lines = text.split("\n")
+    blocks: list[dict] = []
+    for index, line in enumerate(lines):
+        kind = kinds[index] if index < len(kinds) else TEXT
+        last = blocks[-1] if blocks else None
+        if not line.strip():
+            later = next((other for other in range(index + 1, len(lines)) if lines[other].strip()), None)
+            if last and last["kind"] == CODE and later is not None and later < len(kinds) and kinds[later] == CODE:
+                last["lines"].append("")  # a blank line inside a listing stays in it
+            elif last:
+                last["open"] = False
+            continue
+        if (
+            last
+            and last.get("open")
+            and (
+                (kind == CODE and last["kind"] == CODE)
+                or (kind == TEXT and last["kind"] in (TEXT, ITEM))
+                or (kind == HEADING == last["kind"])
+            )
+        ):
+            last["lines"].append(line)
+            continue
+        blocks.append({"kind": kind, "lines": [line], "open": True})
+    shown = []
+    for block in blocks:
+        if block["kind"] == CODE:
+            body = "\n".join(block["lines"])
+        elif block["kind"] == HEADING:
+            body = " ".join(line.strip() for line in block["lines"])
+        else:
+            runs, run = [], []
+            for line in block["lines"]:
+                run.append(line.strip())
+                if _ENDS_SENTENCE.search(line.strip()):
+                    runs.append(join_lines(run))
+                    run = []
+            if run:
+                runs.append(join_lines(run))
+            body = "\n".join(runs)
+        shown.append({"kind": block["kind"] or "text", "text": body})
+    return shown

@@ -265,7 +265,6 @@ def _rendered_paragraph(text: str) -> str:
     return _CODE_HELD.sub(lambda match: held[int(match.group(1))], text)
 
 
-
 # A plain-text title set at the margin over its indented body, as a manual page sets its sections ("설명" over
 # "       xz는 gzip(1) 과 …"): a paragraph of its own, never the first words of the sentence under it ("설명 xz는 …").
 _OUTDENTED_TITLE = re.compile(r"^([^\s\-=>*#~|+][^\s]*(?:[ ][^\s]+){0,3})(?<![.!?:;,])[ \t]*\n(?=(?:[ ]{3,}|\t)\S)", re.MULTILINE)

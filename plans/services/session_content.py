@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from baeum import rules
 from baeum.answering.quoting import without_leading_heading
 from baeum.answering.sentences import is_readable_sentence
+from baeum.extraction import pages
 from baeum.extraction.lines import looks_like_code
 from baeum.language import analysis, lexicon
 from baeum.language.analysis import content_terms
-from baeum.language.text import is_hangul_heavy, sentence_spans
+from baeum.language.text import LIST_ITEM, is_hangul_heavy, sentence_spans
 from baeum.study import keypoints, quiz, standing
 from baeum.study import phrasing as study
 from baeum.study.definitions import find_definitions
@@ -67,15 +68,54 @@ def _source(chunk, start: int = 0, end: int | None = None) -> dict:
 
 
 def _page_parts(chunk, offset: int) -> list[dict]:
-    """Cut the chunk's text from ``offset`` at its page breaks: each part is shown under its own page."""
+    """Cut the chunk's text from ``offset`` at its page breaks: each part is shown under its own page, with
+    ``lineKinds``, what each of its lines is (``baeum.extraction.pages.line_kinds``'s kinds: a heading, code, a
+    list item, text), read from the chunk's own heading and code spans."""
     breaks = [start for start, _ in chunk.page_starts if start > offset] + [len(chunk.content)]
     parts, start = [], offset
     for end in breaks:
-        text = chunk.content[start:end].strip()
+        raw = chunk.content[start:end]
+        text = raw.strip()
         if text:
-            parts.append({**_source(chunk, start, end), "text": text})
+            first = start + raw.find(text)
+            parts.append({**_source(chunk, start, end), "text": text, "lineKinds": _line_kinds(chunk, first, text)})
         start = end
     return parts
+
+
+def _line_kinds(chunk, start: int, text: str) -> list[str]:
+    kinds, at = [], start
+    for line in text.split("\n"):
+        if any(span[0] <= at < span[1] for span in chunk.heading_spans):
+            kinds.append(pages.HEADING)
+        elif line.strip() and any(first <= at < last for first, last in chunk.code_spans):
+            kinds.append(pages.CODE)
+        else:
+            kinds.append(pages.ITEM if LIST_ITEM.match(line) else pages.TEXT)
+        at += len(line) + 1
+    return kinds
+
+
+def _laid_out(user, parts: list[dict]) -> None:
+    """Give the code lines of ``parts`` the indentation their page keeps (a chunk stores its lines with spaces
+    collapsed): a session's listing had read flat, in a proportional font, on the phone and the laptop."""
+    wanted: dict[str, set[int]] = {}
+    for part in parts:
+        if pages.CODE in part["lineKinds"]:
+            wanted.setdefault(part["refId"], set()).update(range(part["pageNumber"], part["pageEnd"] + 1))
+    indented: dict[tuple[str, str], str] = {}
+    for ref_id, numbers in wanted.items():
+        for page in knowledge.material_pages(user=user, ref_id=ref_id, first=min(numbers), last=max(numbers)):
+            for line in page.text.split("\n"):
+                if line[:1] == " ":
+                    indented.setdefault((ref_id, " ".join(line.split())), line.rstrip())
+    for part in parts:
+        if pages.CODE in part["lineKinds"]:
+            lines = part["text"].split("\n")
+            for index, kind in enumerate(part["lineKinds"]):
+                if kind == pages.CODE:
+                    lines[index] = indented.get((part["refId"], " ".join(lines[index].split())), lines[index])
+            part["text"] = "\n".join(lines)
 
 
 # A list item's own marker ("• insert a character"): the key points are a list already.
@@ -156,7 +196,7 @@ CHARACTERISTIC_TERMS = rules.register(
 DEFINITION_BOOST = 1.5
 
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 8
+SESSION_CONTENT_VERSION = 9
 # Sentences rated as not standing alone (``standing``) fill a session's key points only up to this many. Readers
 # found 0.48 of the tuning books' candidates rated standing alone fine and 0.10–0.15 of the rest; on two manuals
 # nobody had tuned on (libjpeg, the sed FAQ, blind), 0.56 and 0.42 against 0.25 and 0.
@@ -322,6 +362,7 @@ def _with_labels(user, content: SessionContent) -> SessionContent:
     points = knowledge.with_page_labels(user=user, citations=content.key_points)
     cited = knowledge.with_page_labels(user=user, citations=[question["citation"] for question in content.questions])
     content.key_points = points
+    _laid_out(user, content.parts)
     content.parts = knowledge.with_page_labels(user=user, citations=content.parts)  # the session's text, page by page
     content.questions = [{**question, "citation": citation} for question, citation in zip(content.questions, cited, strict=True)]
     return content

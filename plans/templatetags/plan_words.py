@@ -2,6 +2,8 @@
 
 from django import template
 
+from baeum.extraction.pages import text_blocks
+
 from ..failure_reasons import plan_failure_reason
 from ..selectors import objectives_for_reader
 
@@ -18,3 +20,10 @@ def plan_failure(plan) -> str:
 def reader_objectives(objectives) -> list[str]:
     """A session's objectives with the template's words in the active language ("Explain X" → "X 설명하기")."""
     return objectives_for_reader(objectives)
+
+
+@register.filter
+def blocks(part: dict) -> list[dict]:
+    """A part of a session's text as a reader sees it (``text_blocks``): headings, code as laid out, flowing
+    paragraphs. A part cached before it carried ``lineKinds`` reads as one paragraph per line."""
+    return text_blocks(part["text"], part.get("lineKinds") or [])

@@ -55,6 +55,7 @@
   // "code", "item", "" for running text); code lines run into one fixed-pitch block, a heading is a heading.
   // `ranges` ([start, end] in `text`) are marked: <mark class="found" data-match="i">, or the quote's
   // <mark id="quote"> when `quote` is set; a range crossing lines is marked in each.
+  const ENDS_SENTENCE = /(?:[.!?:;。]|다\.?)["'”’)\]]*$/;
   function renderPage(text, kinds, ranges, { quote = false } = {}) {
     const lines = text.split("\n"), blocks = [];
     let offset = 0, block = null;
@@ -78,13 +79,16 @@
         if (next > 0 && kinds && kinds[next] === "code") { block.lines.push(""); return; }
       }
       if (!line.trim() && tag === "p") { block = null; return; }
-      if (joins) { block.lines.push(html); return; }
-      block = { tag, kind, lines: [html] };
+      if (joins) { block.lines.push(html); block.raw.push(line); return; }
+      block = { tag, kind, lines: [html], raw: [line] };
       blocks.push(block);
     });
-    return blocks.map(({ tag, kind, lines: parts }) => {
+    // A paragraph's lines flow (joined by a space) except after a line that ends a sentence, as the session text
+    // reads (baeum.extraction.pages.text_blocks): a manual's hard line breaks had made the panel ragged on a phone.
+    const flowed = (parts, raw) => parts.map((part, index) => index === parts.length - 1 ? part : part + (ENDS_SENTENCE.test(raw[index].trim()) ? "\n" : " ")).join("");
+    return blocks.map(({ tag, kind, lines: parts, raw }) => {
       const cls = tag === "pre" ? "page-code" : tag === "h3" ? "page-heading" : kind === "item" ? "page-item" : "page-para";
-      return `<${tag} class="${cls}">${parts.join(tag === "h3" ? " " : "\n")}</${tag}>`;
+      return `<${tag} class="${cls}">${tag === "pre" ? parts.join("\n") : tag === "h3" ? parts.join(" ") : flowed(parts, raw)}</${tag}>`;
     }).join("");
   }
   // Translate an English reason with the page's catalogue: [{pattern: "“%(name)s” is empty…", text: "…"}].

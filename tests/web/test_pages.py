@@ -1,5 +1,6 @@
 """Server-rendered pages: they render, speak Korean and English, stay scoped and query-bounded."""
 
+import html
 import re
 
 import pytest
@@ -206,3 +207,23 @@ def test_a_failed_plan_says_why_in_the_learners_language(browser_client, user, i
     korean = browser_client.get(f"/plans/{plan.pk}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
     assert "ZeroDivisionError" not in korean and '<span class="badge FAILED">실패</span>' in korean
     assert "계획을 만들지 못했습니다." in korean
+
+
+def test_a_sessions_text_shows_code_as_laid_out_and_its_prose_flowing(browser_client, user, ingest, django_capture_on_commit_callbacks):
+    """Walkthrough 18: a session's code lost its indentation and font ("const { spawn } =" / "require(…)"), and a
+    manual's hard line breaks made its prose ragged on a phone."""
+    text = (
+        "# Child processes\n\nThe spawn function starts a child process without blocking the event loop,\n"
+        "and the parent reads its output as it arrives.\n\n```js\nconst { spawn } = require('node:child_process');\n"
+        "const ls = spawn('ls', ['-lh']);\nls.stdout.on('data', (data) => {\n    console.log(`stdout: ${data}`);\n});\n```\n\n"
+        + "The exec function runs a command in a shell and buffers what it prints for the callback.\n"
+        * 3
+    )
+    material = ingest(user, text.encode(), "child.md")
+    with django_capture_on_commit_callbacks(execute=True):
+        plan_url = browser_client.post("/plans/new", {"title": "Child", "ref_ids": [material.ref_id], "minutes": "10"})["Location"]
+    session = browser_client.get(f"{plan_url}sessions/1/").content.decode()
+    assert '<pre class="page-code">' in session
+    listing = session.split('<pre class="page-code">')[1].split("</pre>")[0]
+    assert "\n    console.log(`stdout: ${data}`);\n" in html.unescape(listing)  # its indentation kept
+    assert "without blocking the event loop, and the parent reads its output" in session  # one flowing paragraph
