@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from django.db import transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from baeum.errors import BaeumError, MaterialNotReady, MaterialsRemoved, NotFound
 from baeum.language.analysis import content_terms
@@ -68,7 +68,7 @@ def plan_create(
         plan = Plan.objects.create(
             owner=owner,
             course=course,
-            title=title[:200] or materials[ref_ids[0]].title[:200],
+            title=title.strip()[:200] or default_title(owner, [materials[ref_id].title for ref_id in ref_ids]),
             goal=goal,
             minutes_per_session=minutes_per_session,
             language=language,
@@ -85,6 +85,25 @@ def plan_create(
 
             transaction.on_commit(lambda: generate_plan.delay(plan.pk))
     return plan
+
+
+def default_title(owner, titles: list[str]) -> str:
+    """A plan's title when the learner gives none: its materials' titles ("killall-ko · fuser-ko"; from three on,
+    "A · B + 2 more"), numbered when another of the owner's plans has it already ("node-child-process (2)").
+    Walkthrough 18 had a plan over two Korean manuals named for the first, and two plans of one name apiece."""
+    if len(titles) <= 2:
+        title = " · ".join(titles)
+    else:
+        more = len(titles) - 2
+        title = " · ".join(titles[:2]) + " " + ngettext("+ %(count)d more", "+ %(count)d more", more) % {"count": more}
+    title = title[:190]
+    taken = set(Plan.objects.for_user(owner).filter(title__startswith=title).values_list("title", flat=True))
+    number = 1
+    named = title
+    while named in taken:
+        number += 1
+        named = f"{title} ({number})"
+    return named
 
 
 def plan_rename(*, plan: Plan, title: str) -> Plan:

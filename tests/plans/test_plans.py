@@ -314,3 +314,23 @@ def test_a_word_attached_to_a_dot_a_dash_or_a_slash_is_no_characteristic_term():
     text = "-S .suf, --suffix=.suf 압축할 때 접미사로 .suf 를 씁니다. /usr/bin 에 설치합니다."
     assert "suf" not in _ATTACHED_WORD.sub(" ", text) and "usr" not in _ATTACHED_WORD.sub(" ", text)
     assert "접미사" in _ATTACHED_WORD.sub(" ", text)
+
+
+def test_a_plan_with_no_title_is_named_for_all_its_materials_and_never_twice_alike(user, other_user, ingest):
+    """Walkthrough 18: a plan over two Korean manuals was named "killall-ko", and two plans of one name apiece
+    could not be told apart on the plans page."""
+    from plans.services.plans import plan_create
+
+    killall = ingest(user, "killall은 지정한 이름의 프로세스를 강제로 끝냅니다.\n".encode(), "killall-ko.txt")
+    fuser = ingest(user, "fuser는 파일을 사용하는 프로세스를 식별합니다.\n".encode(), "fuser-ko.txt")
+    both = plan_create(owner=user, title="", ref_ids=[killall.ref_id, fuser.ref_id], enqueue=False)
+    again = plan_create(owner=user, title="  ", ref_ids=[killall.ref_id, fuser.ref_id], enqueue=False)
+    named = plan_create(owner=user, title="Signals", ref_ids=[killall.ref_id], enqueue=False)
+    assert (both.title, again.title, named.title) == ("killall-ko · fuser-ko", "killall-ko · fuser-ko (2)", "Signals")
+    theirs = ingest(other_user, "killall은 프로세스를 끝냅니다.\n".encode(), "killall-ko.txt")
+    alone = plan_create(owner=other_user, title="", ref_ids=[theirs.ref_id], enqueue=False)
+    assert alone.title == "killall-ko"  # another learner's plans take no number from this one's
+    third = ingest(user, b"The third material.\n", "third.txt")
+    assert plan_create(owner=user, title="", ref_ids=[killall.ref_id, fuser.ref_id, third.ref_id], enqueue=False).title == (
+        "killall-ko · fuser-ko + 1 more"
+    )
