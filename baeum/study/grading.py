@@ -141,6 +141,11 @@ def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[s
             return Grade(PARTIAL, 0.5, expected)
     if any(character.isdigit() for character in target + given):
         return Grade(WRONG, 0.0, expected)
+    # A qualified name's own name ("detached" for "options.detached", "createInterface" for
+    # "readline.createInterface()"): the learner knows the thing, not where it hangs; almost, shown in full.
+    qualified = re.fullmatch(r"[\w$]+(?:\.[\w$]+)+(?:\(\))?", expected.strip())
+    if qualified and given == normalise(expected.strip().removesuffix("()").rsplit(".", 1)[1]):
+        return Grade(PARTIAL, 0.5, expected)
     # One typo in a longer word ("nibbel" for "nibble") is still the word; in Korean one letter of a syllable
     # ("컴퍼일러" for "컴파일러", "셀렉터" for the book's "실렉터"), compared letter by letter (jamo).
     jamo_given, jamo_target = _jamo(given), _jamo(target)

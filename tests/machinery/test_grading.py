@@ -121,3 +121,12 @@ def test_korean_spacing_never_decides_even_where_a_syllable_looks_like_a_particl
     assert grade_term("되돌아 가", "되돌아가").verdict == "correct"
     assert grade_term("되 돌아가", "되돌아가").verdict == "correct"
     assert grade_term("돌아가", "되돌아가").verdict != "correct"
+
+
+def test_a_qualified_names_own_name_is_almost_right():
+    """Walkthrough 18: "detached" for the blank "if _____ is set to true" (the book's "options.detached") was "Not
+    quite"; the learner knows the option, not the object it hangs on."""
+    assert grade_term("detached", "options.detached").verdict == PARTIAL
+    assert grade_term("createInterface", "readline.createInterface()").verdict == PARTIAL
+    assert grade_term("options", "options.detached").verdict == WRONG  # the object is not the option
+    assert grade_term("readline.createInterface()", "readline.createInterface()").verdict == CORRECT
