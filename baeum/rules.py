@@ -75,6 +75,11 @@ def resolved(rule: Rule, *args):
     return result
 
 
+def is_on(rule: Rule) -> bool:
+    """Whether ``rule`` is switched on (for a caller that must do more work before it can ask ``applies``)."""
+    return rule.name not in _OFF
+
+
 def fired(name: str) -> None:
     for counter in _COUNTERS.get():
         counter[name] += 1

@@ -249,3 +249,71 @@ def test_the_other_one_without_a_pair_is_not_a_search_for_other(user, ingest):
     with_depth = chat_reply(conversation=conversation, content="What is depth-first search?")  # "first" is no ordinal
     assert with_depth.refused
     chat_reply(conversation=conversation, content="and the other one?")  # answered or refused, never a crash
+
+
+@pytest.mark.django_db
+def test_a_follow_up_reads_the_pages_around_the_previous_answer_first(user, ingest):
+    """``retrieval:near-previous``: "and how large can it grow?" after a question on the call stack reads the stack's
+    pages, though six pages far off on the heap say "grow" and "large" more often."""
+    from baeum import rules
+    from chat.services.retrieval import conversation_scope, retrieve_standard
+
+    heap = "Chapter {n} The heap, part {n}\n" + "The heap can grow large: a large heap grows as large as memory allows. " * 20
+    weather = "Chapter {n} Weather\n" + "This chapter is about the weather of a region, its clouds and its rain. " * 20
+    pages = [  # a page long enough to be a passage of its own
+        "Chapter 1 The call stack\n" + "The call stack holds a frame for every function call that has not returned yet. " * 20,
+        weather.format(n=2),
+        "Stack limits\nA stack that is too deep overflows: the operating system lets it grow to about eight megabytes. "
+        + "Each thread has a stack of its own, set when the thread starts. " * 20,
+        *[weather.format(n=n) for n in range(3, 13)],
+        *[heap.format(n=n) for n in range(13, 19)],  # pages 14 to 19: more than NEAR_PREVIOUS_PAGES from page 3
+    ]
+    book = ingest(user, make_pdf(pages), "memory.pdf")
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    first = chat_reply(conversation=conversation, content="What does the call stack hold?")
+    assert 1 in {citation["pageNumber"] for citation in first.citations}, first.content
+
+    def pages_read() -> set[int]:
+        query = "call stack hold frame and how large can it grow"
+        found = retrieve_standard(conversation, query, scope=conversation_scope(conversation, [book.ref_id]), follow_up=True)
+        return {passage.page_number for passage in found.passages}
+
+    with rules.counting() as fired:
+        near = pages_read()
+    with rules.switched_off(["retrieval:near-previous"]):
+        far = pages_read()
+    assert fired["retrieval:near-previous"] >= 1
+    assert max(near) <= 9 and max(far) >= 14, (near, far)  # the pages near the stack's; without the rule the heap's
+
+
+CHILD_PROCESS_MD = (
+    "# Child processes\n\n## Spawning a process\n\nThe spawn function starts a child process without blocking the event loop, "
+    "and the parent reads its output from the child's stdout stream as it arrives.\n\n"
+    "```js\nconst { spawn } = require('node:child_process');\nconst ls = spawn('ls', ['-lh', '/usr']);\n\n"
+    "ls.stdout.on('data', (data) => {\n    console.log(`stdout: ${data}`);\n});\n```\n\n"
+    "## Running a shell command\n\nThe exec function runs a command inside a shell and buffers everything it prints "
+    "until the command exits, then hands the output to the callback.\n\n"
+    "```js\nconst { exec } = require('node:child_process');\nexec('cat *.js missing_file | wc -l', (error, stdout, stderr) => {\n"
+    "    console.log(`stdout: ${stdout}`);\n});\n```\n"
+)
+
+
+@pytest.mark.django_db
+def test_an_example_asked_for_is_the_passages_listing_shown_as_code(user, ingest):
+    """Walkthrough 18: "give me an example" and "give me an example of exec" over Node's child_process page were
+    answered with option descriptions; the page's listings are now shown, laid out, and cited
+    (``answer:example-listing``)."""
+    from baeum import rules
+
+    book = ingest(user, CHILD_PROCESS_MD.encode(), "child-process.md")
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    assert not chat_reply(conversation=conversation, content="How do I run a shell command and get its output?").refused
+    with rules.counting() as fired:
+        example = chat_reply(conversation=conversation, content="give me an example")
+    assert fired["answer:example-listing"] == 1 and not example.refused, example.content
+    assert "Example [" in example.content, example.content
+    assert "\n```\nconst { exec } = require('node:child_process');\n" in example.content
+    assert "\n    console.log(`stdout: ${stdout}`);\n});\n```" in example.content  # laid out as its page lays it out
+    assert any(citation["quote"] == "const { exec } = require('node:child_process');" for citation in example.citations)
+    korean = chat_reply(conversation=conversation, content="spawn 예를 들어줘")
+    assert "예제 [" in korean.content and "const ls = spawn('ls', ['-lh', '/usr']);" in korean.content, korean.content
