@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from baeum.answering.answers import CITATION, Answer, Citation, Passage, citation_for
 from baeum.answering.crosslingual import NOTE_PREFIX
+from baeum.answering.examples import fenced_blocks, listing_lines, without_listings
 from baeum.answering.quoting import passage_sentences, quotable
 from baeum.answering.sentences import MIN_SENTENCE_CHARS
 from baeum.extraction.tables import superscript_references
@@ -166,7 +167,19 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
     text = answer_text.strip()
     if not text:
         return False, [], ["empty answer"]
-    for sentence in _claims(text):
+    for block in fenced_blocks(text):  # a listing: each of its lines is a line of the passage its lead line cites
+        numbers = [int(number) for number in CITATION.findall(block.group("lead"))]
+        passage = by_number.get(numbers[-1]) if numbers else None
+        lines = listing_lines(block.group("code"))
+        if passage is None or not lines:
+            problems.append("a listing cites no passage of this turn")
+            continue
+        stored = " ".join(passage.text.split())
+        if not all(line in stored for line in lines):
+            problems.append(f"a listing is not in [{passage.n}]: {lines[0][:80]}")
+            continue
+        citations[passage.n] = citation_for(passage, lines[0], citations.get(passage.n))
+    for sentence in _claims(without_listings(text)):
         numbers = [int(number) for number in CITATION.findall(sentence)]
         claim = CITATION.sub("", sentence).strip()
         claim_terms = set(content_terms(claim))

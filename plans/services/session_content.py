@@ -103,18 +103,16 @@ def _laid_out(user, parts: list[dict]) -> None:
     for part in parts:
         if pages.CODE in part["lineKinds"]:
             wanted.setdefault(part["refId"], set()).update(range(part["pageNumber"], part["pageEnd"] + 1))
-    indented: dict[tuple[str, str], str] = {}
-    for ref_id, numbers in wanted.items():
-        for page in knowledge.material_pages(user=user, ref_id=ref_id, first=min(numbers), last=max(numbers)):
-            for line in page.text.split("\n"):
-                if line[:1] == " ":
-                    indented.setdefault((ref_id, " ".join(line.split())), line.rstrip())
+    indented = {
+        ref_id: knowledge.laid_out_lines(user=user, ref_id=ref_id, first=min(numbers), last=max(numbers))
+        for ref_id, numbers in wanted.items()
+    }
     for part in parts:
         if pages.CODE in part["lineKinds"]:
             lines = part["text"].split("\n")
             for index, kind in enumerate(part["lineKinds"]):
                 if kind == pages.CODE:
-                    lines[index] = indented.get((part["refId"], " ".join(lines[index].split())), lines[index])
+                    lines[index] = indented[part["refId"]].get(" ".join(lines[index].split()), lines[index])
             part["text"] = "\n".join(lines)
 
 
