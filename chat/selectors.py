@@ -73,7 +73,7 @@ def starter_questions(*, user, conversation: Conversation, korean: bool | None =
         # A term the plan already asks about is not asked again in other words ("‘파생작’이란 …?", "파생작은 …?").
         questions += [
             question
-            for question in _glossary_questions(user=user, materials=materials)
+            for question in [*_glossary_questions(user=user, materials=materials), *_subject_questions(user=user, materials=materials)]
             if not any(_asked_term(question) in asked for asked in questions)
         ]
     questions = list(dict.fromkeys(questions))
@@ -143,6 +143,33 @@ def _glossary_questions(*, user, materials) -> list[str]:
                 questions.append(f"What is {_with_article(term, entry['definition'])}?")  # the material's language
             if len(questions) >= STARTERS:
                 return questions
+    return questions
+
+
+# What a manual or a reference page is about, where it defines no term: a manual page's NAME line ("chsh - 로그인 쉘을
+# 바꿉니다", "fuser - identify processes using files") or a Markdown page's title ("# Dispatcher"). The walkthrough's
+# Korean phone had been offered only "What is kill?" from an English page beside two Korean manuals.
+_MANUAL_NAME = re.compile(r"^[ \t]*([A-Za-z_][\w.+-]*)(?:,[ \t]*[\w.+-]+)*[ \t]+[-—–][ \t]+\S", re.MULTILINE)
+_SUBJECT_EXTENSIONS = (".txt", ".md", ".markdown")
+_SUBJECT_MAX_WORDS = 3
+
+
+def _subject_questions(*, user, materials) -> list[str]:
+    from baeum.language.text import korean_particle
+    from knowledge.models import Chunk
+
+    questions = []
+    for material in materials:
+        if material.extension not in _SUBJECT_EXTENSIONS:
+            continue
+        first = Chunk.objects.for_reader(user).filter(material=material).order_by("chunk_index").first()
+        if first is None:
+            continue
+        named = _MANUAL_NAME.search(first.content[:2000])
+        subject = named.group(1) if named else first.section_title if first.section_level == 1 else ""
+        if not subject or len(subject.split()) > _SUBJECT_MAX_WORDS:
+            continue
+        questions.append(f"{subject}{korean_particle(subject, '은', '는')} 무엇인가요?" if material.korean else f"What is {subject}?")
     return questions
 
 

@@ -148,6 +148,20 @@ def test_an_empty_conversation_offers_questions_its_plan_asks_or_terms_its_mater
     assert on_english and on_english[0] != "레지스터는 무엇인가요?", on_english
 
 
+def test_a_manual_that_defines_no_term_is_asked_about_by_its_name(client, user, api_client, ingest):
+    """Walkthrough 18: a Korean phone over two Korean manual pages was offered only "What is kill?", from an English
+    page beside them; a manual's NAME line names what it is about."""
+    chsh = "이름\n       chsh - 로그인 쉘을 바꿉니다\n\n설명\n       chsh 명령은 사용자의 로그인 쉘을 바꿉니다.\n"
+    manual = ingest(user, chsh.encode(), "chsh-ko.txt")
+    page = ingest(user, b"# Dispatcher\n\nA dispatcher sends requests and calls the handler's hooks.\n", "dispatcher.md")
+    conversation = api_client.post("/api/v1/conversations/", {"refIds": [manual.ref_id, page.ref_id]}, format="json").json()["id"]
+    client.force_login(user)
+    on_korean = re.findall(r'data-starter="([^"]*)"', client.get(f"/chat/{conversation}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode())
+    assert on_korean[:2] == ["chsh은(는) 무엇인가요?", "What is Dispatcher?"], on_korean
+    answer = _ask(api_client, conversation, on_korean[0])
+    assert not answer["refused"] and "로그인 쉘" in answer["content"], answer["content"]
+
+
 def test_a_starter_question_is_never_about_a_word_that_names_no_term():
     """A walkthrough over Node's stream documentation: the empty conversation suggested "What is the value?"."""
     from chat.selectors import startable
