@@ -84,7 +84,7 @@ def starter_questions(*, user, conversation: Conversation, korean: bool | None =
 
 def _asked_term(question: str) -> str:
     """The term of a starter question ("파생작은 무엇인가요?" → "파생작", "What is an array?" → "array")."""
-    term = re.sub(r"^What is (?:an? |the )?|\?$|(?:은|는) 무엇인가요\?$", "", question)
+    term = re.sub(r"^What is (?:an? |the )?|\?$|(?:은\(는\)|\(이\)란|이란|란|은|는) 무엇인가요\?$", "", question)
     return term.strip() or question
 
 
@@ -149,13 +149,13 @@ def _glossary_questions(*, user, materials) -> list[str]:
 # What a manual or a reference page is about, where it defines no term: a manual page's NAME line ("chsh - 로그인 쉘을
 # 바꿉니다", "fuser - identify processes using files") or a Markdown page's title ("# Dispatcher"). The walkthrough's
 # Korean phone had been offered only "What is kill?" from an English page beside two Korean manuals.
-_MANUAL_NAME = re.compile(r"^[ \t]*([A-Za-z_][\w.+-]*)(?:,[ \t]*[\w.+-]+)*[ \t]+[-—–][ \t]+\S", re.MULTILINE)
 _SUBJECT_EXTENSIONS = (".txt", ".md", ".markdown")
 _SUBJECT_MAX_WORDS = 3
 
 
 def _subject_questions(*, user, materials) -> list[str]:
     from baeum.language.text import korean_particle
+    from baeum.study.definitions import MANUAL_NAME_LINE
     from knowledge.models import Chunk
 
     questions = []
@@ -165,8 +165,8 @@ def _subject_questions(*, user, materials) -> list[str]:
         first = Chunk.objects.for_reader(user).filter(material=material).order_by("chunk_index").first()
         if first is None:
             continue
-        named = _MANUAL_NAME.search(first.content[:2000])
-        subject = named.group(1) if named else first.section_title if first.section_level == 1 else ""
+        named = next(filter(None, map(MANUAL_NAME_LINE.match, first.content[:2000].split("\n"))), None)
+        subject = named.group("term") if named else first.section_title if first.section_level == 1 else ""
         if not subject or len(subject.split()) > _SUBJECT_MAX_WORDS:
             continue
         questions.append(f"{subject}{korean_particle(subject, '은', '는')} 무엇인가요?" if material.korean else f"What is {subject}?")

@@ -201,7 +201,7 @@ _A_ROLE = re.compile(
     re.IGNORECASE,
 )
 # "What is X?" / "X(이)란 무엇인가요?": the term asked about.
-_ASKED_TERM = re.compile(r"^(?:what (?:is|are) (?P<en>.+?)\??$)|^(?P<ko>.+?)(?P<particle>이란|란)\s*무엇", re.IGNORECASE)
+_ASKED_TERM = re.compile(r"^(?:what (?:is|are) (?P<en>.+?)\??$)|^(?P<ko>.+?)(?P<particle>\(이\)란|이란|란)\s*무엇", re.IGNORECASE)
 
 
 def question_problem(kind: str, question: str, answer: str, choices: list[str] | None = None) -> str | None:

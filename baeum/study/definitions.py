@@ -68,6 +68,14 @@ _GLOSSARY_LINE = re.compile(
 )
 
 
+# A manual page's NAME line, which says what the command is: "fuser - 파일 또는 소켓을 사용하는 프로세스를 식별합니다",
+# "xz, unxz, xzcat - .xz 파일을 압축하거나 압축 해제합니다". The walkthrough's key points on the Korean fuser and
+# killall pages never said what either command does.
+MANUAL_NAME_LINE = re.compile(
+    r"^\s*(?P<term>[A-Za-z_][\w.+-]{0,40})(?P<aliases>(?:,\s*[A-Za-z_][\w.+-]{0,40})*)\s+[-—–]\s+(?P<body>\S.{9,})$"
+)
+
+
 def _english_term(words: str) -> tuple[str, str] | None:
     """Cut a term from the words after "called": (term, rest) — determiners dropped, stopped at a stop word."""
     words = _LEADING_DETERMINER.sub("", words)
@@ -213,6 +221,10 @@ def find_definitions(text: str) -> list[Definition]:
         ):
             alias = (glossary.group("alias").strip(),) if glossary.group("alias") else ()
             found.append((offset, offset + len(line.rstrip()), glossary.group("term").strip(), alias, _clean(line)))
+        name = MANUAL_NAME_LINE.match(line.rstrip("\n"))
+        if name and name.group("term")[:1].islower():  # a command's name; "Note - …" is prose
+            aliases = tuple(alias.strip() for alias in name.group("aliases").split(",") if alias.strip())
+            found.append((offset, offset + len(line.rstrip()), name.group("term"), aliases, _clean(line)))
         offset += len(line)
     for start, end, term, aliases, sentence in sorted(found, key=lambda item: item[0]):
         keep(term, aliases, sentence, start, end)

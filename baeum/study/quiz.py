@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from baeum import rules
 from baeum.language import lexicon
-from baeum.language.text import HEADING_NUMBER, is_hangul_heavy
+from baeum.language.text import HEADING_NUMBER, is_hangul_heavy, korean_particle
 from baeum.study.definitions import Definition
 
 DEFINITION, CLOZE, TRUE_FALSE, CHOICE, SHORT_ANSWER = "definition", "cloze", "true_false", "choice", "short_answer"
@@ -226,6 +226,8 @@ def _definition_question(definition: Definition, sentence: str, body: str = "") 
         last = definition.term.rstrip("'\"‘’“”」』)")[-1:]  # "‘파생작’이란": the particle follows the word, not its quote mark
         particle = "이란" if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 else "란"
         prompt = f"{definition.term}{particle} 무엇인가요?"
+    elif is_hangul_heavy(sentence):  # a Latin name a Korean sentence defines ("fuser - 파일 또는 …"): asked in Korean
+        prompt = f"{definition.term}{korean_particle(definition.term, '이란', '란')} 무엇인가요?"
     else:
         verb = "are" if re.search(r"\bare\b", opening[len(definition.term) :][:6]) else "is"
         determiner = article.group(0).strip().lower() + " " if article else ""

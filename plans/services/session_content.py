@@ -22,7 +22,7 @@ from baeum.language.analysis import content_terms
 from baeum.language.text import LIST_ITEM, is_hangul_heavy, sentence_spans
 from baeum.study import keypoints, quiz, standing
 from baeum.study import phrasing as study
-from baeum.study.definitions import find_definitions
+from baeum.study.definitions import MANUAL_NAME_LINE, find_definitions
 from core.learner_cache import learner_key
 from knowledge import selectors as knowledge
 
@@ -265,9 +265,11 @@ def _session_content(
                 continue
             if any(first <= offset + start < last for first, last in chunk.code_spans):
                 continue  # a line of code (set in a fixed-pitch font) is no statement to learn or to ask about
-            if rules.applies(keypoints.CUT_OFF, sentence.rstrip()):
+            named = MANUAL_NAME_LINE.match(body)  # "fuser - 파일 또는 …": a manual says what its command is, unpunctuated
+            if not named and rules.applies(keypoints.CUT_OFF, sentence.rstrip()):
                 continue
-            if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and not _NOT_A_SENTENCE.search(body):
+            stated = named or not _NOT_A_SENTENCE.search(body)
+            if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and stated:
                 sentences.append((body, chunk, offset + start))
     weights = dict(_weighted_terms(user, plan, "\n".join(part["text"] for part in content.parts))[:40])
     candidates, defined = [], {}
@@ -282,7 +284,10 @@ def _session_content(
     # A key point is read on its own, on a list: a sentence of the book's body that a reader would find standing
     # alone (``standing``, fitted on readers' verdicts) comes first; one that goes on from the sentence before it
     # ("따라서 …", "This data is …"), or from a preface or a bibliography, only when too few others are left.
-    alone = {candidate.position: standing.standing(candidate.text) >= standing.STANDS_ALONE for candidate in candidates}
+    alone = {
+        candidate.position: standing.standing(candidate.text) >= standing.STANDS_ALONE or bool(MANUAL_NAME_LINE.match(candidate.text))
+        for candidate in candidates
+    }
     ranked = sorted(
         candidates,
         key=lambda candidate: (

@@ -163,3 +163,27 @@ def test_a_korean_text_asks_about_its_short_characteristic_terms_too(user, inges
     questions = _first_session_questions(user, ingest, text, "xz-ko.txt")
     assert len(questions) >= 2, questions
     assert [question for question in questions if question["kind"] != "true_false"], questions
+
+
+def test_a_manual_pages_name_line_is_its_first_key_point_and_asked_in_its_language(user, ingest):
+    """Walkthrough 18: no key point of the Korean fuser and killall pages said what either command does; their NAME
+    line ("killall - 지정한 이름의 프로세스를 강제로 끝냅니다") is a definition with no full stop."""
+    from baeum.study.definitions import find_definitions
+
+    manual = (
+        "KILLALL(1)\n\n이름\n       killall - 지정한 이름의 프로세스를 강제로 끝냅니다\n\n설명\n"
+        "       killall은 지정 명령에 일치하는 모든 실행 프로세스에 시그널을 보냅니다.\n"
+        "       지정한 시그널 이름이 없다면 SIGTERM을 보냅니다.\n"
+        "       프로세스가 이름을 바꾸었다면, killall에서 해당 프로세스를 정확하게 찾아낼 수 없습니다.\n"
+    )
+    assert [(d.term, d.aliases) for d in find_definitions("xz, unxz, xzcat - .xz 파일을 압축합니다\nNote - this is prose")] == [
+        ("xz", ("unxz", "xzcat"))
+    ]
+    questions = _first_session_questions(user, ingest, manual, "killall-ko.txt")
+    assert any(q["kind"] == "definition" and q["question"] == "killall(이)란 무엇인가요?" for q in questions), questions
+    book = ingest(user, manual.encode(), "killall-again.txt")
+    plan = plan_create(owner=user, title="", ref_ids=[book.ref_id], minutes_per_session=5, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan = Plan.objects.for_user(user).get(pk=plan.pk)
+    points = [point["text"] for point in session_content(user=user, plan=plan, session=plan.sessions.first()).key_points]
+    assert points[0] == "killall - 지정한 이름의 프로세스를 강제로 끝냅니다", points
