@@ -268,7 +268,8 @@ def _join_with_spans(units: list[_Unit]) -> _Joined:
 def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool, blank_lines_end_paragraphs: bool) -> list[_Unit]:
     """Every page's units in reading order: its body (tables whole), then its footnotes and side notes."""
     normalised = [[line for line in normalize_text(page.text).split("\n")] for page in pages]
-    cleaned = strip_running_lines(normalised, keep_blank_lines=blank_lines_end_paragraphs)
+    listings = frozenset(" ".join(normalize_text(line).split()) for page in pages for line in page.code)
+    cleaned = strip_running_lines(normalised, keep_blank_lines=blank_lines_end_paragraphs, code=listings)
     widths = [len(line) for lines in cleaned for line in lines if line]
     typical_width = statistics.quantiles(widths, n=10)[7] if len(widths) >= 10 else DEFAULT_LINE_WIDTH  # the 80th percentile
     units: list[_Unit] = []

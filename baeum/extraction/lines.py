@@ -188,7 +188,9 @@ def _edge_keys(line: str, position: int) -> set[str]:
     return keys
 
 
-def strip_running_lines(pages: list[list[str]], *, edge: int = 2, keep_blank_lines: bool = False) -> list[list[str]]:
+def strip_running_lines(
+    pages: list[list[str]], *, edge: int = 2, keep_blank_lines: bool = False, code: frozenset[str] = frozenset()
+) -> list[list[str]]:
     """Remove lines repeated at the top or bottom of many pages (running heads, footers, page numbers), and the
     blank lines, unless ``keep_blank_lines`` (a text, Markdown or Office file, whose blank lines end paragraphs:
     without them Node's "Stability: 2 - Stable" ran into the paragraph after it). Edges are read without blanks.
@@ -199,10 +201,12 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2, keep_blank_lin
     book's printed page numbers are known that way (the offset most edge lines share with the page's
     position, on at least 30% of the pages), any short edge line closing with its page's own number is a
     running head too, however rarely its words repeat ("19.2. Generator expressions 201",
-    the head of a section one page long).
+    the head of a section one page long). A line of ``code`` (spaces collapsed) is never one: undici's Dispatcher page
+    opens many listings with the same lines, and where a virtual page began inside one, "const client = new
+    Client(…)" had been cut out of the listing as a running head.
     """
     if keep_blank_lines:
-        dense = strip_running_lines([[line for line in lines if line] for lines in pages], edge=edge)
+        dense = strip_running_lines([[line for line in lines if line] for lines in pages], edge=edge, code=code)
         return [_with_blank_lines(lines, kept) for lines, kept in zip(pages, dense, strict=True)]
     if len(pages) < RUNNING_LINE_MIN_PAGES:
         return [[line for line in lines if not PAGE_NUMBER_LINE.match(line)] for lines in pages]
@@ -229,6 +233,7 @@ def strip_running_lines(pages: list[list[str]], *, edge: int = 2, keep_blank_lin
             if (
                 line
                 and len(line) <= RUNNING_LINE_MAX_CHARS
+                and " ".join(line.split()) not in code
                 and (
                     _edge_keys(line, position) & repeated
                     or PAGE_NUMBER_LINE.match(line)

@@ -110,3 +110,33 @@ def text_blocks(text: str, kinds: list[str]) -> list[dict]:
             body = "\n".join(runs)
         shown.append({"kind": block["kind"] or "text", "text": body})
     return shown
+
+
+def laid_out(lines: list[str], page_lines: list[str]) -> list[str]:
+    """A listing's ``lines`` as a chunk stores them (spaces collapsed) laid out as its page lays them out: the run of
+    the page's lines that holds them in order, its indentation and blank lines kept. Matched in sequence, never line
+    by line: a listing's "}" and "try {" are on its page at several depths (walkthrough 19 had every closing brace of
+    a class at one depth). Where the page holds only the listing's first lines (a listing cut over pages), those are
+    laid out and the rest stay as they are."""
+    wanted = [" ".join(line.split()) for line in lines]
+    collapsed = [" ".join(line.split()) for line in page_lines]
+    best: tuple[int, int, int] = (0, 0, 0)  # lines matched, where the page's run starts, where it ends
+    for start, line in enumerate(collapsed):
+        if not wanted or line != wanted[0]:
+            continue
+        matched, at = 0, start
+        while matched < len(wanted):
+            while at < len(collapsed) and not collapsed[at] and matched:
+                at += 1  # a blank line inside the listing
+            if at < len(collapsed) and collapsed[at] == wanted[matched]:
+                matched, at = matched + 1, at + 1
+            else:
+                break
+        if matched > best[0]:
+            best = (matched, start, at)
+        if matched == len(wanted):
+            break
+    matched, start, end = best
+    if not matched:
+        return list(lines)
+    return [line.rstrip() for line in page_lines[start:end]] + list(lines[matched:])

@@ -32,13 +32,14 @@ from baeum.answering.followups import (
 from baeum.answering.groundcheck import claims_problem, complete_claims_end
 from baeum.answering.history import Memory
 from baeum.answering.llm import LLMError
+from baeum.extraction.pages import laid_out
 from baeum.extraction.tables import superscript_references
 from baeum.language.text import estimate_tokens, is_hangul_heavy, normalize_query
 from baeum.retrieval.embeddings import UniversalSentenceEncoder
 from chat.services.enumeration import enumeration_lines
 from chat.services.turn import Turn
 from core.providers import embedder_for_model
-from knowledge.selectors import laid_out_lines
+from knowledge.selectors import page_lines
 
 PROMPT_QUESTION_CHARS = 400  # the question as the model reads it: a pasted page is cut, a question never is
 # Confidence shown with an answer: coverage of the question's terms counts most, the vector match the rest
@@ -176,8 +177,10 @@ def _with_example(answer: Answer, question: str, turn: Turn) -> Answer:
         return answer
     passage, lines = found
     last = max((page for _, page in passage.page_starts), default=passage.page_number)
-    laid_out = laid_out_lines(user=turn.conversation.owner, ref_id=passage.ref_id, first=passage.page_number, last=last)
-    lines = [laid_out.get(line, line) for line in lines]
+    lines = laid_out(lines, page_lines(user=turn.conversation.owner, ref_id=passage.ref_id, first=passage.page_number, last=last))
+    if passage in quoted:  # the prose quotes it already: the listing gets a number of its own, which opens on its code
+        passage = replace(passage, n=max(other.n for other in turn.passages) + 1)
+        turn.passages = [*turn.passages, passage]
     return replace(answer, text=f"{answer.text}\n{example_block(question, passage.n, lines)}")
 
 

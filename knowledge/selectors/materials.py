@@ -219,18 +219,13 @@ def material_pages(*, user, ref_id: str, first: int = 1, last: int | None = None
     return pages
 
 
-def laid_out_lines(*, user, ref_id: str, first: int, last: int) -> dict[str, str]:
-    """The indented lines of pages ``first``..``last`` of one of the user's materials, by their text with spaces
-    collapsed: a line of code as its page lays it out (a chunk stores it with its spaces collapsed), for a session's
-    text and an answer's example to show a listing as written."""
+def page_lines(*, user, ref_id: str, first: int, last: int) -> list[str]:
+    """The lines of pages ``first``..``last`` of one of the user's materials, as stored (a code line keeps its
+    indentation there, where a chunk collapses its spaces): for a session's text and an answer's example to lay out
+    a listing as written (``baeum.extraction.pages.laid_out``)."""
     material = read_material(user=user, ref_id=ref_id)
-    laid_out: dict[str, str] = {}
     pages = MaterialPage.objects.for_reader(user).filter(material=material, number__gte=first, number__lte=last).order_by("number")
-    for text in pages.values_list("text", flat=True):
-        for line in text.split("\n"):
-            if line[:1] == " ":
-                laid_out.setdefault(" ".join(line.split()), line.rstrip())
-    return laid_out
+    return [line for text in pages.values_list("text", flat=True) for line in text.split("\n")]
 
 
 def chunk_range(*, user, ref_id: str, start: int, end: int) -> list[Chunk]:

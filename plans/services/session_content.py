@@ -97,23 +97,33 @@ def _line_kinds(chunk, start: int, text: str) -> list[str]:
 
 
 def _laid_out(user, parts: list[dict]) -> None:
-    """Give the code lines of ``parts`` the indentation their page keeps (a chunk stores its lines with spaces
-    collapsed): a session's listing had read flat, in a proportional font, on the phone and the laptop."""
-    wanted: dict[str, set[int]] = {}
+    """Lay out the listings of ``parts`` as their page does (``pages.laid_out``: indentation and blank lines; a
+    chunk stores its lines with spaces collapsed): a session's listing had read flat, in a proportional font, on the
+    phone and the laptop."""
+    lines_of: dict[tuple[str, int, int], list[str]] = {}
     for part in parts:
-        if pages.CODE in part["lineKinds"]:
-            wanted.setdefault(part["refId"], set()).update(range(part["pageNumber"], part["pageEnd"] + 1))
-    indented = {
-        ref_id: knowledge.laid_out_lines(user=user, ref_id=ref_id, first=min(numbers), last=max(numbers))
-        for ref_id, numbers in wanted.items()
-    }
-    for part in parts:
-        if pages.CODE in part["lineKinds"]:
-            lines = part["text"].split("\n")
-            for index, kind in enumerate(part["lineKinds"]):
-                if kind == pages.CODE:
-                    lines[index] = indented[part["refId"]].get(" ".join(lines[index].split()), lines[index])
-            part["text"] = "\n".join(lines)
+        if pages.CODE not in part["lineKinds"]:
+            continue
+        where = (part["refId"], part["pageNumber"], part["pageEnd"])
+        if where not in lines_of:
+            lines_of[where] = knowledge.page_lines(user=user, ref_id=where[0], first=where[1], last=where[2])
+        text, kinds = [], []
+        lines = part["text"].split("\n")
+        index = 0
+        while index < len(lines):
+            if part["lineKinds"][index] != pages.CODE:
+                text.append(lines[index])
+                kinds.append(part["lineKinds"][index])
+                index += 1
+                continue
+            end = index
+            while end < len(lines) and part["lineKinds"][end] == pages.CODE:
+                end += 1
+            listing = pages.laid_out(lines[index:end], lines_of[where])
+            text += listing
+            kinds += [pages.CODE] * len(listing)
+            index = end
+        part["text"], part["lineKinds"] = "\n".join(text), kinds
 
 
 # A list item's own marker ("• insert a character"): the key points are a list already.

@@ -314,6 +314,9 @@ def test_an_example_asked_for_is_the_passages_listing_shown_as_code(user, ingest
     assert "Example [" in example.content, example.content
     assert "\n```\nconst { exec } = require('node:child_process');\n" in example.content
     assert "\n    console.log(`stdout: ${stdout}`);\n});\n```" in example.content  # laid out as its page lays it out
-    assert any(citation["quote"] == "const { exec } = require('node:child_process');" for citation in example.citations)
+    listing = int(re.search(r"Example \[(\d+)\]:", example.content).group(1))
+    [cited] = [citation for citation in example.citations if citation["n"] == listing]
+    assert cited["quote"] == "const { exec } = require('node:child_process');"  # opens on the code, not on a sentence
+    assert all(citation["quote"] != cited["quote"] for citation in example.citations if citation["n"] != listing)
     korean = chat_reply(conversation=conversation, content="spawn 예를 들어줘")
     assert "예제 [" in korean.content and "const ls = spawn('ls', ['-lh', '/usr']);" in korean.content, korean.content

@@ -46,6 +46,21 @@ def test_running_heads_and_page_numbers_are_removed():
     assert "\n7\n" not in text
 
 
+def test_a_line_of_code_at_many_page_edges_is_never_a_running_head():
+    """undici's Dispatcher page (walkthrough 19) opens many listings with "const client = new Client(…)": where a
+    virtual page began inside one, the line had been cut out of the listing as a running head."""
+    opening = "const client = new Client(`http://localhost:${server.address().port}`)"
+    pages = [
+        PageText(number, f"{opening}\nconst data = await client.request({{ path: '/{number}' }})\n\n{SENTENCE * 2}", code=(opening,))
+        for number in range(1, 9)
+    ]
+    chunks = chunk_pages(pages, target_tokens=200, blank_lines_end_paragraphs=True)
+    assert "\n".join(chunk.content[chunk.overlap_chars :] for chunk in chunks).count(opening) == 8  # overlap read once
+    bodies = [[opening, f"A sentence of its own, about {word}."] for word in "ants bees cats dogs eels fish goats hens".split()]
+    assert strip_running_lines(bodies)[0] == ["A sentence of its own, about ants."]  # unknown as code, it is one
+    assert strip_running_lines(bodies, code=frozenset([opening]))[0] == bodies[0]
+
+
 def test_a_running_head_with_its_page_number_goes_even_when_its_words_never_repeat():
     """thinkpython2: even pages open "20 Chapter 3. Functions", odd pages the section's own head ("3.5.
     Definitions and uses 21"), which a one-page section shows once; the printed number gives it away."""
@@ -265,3 +280,15 @@ def test_a_text_file_never_joins_two_lines_into_one_word():
     lines = ["다른 방식으로 파일", "무결성을 검증해야 하는 목적이 아니라면 이 옵션을 사용하지 마십시오."]
     (text,) = chunk_pages([PageText(1, "\n".join(lines))], target_tokens=400, blank_lines_end_paragraphs=True)
     assert "방식으로 파일 무결성을 검증해야" in text.content
+
+
+def test_a_listing_is_laid_out_as_its_page_runs_not_line_by_line():
+    """Walkthrough 19: every closing brace of a class had one depth, and "try {" eight spaces where the book has
+    none: a chunk's collapsed lines had been looked up one by one on the page."""
+    from baeum.extraction.pages import laid_out
+
+    page = ["class A {", "  m() {", "    try {", "      x()", "    }", "  }", "}", "", "try {", "", "  y()", "}"]
+    assert laid_out(["try {", "y()", "}"], page) == ["try {", "", "  y()", "}"]  # its blank line too
+    assert laid_out(["m() {", "try {", "x()", "}", "}"], page) == ["  m() {", "    try {", "      x()", "    }", "  }"]
+    assert laid_out(["m() {", "not on the page"], page) == ["  m() {", "not on the page"]  # cut over pages
+    assert laid_out(["elsewhere()"], page) == ["elsewhere()"]
