@@ -265,9 +265,32 @@ def _rendered_paragraph(text: str) -> str:
     return _CODE_HELD.sub(lambda match: held[int(match.group(1))], text)
 
 
-# A plain-text title set at the margin over its indented body, as a manual page sets its sections ("설명" over
-# "       xz는 gzip(1) 과 …"): a paragraph of its own, never the first words of the sentence under it ("설명 xz는 …").
-_OUTDENTED_TITLE = re.compile(r"^([^\s\-=>*#~|+][^\s]*(?:[ ][^\s]+){0,3})(?<![.!?:;,])[ \t]*\n(?=(?:[ ]{3,}|\t)\S)", re.MULTILINE)
+# A plain-text title set left of its indented body, as a manual page sets its sections and subsections ("설명"
+# over "       xz는 gzip(1) 과 …", "   VALID SHELLS" over "       chsh 명령에서는 …"): a paragraph of its own, never
+# the first words of the sentence under it ("설명 xz는 …", "VALID SHELLS chsh 명령에서는 …" in key points). Up to
+# four words, no closing punctuation, no option or mark first ("-s, --shell" over its description stays with it).
+_TITLE_LINE = re.compile(r"^([ \t]*)([^\s\-=>*#~|+•][^\s]*(?:[ ][^\s]+){0,3})(?<![.!?:;,])[ \t]*$")
+TITLE_INDENT_STEP = 2  # the body under a title is set at least this much further right
+# A manual page's bullet, "o" set apart from its item ("       o      @localhost 문자열은 …"): a bullet, never a word.
+_MANUAL_BULLET = re.compile(r"^([ \t]*)o(?=\t|[ ]{2,})", re.MULTILINE)
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
+
+
+def _outdented_titles(text: str) -> str:
+    """``text`` with each title set left of its indented body made a paragraph of its own."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        title = _TITLE_LINE.match(line)
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if title and following.strip() and _indent(following) >= _indent(line) + TITLE_INDENT_STEP and (not out or not out[-1].strip()):
+            out += ["", title.group(2), ""]
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS, markdown: bool = False) -> list[ExtractedPage]:
@@ -278,7 +301,7 @@ def split_text_pages(text: str, *, page_chars: int = TEXT_PAGE_CHARS, markdown: 
     if markdown:
         text, code = markdown_text(text)
     else:
-        text = _OUTDENTED_TITLE.sub(r"\n\1\n\n", text)
+        text = _outdented_titles(_MANUAL_BULLET.sub(r"\1•", text))
     text = _RULER.sub("\n", text)
     pages: list[ExtractedPage] = []
     current: list[str] = []

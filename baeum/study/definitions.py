@@ -72,7 +72,7 @@ _GLOSSARY_LINE = re.compile(
 # "xz, unxz, xzcat - .xz 파일을 압축하거나 압축 해제합니다". The walkthrough's key points on the Korean fuser and
 # killall pages never said what either command does.
 MANUAL_NAME_LINE = re.compile(
-    r"^\s*(?P<term>[A-Za-z_][\w.+-]{0,40})(?P<aliases>(?:,\s*[A-Za-z_][\w.+-]{0,40})*)\s+[-—–]\s+(?P<body>\S.{9,})$"
+    r"^\s*(?P<term>[A-Za-z_][\w.+-]{1,40})(?P<aliases>(?:,\s*[A-Za-z_][\w.+-]{0,40})*)\s+[-—–]\s+(?P<body>[^\s\d=+*/<>-].{3,})$"
 )
 
 
@@ -128,6 +128,7 @@ _KO_SUBJECT = re.compile(
     r"^(?P<term>[^\s]+(?:\s[^\s]+){0,2}?)(?<!\s또)(?<!\s혹)(?:은|는)\s.*(?:을|를)\s*(?:말한다|뜻한다|의미한다|가리킨다|일컫는다)\.?$"
 )
 _KO_VERBAL = re.compile(r"(?:하|되|리|시|지|게|히)$")
+_KO_ADVERBIAL_END = re.compile(r"(?:에서|에게|에|으로|로|까지|부터|와|과)$")  # before 는, a place or a time, never a subject
 _KO_ADVERBS = frozenset("흔히 보통 종종 줄여서 주로 일반적으로 또는 각각 이를 이것을 그것을 이라고 또한 즉".split())
 _KO_PREFIX = re.compile(r"^(?:\([^)]*\)\s*)?(?:참고로|즉|또한|따라서|그리고|이때|이\s*때)\s*,?\s*")
 
@@ -176,6 +177,8 @@ def _korean_definitions(sentence: str) -> list[tuple[str, tuple[str, ...]]]:
                 and not re.search(r"[(),:;]", term)
                 and not _KO_VERBAL.search(term)
                 and not _KO_NOT_TERM_END.search(term.split()[0] if " " in term else "x")
+                and not _KO_ADVERBIAL_END.search(term)  # "시간 지정에서는 …을 의미한다": where, not what
+                and re.match(r"[‘’“”'\"「」]*[가-힣A-Za-z0-9]", term)  # "• @localhost 문자열은 …": an item's marker, a pattern
             ):
                 found.append((term, ()))
     return found
@@ -210,7 +213,7 @@ def find_definitions(text: str) -> list[Definition]:
             continue  # "What is a program?" asks; it does not define
         pairs = _korean_definitions(sentence) if is_hangul_heavy(sentence) else _english_definitions(sentence)
         found += [(start, end, term, aliases, sentence) for term, aliases in pairs]
-    offset = 0
+    offset, previous = 0, ""
     for line in text.splitlines(keepends=True):
         glossary = _GLOSSARY_LINE.match(line.rstrip("\n"))
         # A glossary names concepts in lower case ("variable: A name …"); "Prose: The literal meaning …" is a list.
@@ -222,10 +225,12 @@ def find_definitions(text: str) -> list[Definition]:
             alias = (glossary.group("alias").strip(),) if glossary.group("alias") else ()
             found.append((offset, offset + len(line.rstrip()), glossary.group("term").strip(), alias, _clean(line)))
         name = MANUAL_NAME_LINE.match(line.rstrip("\n"))
-        if name and name.group("term")[:1].islower():  # a command's name; "Note - …" is prose
+        # A command's name ("Note - …" is prose), in a paragraph of its own (a wrapped line "count - offset gives …" is not).
+        if name and name.group("term")[:1].islower() and not previous.strip():
             aliases = tuple(alias.strip() for alias in name.group("aliases").split(",") if alias.strip())
             found.append((offset, offset + len(line.rstrip()), name.group("term"), aliases, _clean(line)))
         offset += len(line)
+        previous = line
     for start, end, term, aliases, sentence in sorted(found, key=lambda item: item[0]):
         keep(term, aliases, sentence, start, end)
     return definitions

@@ -148,7 +148,11 @@ def _names_a_thing(term: str) -> bool:
     """A noun or a name, not a verb's stem ("빠져나가" of "빠져나가려면") nor a placeholder the text has the
     learner type ("FILENAME", "TEST")."""
     if is_hangul_heavy(term):
-        return all(token.tag.startswith(("NN", "SL", "SH")) for token in analysis.tokens(term))
+        # Read alone, Kiwi may take a stem for a word it does not know ("지정하" of "지정하지"); read as "지정하다" it is
+        # 지정 + 하: so the term is also read before "다", and each of its own morphemes must be a noun or a name.
+        alone = analysis.tokens(term)
+        predicated = [token for token in analysis.tokens(f"{term}다") if token.start < len(term)]
+        return all(token.tag.startswith(("NN", "SL", "SH")) for token in [*alone, *predicated])
     return (not term.isupper() or len(term) <= 4) and term.casefold() not in lexicon.FUNCTION_WORDS_EN
 
 
@@ -257,6 +261,7 @@ def _session_content(
     the key terms of the key sentences."""
     content = SessionContent()
     sentences: list[tuple[str, object, int]] = []  # (sentence, chunk, its offset in chunk.content)
+    named_lines: set[int] = set()  # the positions of manual NAME lines among them
     for chunk in _range_chunks(user, session.ranges):
         previous_in_range = (
             content.parts
@@ -275,11 +280,16 @@ def _session_content(
                 continue
             if any(first <= offset + start < last for first, last in chunk.code_spans):
                 continue  # a line of code (set in a fixed-pitch font) is no statement to learn or to ask about
-            named = MANUAL_NAME_LINE.match(body)  # "fuser - 파일 또는 …": a manual says what its command is, unpunctuated
+            # "fuser - 파일 또는 …", a paragraph of its own: a manual's NAME line says what its command is, unpunctuated.
+            before = text[:start].rstrip(" \t")
+            named = bool(MANUAL_NAME_LINE.match(body)) and (not before.strip() or before.endswith("\n\n"))
             if not named and rules.applies(keypoints.CUT_OFF, sentence.rstrip()):
                 continue
             stated = named or not _NOT_A_SENTENCE.search(body)
-            if 25 <= len(body) <= 400 and _is_prose(body) and is_readable_sentence(body) and stated:
+            readable = named and len(body) >= 10 or 25 <= len(body) and _is_prose(body) and is_readable_sentence(body)
+            if readable and len(body) <= 400 and stated:  # "login - 시스템 접속" says what login is in few words
+                if named:
+                    named_lines.add(len(sentences))
                 sentences.append((body, chunk, offset + start))
     weights = dict(_weighted_terms(user, plan, "\n".join(part["text"] for part in content.parts))[:40])
     candidates, defined = [], {}
@@ -295,7 +305,7 @@ def _session_content(
     # alone (``standing``, fitted on readers' verdicts) comes first; one that goes on from the sentence before it
     # ("따라서 …", "This data is …"), or from a preface or a bibliography, only when too few others are left.
     alone = {
-        candidate.position: standing.standing(candidate.text) >= standing.STANDS_ALONE or bool(MANUAL_NAME_LINE.match(candidate.text))
+        candidate.position: standing.standing(candidate.text) >= standing.STANDS_ALONE or candidate.position in named_lines
         for candidate in candidates
     }
     ranked = sorted(

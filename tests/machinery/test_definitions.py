@@ -49,3 +49,16 @@ def test_offsets_point_at_the_defining_sentence():
     text = "Intro sentence here. A 4-bit number is called a nibble. Next."
     (definition,) = find_definitions(text)
     assert text[definition.start : definition.end] == "A 4-bit number is called a nibble."
+
+
+def test_a_place_or_a_list_items_pattern_is_not_a_korean_term():
+    """Walkthrough 19, the Korean login page: "시간 지정에서 설명하기" and "o @localhost 문자열 설명하기" were objectives."""
+    assert not find_definitions("시간 지정에서는 단지, a-b 식으로 정의되면 a시부터 b시까지를 의미한다.")
+    assert not find_definitions("• @localhost 문자열은 로칼 호스트에서 telnet으로 접속하는 것을 말한다.")
+    assert [d.term for d in find_definitions("레지스터는 CPU 안에 있는 저장 장소를 말한다.")] == ["레지스터"]
+
+
+def test_a_manual_name_line_defines_its_command_only_as_a_paragraph_of_its_own():
+    assert [d.term for d in find_definitions("이름\n\nlogin - 시스템 접속\n")] == ["login"]
+    assert not find_definitions("so the\ncount - offset gives the rest of the buffer\n")  # a wrapped line
+    assert not find_definitions("\nx - y = 3 holds here\n\nvalue - 3 is negative\n")

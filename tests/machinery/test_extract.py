@@ -289,3 +289,22 @@ def test_a_plain_text_title_at_the_margin_over_an_indented_body_is_a_paragraph_o
 
     (chunk,) = chunk_pages([PageText(1, page.text)], blank_lines_end_paragraphs=True)
     assert "설명 xz는" not in chunk.content and "xz는 범용 데이터 압축 도구입니다." in chunk.content
+
+
+def test_a_manuals_subsection_titles_and_bullets_are_read_as_titles_and_bullets():
+    """Walkthrough 19, the Korean chsh and login pages: "VALID SHELLS chsh 명령에서는 …" and "Origins 터미날과 …" were
+    key points (a subsection's title set three spaces in, over a body set seven), "o @localhost 문자열은 …" an
+    objective (a manual's "o" bullet)."""
+    from baeum.extraction.readers import split_text_pages
+
+    text = (
+        "NAME\n       chsh - 사용자 로그인 쉘을 바꾼다.\n\n   VALID SHELLS\n       chsh 명령에서는 절대 경로를 지정하는 어떠한 "
+        "실행파일도 지정이 가능하다.\n\n       o      @localhost 문자열은 로칼 호스트에서 접속하는 것을 말한다.\n\n"
+        "       -s, --shell\n              지정하는 쉘을 앞으로 사용할 로그인 쉘로 바꾼다.\n"
+    )
+    [page] = split_text_pages(text)
+    paragraphs = [" ".join(paragraph.split()) for paragraph in page.text.split("\n\n") if paragraph.strip()]
+    assert "VALID SHELLS" in paragraphs and "NAME" in paragraphs
+    assert "chsh 명령에서는 절대 경로를 지정하는 어떠한 실행파일도 지정이 가능하다." in paragraphs
+    assert "• @localhost 문자열은 로칼 호스트에서 접속하는 것을 말한다." in paragraphs
+    assert "-s, --shell 지정하는 쉘을 앞으로 사용할 로그인 쉘로 바꾼다." in paragraphs  # an option stays with its words

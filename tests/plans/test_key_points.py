@@ -187,3 +187,11 @@ def test_a_manual_pages_name_line_is_its_first_key_point_and_asked_in_its_langua
     plan = Plan.objects.for_user(user).get(pk=plan.pk)
     points = [point["text"] for point in session_content(user=user, plan=plan, session=plan.sessions.first()).key_points]
     assert points[0] == "killall - 지정한 이름의 프로세스를 강제로 끝냅니다", points
+
+
+def test_a_korean_verb_stem_is_no_term_to_blank():
+    """Walkthrough 19: "명령행에서 쉘을 _____지 않으면" wanted "지정하", which Kiwi alone reads as an unknown noun."""
+    from plans.services.session_content import _names_a_thing
+
+    assert not _names_a_thing("지정하") and not _names_a_thing("마운트한") and not _names_a_thing("영역에")
+    assert _names_a_thing("컨텍스트") and _names_a_thing("파일 시스템") and _names_a_thing("비밀번호")
