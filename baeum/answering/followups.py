@@ -19,7 +19,7 @@ from baeum.answering.forms import compared_terms
 from baeum.answering.history import Memory
 from baeum.answering.smalltalk import conversation_kind
 from baeum.language import lexicon
-from baeum.language.analysis import content_terms
+from baeum.language.analysis import QUESTION_FRAME_WORDS, content_terms
 from baeum.language.text import normalize_query, sentence_spans
 
 ANAPHORA_EN = re.compile(rf"\b({lexicon.alternation(lexicon.POINTING_EN)})\b", re.IGNORECASE)
@@ -39,6 +39,10 @@ _CONTINUES_EN = re.compile(
 _CONTINUES_KO = re.compile(
     r"^(?:그럼|그러면|그래서|그런데|반대로|그리고)\s|^[^?]*(?:은|는)요\?"
     r"|어떻게\s*달라|(?:랑|와|과)\s*비교하면|앞의|위의"
+    # "login이랑 뭐가 달라?": the other side is what the conversation is about (walkthrough 19 refused it).
+    r"|(?:랑|이랑|하고)\s*(?:뭐가|무엇이|뭐)\s*(?:달라|다르|다른|차이)"
+    # "예를 들어줘", "예시 좀", "예제 보여줘": an example of what the conversation is about, naming nothing.
+    r"|^\s*(?:예를?\s*들어|예시|예제)\s*(?:를|좀)?\s*(?:들어|보여)?\s*(?:줘|주세요|줄래요?|봐)?\s*[?.!]*\s*$"
 )
 _COMPARISON = re.compile(r"\b(?:compare|difference between|versus|vs\.?)\b|차이|비교|다른\s*점", re.IGNORECASE)
 FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask
@@ -377,6 +381,27 @@ RESOLVERS = rules.register(
     rules.Rule("followup:nth-item", _the_nth_item, "Tell me more about the second one.", "an ordinal: the item it counts to"),
     rules.Rule("followup:previous-topic", _the_previous_topic, "Give me an example of one.", "the previous turn's topic"),
 )
+
+
+# Request verbs that, like the frame words, name nothing a follow-up is about ("give me an example", "show me one").
+_REQUEST_WORDS = frozenset("give show tell explain".split())
+
+
+def names_only_its_frame(question: str) -> bool:
+    """Whether ``question`` names nothing of its own: its words only frame it ("예를 들어줘" → 예, "why?", "give me
+    an example"): its sentences are then chosen for the question made to stand alone, never for "예" or "example"
+    (walkthrough 19's "예를 들어줘" after chsh had quoted login's "예를 들어, …" sentences)."""
+    return not set(content_terms(question)) - QUESTION_FRAME_WORDS - _REQUEST_WORDS
+
+
+FRAME_ONLY = rules.register(
+    rules.Rule(
+        "followup:frame-only",
+        names_only_its_frame,
+        "예를 들어줘",
+        "a follow-up naming nothing of its own is answered for the question made to stand alone",
+    )
+)[0]
 
 
 def resolve(question: str, memory: Memory, *, item: str = "") -> tuple[str, str]:
