@@ -19,7 +19,7 @@ from baeum.answering.forms import compared_terms
 from baeum.answering.history import Memory
 from baeum.answering.smalltalk import conversation_kind
 from baeum.language import lexicon
-from baeum.language.analysis import QUESTION_FRAME_WORDS, content_terms
+from baeum.language.analysis import content_terms
 from baeum.language.text import normalize_query, sentence_spans
 
 ANAPHORA_EN = re.compile(rf"\b({lexicon.alternation(lexicon.POINTING_EN)})\b", re.IGNORECASE)
@@ -381,27 +381,6 @@ RESOLVERS = rules.register(
     rules.Rule("followup:nth-item", _the_nth_item, "Tell me more about the second one.", "an ordinal: the item it counts to"),
     rules.Rule("followup:previous-topic", _the_previous_topic, "Give me an example of one.", "the previous turn's topic"),
 )
-
-
-# Request verbs that, like the frame words, name nothing a follow-up is about ("give me an example", "show me one").
-_REQUEST_WORDS = frozenset("give show tell explain".split())
-
-
-def names_only_its_frame(question: str) -> bool:
-    """Whether ``question`` names nothing of its own: its words only frame it ("예를 들어줘" → 예, "why?", "give me
-    an example"): its sentences are then chosen for the question made to stand alone, never for "예" or "example"
-    (walkthrough 19's "예를 들어줘" after chsh had quoted login's "예를 들어, …" sentences)."""
-    return not set(content_terms(question)) - QUESTION_FRAME_WORDS - _REQUEST_WORDS
-
-
-FRAME_ONLY = rules.register(
-    rules.Rule(
-        "followup:frame-only",
-        names_only_its_frame,
-        "예를 들어줘",
-        "a follow-up naming nothing of its own is answered for the question made to stand alone",
-    )
-)[0]
 
 
 def resolve(question: str, memory: Memory, *, item: str = "") -> tuple[str, str]:

@@ -19,7 +19,6 @@ from baeum.answering.evidence import Evidence
 from baeum.answering.examples import EXAMPLE_LISTING, example_block, example_listing
 from baeum.answering.extractive import extractive_answer
 from baeum.answering.followups import (
-    FRAME_ONLY,
     ITEM_NAME_TERMS,
     ORDINAL_EN,
     ORDINAL_KO,
@@ -152,8 +151,6 @@ def offline_answer(question: str, turn: Turn) -> Answer:
         # "second" ("the second line is indented").
         ordinal = ORDINAL_KO.search(question) or ORDINAL_EN.search(question)
         question = f"{turn.search_query} {ordinal.group(0)}"
-    if turn.search_query != normalize_query(question) and rules.applies(FRAME_ONLY, question):
-        question = turn.search_query  # "예를 들어줘": an example of what the conversation is about, not of "예"
     answer = extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names, naming=turn.item_name)
     if answer.refused and turn.search_query != normalize_query(question):
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면

@@ -67,13 +67,6 @@ def test_a_question_that_names_what_it_asks_about_stands_alone(question):
     assert not continues(question)
 
 
-def test_a_follow_up_that_names_only_its_frame_is_answered_as_made_to_stand_alone():
-    from baeum.answering.followups import names_only_its_frame
-
-    assert all(map(names_only_its_frame, ["예를 들어줘", "그건 왜?", "give me an example", "why?", "Tell me more."]))
-    assert not any(map(names_only_its_frame, ["give me an example of exec", "login이랑 뭐가 달라?", "why does the stack grow?"]))
-
-
 def _after_one_turn(question: str, answer: str) -> Memory:
     return Memory(recent=[{"turn": 1, "question": question, "answer": answer, "refused": False}])
 
