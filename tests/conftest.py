@@ -50,6 +50,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
+def _default_language_after_each_test():
+    """A request in Korean leaves Korean active on its thread (LocaleMiddleware activates, nothing deactivates): a
+    later test on the same worker that formats text without a request ("(Think Python, p. 12)") must not read it."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _no_models_in_the_fast_lane(monkeypatch):
     if not FAST_LANE:
         return

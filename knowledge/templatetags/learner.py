@@ -1,7 +1,7 @@
 """Template filters that put what the models store into words a learner reads, in their language."""
 
 from django import template
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from ..failure_reasons import reason_translate
 
@@ -58,3 +58,15 @@ def minutes(value) -> str:
     except (TypeError, ValueError):
         return ""
     return ngettext("~%(count)s min", "~%(count)s min", count) % {"count": count}
+
+
+@register.filter
+def page_ref(value) -> str:
+    """A page, a range or a citation's pages as the learner's language writes them: "p.7", "p.7–9" / "7쪽",
+    "7–9쪽" (the Korean screen had said "p.1" beside the tutor's "1쪽"). A dict is a citation: its printed labels
+    (``pageLabel``, ``pageEndLabel``) before its positions."""
+    if isinstance(value, dict):
+        first = value.get("pageLabel") or value.get("pageNumber")
+        spans = value.get("pageEnd") and value.get("pageEnd") != value.get("pageNumber")
+        value = f"{first}–{value.get('pageEndLabel') or value['pageEnd']}" if spans else first
+    return gettext("p.%(page)s") % {"page": value}
