@@ -57,7 +57,10 @@ _BROKEN_SUBJECT = re.compile(
 _CONTEXTUAL = re.compile(
     r"\b(?:this|these|those|such|above|below|following|previous)\b|(?:^|\s)(?:이러한|이런|위의|다음의|앞의|이와)\s", re.IGNORECASE
 )
-_DEFINES_AFTER_TERM = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:is|are|refers\s+to|means|:|—|–|-|이란|란|은|는)(?:\s|$)", re.IGNORECASE)
+# ", unxz, xzcat -": the other names a manual's NAME line gives its command before its dash.
+_DEFINES_AFTER_TERM = re.compile(
+    r"^(?:,\s*[\w.+-]+)*\s*(?:\([^)]*\)\s*)?(?:is|are|refers\s+to|means|:|—|–|-|이란|란|은|는)(?:\s|$)", re.IGNORECASE
+)
 # A subject that needs the page around it ("the registers", "one common technique").
 _VAGUE_SUBJECT = re.compile(r"^(?:the\s+\w+|one\b.*|another\b.*|some\b.*)$", re.IGNORECASE)
 # The words before the term end in a pointer or a cut phrase ("이를 2의 [보수 표현법]"): no question stands on them.

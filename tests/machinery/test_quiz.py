@@ -134,3 +134,13 @@ def test_a_clause_before_is_called_is_no_subject_of_a_naming_question():
     # Node's child_process: "While the function is called kill, …" had asked "What is while the function called?".
     questions = _questions(["While the function is called kill, the signal delivered to the child process may not end it."])
     assert not [question for question in questions if question.kind == SHORT_ANSWER and "while" in question.prompt.casefold()]
+
+
+def test_a_manual_name_line_with_other_names_asks_what_its_command_is():
+    """The xz manual's NAME line had become a true/false question: its other names stood between the term and the dash."""
+    from baeum.study.definitions import find_definitions
+    from baeum.study.quiz import _definition_question
+
+    line = "xz, unxz, xzcat, lzma, unlzma, lzcat - .xz 파일과 .lzma 파일을 압축 또는 압축 해제합니다"
+    [definition] = find_definitions(line)
+    assert _definition_question(definition, line).prompt == "xz(이)란 무엇인가요?"
