@@ -174,7 +174,8 @@ def retrieve_standard(
     without the place it names. A follow-up also reads the previous answer's passages. ``first``: passages
     read before any found (where the materials name the item an ordinal points at)."""
     top_k = conversation.top_k or TOP_K
-    cited = _previous_citations(conversation) if follow_up and rules.is_on(NEAR_PREVIOUS) else []
+    previous = _previous_citations(conversation) if follow_up else []  # what the previous answer cited, read once
+    cited = previous if rules.is_on(NEAR_PREVIOUS) else []
     passages = [*first, *_topical_search(conversation, query, k=top_k, scope=scope, cited=cited)]
     extra = []
     if anchored and anchored != query:
@@ -182,7 +183,7 @@ def retrieve_standard(
         extra = [passage for passage in _search(conversation, anchored, k=top_k, scope=scope) if passage.chunk_id not in seen]
         extra = extra[:ANCHORED_PASSAGES] if follow_up else extra
     if follow_up:
-        passages = _renumber(passages + extra + _previous_passages(conversation))[
+        passages = _renumber(passages + extra + _previous_passages(conversation, previous))[
             : len(first) + top_k + ANCHORED_PASSAGES + PREVIOUS_PASSAGES
         ]
     elif extra:
@@ -233,12 +234,12 @@ NEAR_PREVIOUS = rules.register(
 )[0]
 
 
-def _previous_passages(conversation: Conversation) -> list[Passage]:
+def _previous_passages(conversation: Conversation, citations: list[dict]) -> list[Passage]:
     """The passages the previous answer cited, still in the learner's library (a removed material is skipped)."""
     from baeum.errors import NotFound
 
     passages: list[Passage] = []
-    for citation in _previous_citations(conversation)[:PREVIOUS_PASSAGES]:
+    for citation in citations[:PREVIOUS_PASSAGES]:
         try:
             chunks = chunk_range(
                 user=conversation.owner, ref_id=citation["refId"], start=citation["chunkIndex"], end=citation["chunkIndex"]
