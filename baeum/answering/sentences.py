@@ -174,19 +174,6 @@ def is_fragment(sentence: str) -> bool:
     )
 
 
-# A manual's "SEE ALSO" line: references to other manual pages ("kill(1), killall(1), lsof(8), ps(1)."), no
-# statement. After killall's page was removed, "killall은 뭐야?" had been answered with fuser's line.
-_MANUAL_REFERENCE = re.compile(r"[\w.\-]+\(\d\w?\)")
-SEE_ALSO_MIN_REFERENCES = 3
-
-
-def is_reference_list(sentence: str) -> bool:
-    """Whether the sentence only lists manual pages: at least three ``name(section)`` references and no other word."""
-    return len(_MANUAL_REFERENCE.findall(sentence)) >= SEE_ALSO_MIN_REFERENCES and not re.sub(
-        r"[\s,.;·]|and|or|및|그리고", "", _MANUAL_REFERENCE.sub("", sentence)
-    )
-
-
 # What a passage sentence must not be to stand in an answer as prose, in the order they are asked.
 UNQUOTABLE = rules.register(
     rules.Rule("sentence:fragment", is_fragment, "longer.", "too few words, a list cut short, a parenthesis' tail"),
@@ -200,12 +187,6 @@ UNQUOTABLE = rules.register(
     ),
     rules.Rule(
         "sentence:dangling-lead-in", _DANGLING_LEAD_IN.search, "The sum is found by the following two steps: 1.", "an item's number cut off"
-    ),
-    rules.Rule(
-        "sentence:see-also",
-        is_reference_list,
-        "kill(1), killall(1), lsof(8), mount_namespaces(7), pkill(1), ps(1).",
-        "a manual's list of other pages",
     ),
     rules.Rule(
         "sentence:caption", _CAPTION_LABEL.search, "Figure 3.4: How to Determine Endianness and what it means.", "a figure's labels"

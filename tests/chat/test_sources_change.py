@@ -92,23 +92,3 @@ def test_sources_are_listed_and_changed_over_the_api(user, other_user, api_clien
     assert other_api_client.patch(url, {"title": "x"}, format="json").status_code == 404
     assert api_client.get(url).json()["title"] == "Weather"  # the denied writes changed nothing
 
-
-def test_a_removed_manual_is_not_answered_from_another_manuals_see_also_line(user, ingest):
-    """Walkthrough 18: with killall's manual removed, "killall은 뭐야?" was answered with fuser's "SEE ALSO" line,
-    "kill(1), killall(1), lsof(8), …" (rule ``sentence:see-also``)."""
-    from baeum import rules
-
-    fuser = (
-        "이름\n       fuser - 파일 또는 소켓을 사용하는 프로세스를 식별합니다\n\n설명\n       fuser는 지정 파일 또는 파일 시스템을 "
-        "사용하는 프로세스의 PID를 나타냅니다.\n\n함께 보기\n       kill(1), killall(1), lsof(8), mount_namespaces(7), pkill(1), ps(1), kill(2).\n"
-    )
-    killall = "이름\n       killall - 지정한 이름의 프로세스를 강제로 끝냅니다\n\n설명\n       killall은 지정 명령에 일치하는 모든 실행 프로세스에 시그널을 보냅니다.\n"
-    kept = ingest(user, fuser.encode(), "fuser-ko.txt")
-    removed = ingest(user, killall.encode(), "killall-ko.txt")
-    conversation = conversation_create(owner=user, ref_ids=[kept.ref_id, removed.ref_id])
-    assert "시그널을 보냅니다" in chat_reply(conversation=conversation, content="killall은 뭐야?").content
-    material_delete(material=removed)
-    with rules.counting() as fired:
-        answer = chat_reply(conversation=conversation, content="killall은 뭐야?")
-    assert "kill(1)" not in answer.content and fired["sentence:see-also"] >= 1
-    assert answer.refused, answer.content
