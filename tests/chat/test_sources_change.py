@@ -91,4 +91,3 @@ def test_sources_are_listed_and_changed_over_the_api(user, other_user, api_clien
     assert api_client.patch(url, {"refIds": [theirs.ref_id]}, format="json").status_code == 404  # not theirs: not found
     assert other_api_client.patch(url, {"title": "x"}, format="json").status_code == 404
     assert api_client.get(url).json()["title"] == "Weather"  # the denied writes changed nothing
-
