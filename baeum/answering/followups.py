@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from baeum import rules
 from baeum.answering.answers import CITATION
 from baeum.answering.crosslingual import NOTE_PREFIX
-from baeum.answering.examples import without_listings
 from baeum.answering.forms import compared_terms
 from baeum.answering.history import Memory
 from baeum.answering.smalltalk import conversation_kind
@@ -99,7 +98,7 @@ def continues(question: str) -> bool:
 
 def answer_items(answer: str) -> list[str]:
     """The lines of a previous answer, without citation marks and notes: what "the second one" counts."""
-    lines = [CITATION.sub("", line).strip(" -•") for line in without_listings(answer).split("\n")]  # never a line of code
+    lines = [CITATION.sub("", line).strip(" -•") for line in answer.split("\n")]
     return [line for line in lines if line and not line.startswith(NOTE_PREFIX)]
 
 

@@ -11,7 +11,6 @@ from dataclasses import replace
 
 from baeum.answering.answers import CITATION, Answer, Citation, Passage, citation_for
 from baeum.answering.crosslingual import NOTE_PREFIX
-from baeum.answering.examples import fenced_blocks, listing_lines, without_listings
 from baeum.answering.quoting import passage_sentences, quotable
 from baeum.answering.sentences import MIN_SENTENCE_CHARS
 from baeum.extraction.tables import superscript_references
@@ -167,7 +166,7 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
     text = answer_text.strip()
     if not text:
         return False, [], ["empty answer"]
-    for sentence in _claims(without_listings(text)):
+    for sentence in _claims(text):
         numbers = [int(number) for number in CITATION.findall(sentence)]
         claim = CITATION.sub("", sentence).strip()
         claim_terms = set(content_terms(claim))
@@ -192,17 +191,4 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
             quote, _ = best_quote(claim, by_number[number])
             if quote:
                 citations[number] = citation_for(by_number[number], quote, citations.get(number))
-    for block in fenced_blocks(text):  # a listing: each of its lines is a line of the passage its lead line cites
-        numbers = [int(number) for number in CITATION.findall(block.group("lead"))]
-        passage = by_number.get(numbers[-1]) if numbers else None
-        lines = listing_lines(block.group("code"))
-        if passage is None or not lines:
-            problems.append("a listing cites no passage of this turn")
-            continue
-        stored = " ".join(passage.text.split())
-        if not all(line in stored for line in lines):
-            problems.append(f"a listing is not in [{passage.n}]: {lines[0][:80]}")
-            continue
-        if passage.n not in citations:  # quoted in prose too: its citation opens that sentence, not the code
-            citations[passage.n] = citation_for(passage, lines[0])
     return not problems and bool(citations), sorted(citations.values(), key=lambda c: c.n), problems

@@ -10,13 +10,11 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import replace
 
-from baeum import rules
 from baeum.answering import groundcheck, prompts
 from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Generator, Passage, refusal_text, weak_results_text
 from baeum.answering.budgets import BUDGETS, fit_passages, fit_text
 from baeum.answering.crosslingual import NOTE_PREFIX
 from baeum.answering.evidence import Evidence
-from baeum.answering.examples import EXAMPLE_LISTING, example_block, example_listing
 from baeum.answering.extractive import extractive_answer
 from baeum.answering.followups import (
     ITEM_NAME_TERMS,
@@ -32,14 +30,12 @@ from baeum.answering.followups import (
 from baeum.answering.groundcheck import claims_problem, complete_claims_end
 from baeum.answering.history import Memory
 from baeum.answering.llm import LLMError
-from baeum.extraction.pages import laid_out
 from baeum.extraction.tables import superscript_references
 from baeum.language.text import estimate_tokens, is_hangul_heavy, normalize_query
 from baeum.retrieval.embeddings import UniversalSentenceEncoder
 from chat.services.enumeration import enumeration_lines
 from chat.services.turn import Turn
 from core.providers import embedder_for_model
-from knowledge.selectors import page_lines
 
 PROMPT_QUESTION_CHARS = 400  # the question as the model reads it: a pasted page is cut, a question never is
 # Confidence shown with an answer: coverage of the question's terms counts most, the vector match the rest
@@ -161,27 +157,7 @@ def offline_answer(question: str, turn: Turn) -> Answer:
         return Answer(text=text, refused=True)
     if turn.conversation is not None:
         answer = _with_items(answer, enumeration_lines(turn.conversation, question, answer), turn)
-        answer = _with_example(answer, question, turn)
     return _named_line(answer, turn.item_line)
-
-
-def _with_example(answer: Answer, question: str, turn: Turn) -> Answer:
-    """``answer`` with the listing of its passages that best shows what is asked, under it, as code laid out as its
-    page lays it out, when the learner asked for an example (``answer:example-listing``; ``example_listing``)."""
-    if not rules.applies(EXAMPLE_LISTING, question):
-        return answer
-    quoted = [passage for citation in answer.citations for passage in turn.passages if passage.n == citation.n]
-    order = [*quoted, *(passage for passage in turn.passages if passage not in quoted)]
-    found = example_listing(order, f"{turn.search_query} {question}")
-    if found is None:
-        return answer
-    passage, lines = found
-    last = max((page for _, page in passage.page_starts), default=passage.page_number)
-    lines = laid_out(lines, page_lines(user=turn.conversation.owner, ref_id=passage.ref_id, first=passage.page_number, last=last))
-    if passage in quoted:  # the prose quotes it already: the listing gets a number of its own, which opens on its code
-        passage = replace(passage, n=max(other.n for other in turn.passages) + 1)
-        turn.passages = [*turn.passages, passage]
-    return replace(answer, text=f"{answer.text}\n{example_block(question, passage.n, lines)}")
 
 
 def _named_line(answer: Answer, item_line: tuple[str, str]) -> Answer:

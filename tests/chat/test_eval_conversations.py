@@ -142,22 +142,3 @@ def test_a_turn_on_its_page_without_its_evidence_phrase_is_written_as_a_miss():
     assert quoted.correct and not quoted.misses_evidence
     assert missed.correct and missed.misses_evidence
     assert missed.as_failure()["evidence_not_quoted"] == ["last in, first out"]
-
-
-def test_a_listing_shown_is_read_with_the_pages_its_lead_line_cites():
-    """``listings_on_expected_page`` reads where an answer's listing comes from: the citation its "Example [n]:" names."""
-    from types import SimpleNamespace
-
-    from chat.management.commands.eval_conversations import TurnResult, conversation_scores, listing_pages
-
-    message = SimpleNamespace(
-        content="The exec function runs a command in a shell. [1]\nExample [2]:\n```\nexec('ls', cb);\n```",
-        citations=[{"n": 1, "pageNumber": 2, "pageEnd": 2}, {"n": 2, "pageNumber": 3, "pageEnd": 4}],
-    )
-    assert listing_pages(message) == [[3, 4]]
-    turn = dict(set_id="s", kind="example", language="en", question="give me an example", refused=False, cited_pages=[[2, 2]])
-    shown = TurnResult(turn=2, expected_pages=[4], answer=message.content, milliseconds=1.0, listing_pages=[[3, 4]], **turn)
-    elsewhere = TurnResult(turn=3, expected_pages=[9], answer="", milliseconds=1.0, listing_pages=[[3, 4]], **turn)
-    none = TurnResult(turn=4, expected_pages=[2], answer="", milliseconds=1.0, **turn)
-    scores = conversation_scores([shown, elsewhere, none])
-    assert (scores["listings_shown"], scores["listings_on_expected_page"]) == (2, 0.5)

@@ -286,42 +286,6 @@ def test_a_follow_up_reads_the_pages_around_the_previous_answer_first(user, inge
     assert max(near) <= 9 and max(far) >= 14, (near, far)  # the pages near the stack's; without the rule the heap's
 
 
-CHILD_PROCESS_MD = (
-    "# Child processes\n\n## Spawning a process\n\nThe spawn function starts a child process without blocking the event loop, "
-    "and the parent reads its output from the child's stdout stream as it arrives.\n\n"
-    "```js\nconst { spawn } = require('node:child_process');\nconst ls = spawn('ls', ['-lh', '/usr']);\n\n"
-    "ls.stdout.on('data', (data) => {\n    console.log(`stdout: ${data}`);\n});\n```\n\n"
-    "## Running a shell command\n\nThe exec function runs a command inside a shell and buffers everything it prints "
-    "until the command exits, then hands the output to the callback.\n\n"
-    "```js\nconst { exec } = require('node:child_process');\nexec('cat *.js missing_file | wc -l', (error, stdout, stderr) => {\n"
-    "    console.log(`stdout: ${stdout}`);\n});\n```\n"
-)
-
-
-@pytest.mark.django_db
-def test_an_example_asked_for_is_the_passages_listing_shown_as_code(user, ingest):
-    """Walkthrough 18: "give me an example" and "give me an example of exec" over Node's child_process page were
-    answered with option descriptions; the page's listings are now shown, laid out, and cited
-    (``answer:example-listing``)."""
-    from baeum import rules
-
-    book = ingest(user, CHILD_PROCESS_MD.encode(), "child-process.md")
-    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
-    assert not chat_reply(conversation=conversation, content="How do I run a shell command and get its output?").refused
-    with rules.counting() as fired:
-        example = chat_reply(conversation=conversation, content="give me an example")
-    assert fired["answer:example-listing"] == 1 and not example.refused, example.content
-    assert "Example [" in example.content, example.content
-    assert "\n```\nconst { exec } = require('node:child_process');\n" in example.content
-    assert "\n    console.log(`stdout: ${stdout}`);\n});\n```" in example.content  # laid out as its page lays it out
-    listing = int(re.search(r"Example \[(\d+)\]:", example.content).group(1))
-    [cited] = [citation for citation in example.citations if citation["n"] == listing]
-    assert cited["quote"] == "const { exec } = require('node:child_process');"  # opens on the code, not on a sentence
-    assert all(citation["quote"] != cited["quote"] for citation in example.citations if citation["n"] != listing)
-    korean = chat_reply(conversation=conversation, content="spawn 예를 들어줘")
-    assert "예제 [" in korean.content and "const ls = spawn('ls', ['-lh', '/usr']);" in korean.content, korean.content
-
-
 @pytest.mark.django_db
 def test_a_lazy_korean_follow_up_stays_on_the_conversations_subject(user, ingest):
     """Walkthrough 19 over the Korean chsh and login pages: "예를 들어줘" after chsh stood alone and quoted login's

@@ -303,19 +303,3 @@ def test_a_korean_table_read_as_one_sentence_is_not_an_answer():
         "PUSH 와 POP 명령은 ESP 와 EBP 레지스터를 이용해 스택에 값을 넣고 뺀다. 이는 C 와 같은 언어에서 함수 호출에 쓰인다."
     )
     assert not is_table_run("먼저, C 는 서브루틴이 다음의 레지스터의 값을 보관하다고 생각한다: EBX, ESI, EDI, EBP, CS, DS, SS, ES.")
-
-
-def test_a_listing_in_an_answer_must_be_the_cited_passages_code_line_for_line():
-    """``answer:example-listing`` shows a passage's code under "Example [n]:"; the ground check reads it line by line
-    against that passage (spaces aside), and a listing the passage does not hold fails the answer."""
-    text = "The exec function runs a command in a shell and buffers its output.\nconst { exec } = require('x');\nexec('ls', cb);"
-    passage = Passage(n=1, chunk_id=1, ref_id="r", title="t", chunk_index=0, page_number=3, text=text, code_spans=((69, 114),))
-    prose = "The exec function runs a command in a shell and buffers its output. [1]"
-    grounded, citations, problems = ground_check(
-        f"{prose}\nExample [1]:\n```\nconst {{ exec }} = require('x');\n    exec('ls', cb);\n```", [passage]
-    )
-    assert grounded and not problems and citations[0].pageNumber == 3
-    _, _, problems = ground_check(f"{prose}\nExample [1]:\n```\nrm -rf /\n```", [passage])
-    assert problems == ["a listing is not in [1]: rm -rf /"]
-    _, _, problems = ground_check(f"{prose}\nExample:\n```\nexec('ls', cb);\n```", [passage])
-    assert problems == ["a listing cites no passage of this turn"]

@@ -28,7 +28,6 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from baeum.answering.answers import CITATION
-from baeum.answering.examples import fenced_blocks
 from baeum.answering.weights import holds
 from baeum.metrics import percentile
 from baeum.runtime.warmup import warm_up
@@ -70,7 +69,6 @@ class TurnResult:
     answer: str
     milliseconds: float
     evidence: list[str] = field(default_factory=list)  # a phrase on each expected page (evidence.json), when known
-    listing_pages: list[list[int]] = field(default_factory=list)  # the pages of the listings the answer shows as code
 
     @property
     def in_scope(self) -> bool:
@@ -86,12 +84,6 @@ class TurnResult:
     def quotes_evidence(self) -> bool:
         """Answered with the words that answer: the answer holds the evidence phrase of an expected page."""
         return not self.refused and holds(CITATION.sub("", self.answer), self.evidence)  # "[2]" is the tutor's, not the book's
-
-    @property
-    def listing_on_expected_page(self) -> bool:
-        """The answer shows a listing (``answer:example-listing``) from an expected page: an example of what was asked."""
-        expected = set(self.expected_pages)
-        return any(expected.intersection(range(start, end + 1)) for start, end in self.listing_pages)
 
     @property
     def correct(self) -> bool:
@@ -122,13 +114,6 @@ class TurnResult:
 def citation_pages(citations: list[dict]) -> list[list[int]]:
     """The [first, last] page of each citation; a citation without ``pageEnd`` ends where it starts."""
     return [[citation["pageNumber"], max(citation["pageNumber"], citation.get("pageEnd") or 0)] for citation in citations]
-
-
-def listing_pages(message) -> list[list[int]]:
-    """The [first, last] page of each listing the answer shows as code: the citation its lead line names."""
-    by_number = {citation["n"]: citation for citation in message.citations}
-    cited = [int(number) for block in fenced_blocks(message.content) for number in CITATION.findall(block.group("lead"))[-1:]]
-    return citation_pages([by_number[number] for number in cited if number in by_number])
 
 
 def ask(conversation, *, question: str) -> tuple[object, float]:
@@ -164,7 +149,6 @@ def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None], 
                     answer=message.content,
                     milliseconds=milliseconds,
                     evidence=phrases(evidence[number - 1] if evidence and number <= len(evidence) else None),
-                    listing_pages=listing_pages(message),
                 )
             )
             on_turn()
@@ -229,13 +213,6 @@ def conversation_scores(results: list[TurnResult]) -> dict:
         "refusal_out_of_scope": share(sum(result.refused for result in outside), len(outside)),
         "correct": share(sum(result.correct for result in results), len(results)),
         "quotes_evidence": quoted_share(in_scope),
-        # ``answer:example-listing``: turns showing a listing, and the share of those whose listing is on an expected
-        # page (None when none shows one). Without the rule no turn shows one: read the share, not the difference.
-        "listings_shown": sum(bool(result.listing_pages) for result in in_scope),
-        "listings_on_expected_page": share(
-            sum(result.listing_on_expected_page for result in in_scope if result.listing_pages),
-            sum(bool(result.listing_pages) for result in in_scope),
-        ),
     }
 
 
@@ -274,13 +251,6 @@ def crosslingual_scores(results: list[TurnResult]) -> dict:
         "false_refusal": share(sum(result.refused for result in in_scope), len(in_scope)),
         "refusal": share(sum(result.refused for result in outside), len(outside)),
         "quotes_evidence": quoted_share(in_scope),
-        # ``answer:example-listing``: turns showing a listing, and the share of those whose listing is on an expected
-        # page (None when none shows one). Without the rule no turn shows one: read the share, not the difference.
-        "listings_shown": sum(bool(result.listing_pages) for result in in_scope),
-        "listings_on_expected_page": share(
-            sum(result.listing_on_expected_page for result in in_scope if result.listing_pages),
-            sum(bool(result.listing_pages) for result in in_scope),
-        ),
     }
 
 
