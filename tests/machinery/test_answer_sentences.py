@@ -373,13 +373,3 @@ def test_what_a_function_or_an_option_does_is_its_definition():
     )
     answer = extractive_answer("What does rl.question do?", [_passage(text)])
     assert answer.text.startswith("The rl.question() method displays the query"), answer.text
-
-
-def test_what_x_does_asked_in_korean_is_a_definition_question():
-    """A session-19 run over the Korean apropos manual: "apropos는 뭐 하는 거야?" was not read as "What does apropos
-    do?", and its NAME line ("apropos - 설명서 페이지 이름과 설명을 검색합니다") was not quoted."""
-    from baeum.answering.forms import defined_term, is_definition
-
-    assert defined_term("apropos는 뭐 하는 거야?") == "apropos" and defined_term("fuser는 무슨 일을 해?") == "fuser"
-    assert defined_term("스택 포인터는 무엇을 하나요?") == "스택 포인터" and defined_term("요즘 뭐 해?") == ""
-    assert is_definition("apropos - 설명서 페이지 이름과 설명을 검색합니다", "apropos")
