@@ -38,10 +38,6 @@ _CONTINUES_EN = re.compile(
 _CONTINUES_KO = re.compile(
     r"^(?:그럼|그러면|그래서|그런데|반대로|그리고)\s|^[^?]*(?:은|는)요\?"
     r"|어떻게\s*달라|(?:랑|와|과)\s*비교하면|앞의|위의"
-    # "login이랑 뭐가 달라?": the other side is what the conversation is about (walkthrough 19 refused it).
-    r"|(?:랑|이랑|하고)\s*(?:뭐가|무엇이|뭐)\s*(?:달라|다르|다른|차이)"
-    # "예를 들어줘", "예시 좀", "예제 보여줘": an example of what the conversation is about, naming nothing.
-    r"|^\s*(?:예를?\s*들어|예시|예제)\s*(?:를|좀)?\s*(?:들어|보여)?\s*(?:줘|주세요|줄래요?|봐)?\s*[?.!]*\s*$"
 )
 _COMPARISON = re.compile(r"\b(?:compare|difference between|versus|vs\.?)\b|차이|비교|다른\s*점", re.IGNORECASE)
 FOLLOW_UP_TERMS = 4  # terms carried over from the previous turn: enough to name its topic, few enough not to drown the new ask

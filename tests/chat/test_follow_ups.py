@@ -284,29 +284,3 @@ def test_a_follow_up_reads_the_pages_around_the_previous_answer_first(user, inge
         far = pages_read()
     assert fired["retrieval:near-previous"] >= 1
     assert max(near) <= 9 and max(far) >= 14, (near, far)  # the pages near the stack's; without the rule the heap's
-
-
-@pytest.mark.django_db
-def test_a_lazy_korean_follow_up_stays_on_the_conversations_subject(user, ingest):
-    """Walkthrough 19 over the Korean chsh and login pages: "예를 들어줘" after chsh stood alone and quoted login's
-    "예를 들어, …" sentences; "login이랑 뭐가 달라?" was refused. Both are follow-ups now (Korean continuations)."""
-    from baeum import rules
-
-    chsh = (
-        "이름\n\nchsh - 사용자 로그인 쉘을 바꾼다.\n\n설명\n\nchsh 명령은 사용자가 사용하고 있는 로그인 쉘을 바꾸는데 사용된다.\n"
-        "명령행에서 쉘을 지정하지 않으면, 사용자에게 물어본다. chsh -s /bin/zsh 명령은 로그인 쉘을 zsh로 바꾼다.\n"
-    )
-    login = (
-        "이름\n\nlogin - 시스템 접속\n\n설명\n\nlogin 풀그림은 한 시스템에 접속처리를 하는 풀그림이다.\n"
-        "예를 들어, @130.225.16.0/255.255.254.0 으로 정의하면 그 범위의 호스트에서만 접속이 가능하다.\n"
-        "예를 들어, [mon:tue]tty3 문자열은 월요일과 화요일에만 tty3으로 접속할 수 있음을 의미한다.\n"
-    )
-    books = [ingest(user, chsh.encode(), "chsh-ko.txt"), ingest(user, login.encode(), "login-ko.txt")]
-    conversation = conversation_create(owner=user, ref_ids=[book.ref_id for book in books])
-    assert "로그인 쉘을 바꾼다" in chat_reply(conversation=conversation, content="chsh는 뭐 하는 거야?").content
-    with rules.counting() as fired:
-        example = chat_reply(conversation=conversation, content="예를 들어줘")
-    assert fired["followup:previous-topic"] >= 1 and not example.refused
-    assert "chsh" in example.search_query, example.search_query  # searched with the conversation's subject
-    compared = chat_reply(conversation=conversation, content="login이랑 뭐가 달라?")
-    assert not compared.refused and "login" in compared.content, compared.content

@@ -41,9 +41,6 @@ def test_ordinals_are_read_in_english_and_korean(question, ordinal):
         "32비트 보호 모드는?",
         "stdcall 은?",
         "파스칼 호출 규약은 어떻게 달라?",
-        "login이랑 뭐가 달라?",  # walkthrough 19: the other side is the conversation's subject
-        "예를 들어줘",
-        "예시 좀 보여줘",
     ],
 )
 def test_a_question_that_only_makes_sense_after_the_turn_before_is_a_follow_up(question):
@@ -59,8 +56,6 @@ def test_a_question_that_only_makes_sense_after_the_turn_before_is_a_follow_up(q
         "스택 포인터 ESP 는 무엇을 가리키나요?",
         "리틀 엔디안과 빅 엔디안의 차이는?",  # short, but it names both sides (a learner's walkthrough)
         "스택 프레임의 구조는?",
-        "스택 예제를 보여줘",
-        "login과 chsh는 뭐가 달라?",
     ],
 )
 def test_a_question_that_names_what_it_asks_about_stands_alone(question):
