@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import combinations
 
 from baeum import rules
 from baeum.answering.answers import Passage
@@ -74,6 +75,19 @@ SUFFICIENT_REASONS = frozenset({"covered", "strong-coverage", "crosslingual:cove
 INTERROGATIVE_KO = re.compile(rf"^(?:{lexicon.alternation(lexicon.QUESTION_STEMS_KO)})")
 
 
+# An arithmetic operator between two operands: " / ", " * ", ") / (", "divided by", "×", "÷", "나누기".
+_OPERATOR = re.compile(r"(?:\s|\))[/*×÷](?:\s|\()|[×÷]|\bdivided\s+by\b|\bmultiplied\s+by\b|나누|곱한", re.IGNORECASE)
+
+FORMULA = rules.register(
+    rules.Rule(
+        "evidence:formula-across-passages",
+        lambda question: _OPERATOR.search(question) is not None,
+        "What is FY2018 for Walmart? 365 * (average accounts payable) / (FY2018 COGS + change in inventory).",
+        "a figure computed from others is covered by two passages together (its operands stand on several pages)",
+    )
+)[0]
+
+
 # A question term carrying this share of the question's weight, found in no passage, decides alone.
 TOPIC_WEIGHT_SHARE = 0.6
 
@@ -115,6 +129,13 @@ def judge_evidence(
     weights = {term: math.log(1 + (total + 1) / (1 + sum(term in found for found in found_in))) for term in terms}
     weight_sum = sum(weights.values()) or 1.0
     coverage = max(sum(weights[term] for term in terms if term in found) / weight_sum for found in found_in)
+    if rules.applies(FORMULA, question):
+        # A figure computed from others ("FY2018 revenue / (average PP&E …)") stands on several pages (the
+        # income statement, the balance sheet): the question is covered by the best two passages together.
+        coverage = max(
+            coverage,
+            *(sum(weights[term] for term in terms if term in first | second) / weight_sum for first, second in combinations(found_in, 2)),
+        )
     vector = max((passage.vector_score or 0.0) for passage in passages)
     plausible = any(
         passage.vector_score is not None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from baeum import rules
 from baeum.language.text import split_sentences
 
 # Sentences (or clauses before a colon) that tell how to answer, not what is asked.
@@ -39,6 +40,29 @@ _SOURCE_HINT = re.compile(
 _HINT_WORDS_IGNORED = re.compile(
     r"\b(?:information|details|data|line items|provided|primarily|only|clearly|shown|outlined|stated)\b\s*", re.IGNORECASE
 )
+# "According to the details clearly outlined within the balance sheet, how much …?": a clause before the
+# question that only says where to look (it names a source, ``_SOURCE_HINT``), however it is worded.
+_LEAD_BEFORE_ASK = re.compile(
+    r"^(?P<lead>[^,?]{3,200}),\s*(?=(?:what|how|which|when|who|whom|where|why|is|are|was|were|does|do|did|can)\b)", re.IGNORECASE
+)
+
+
+def _without_source_lead(sentence: str) -> str:
+    match = _LEAD_BEFORE_ASK.match(sentence)
+    if match and _SOURCE_HINT.search(match.group("lead")):
+        return sentence[match.end() :]
+    return sentence
+
+
+SOURCE_LEAD = rules.register(
+    rules.Rule(
+        "question:source-lead",
+        _without_source_lead,
+        "Basing your judgment by information plainly provided in the balance sheet, what is Lockheed Martin's FY2020 revenue?",
+        "a clause that says where to look is how to answer, not what is asked: its words are not looked for in the passages",
+    )
+)[0]
+
 # Korean instructions at the end of a request: "… 설명해 줘", "… 답해 주세요", "간단히".
 _KOREAN_REQUEST = re.compile(
     r"\s*(?:간단히|자세히|짧게|한\s*문장으로)?\s*(?:설명|답|요약|정리)(?:해|하여|해서)?\s*(?:줘|주세요|주십시오|줄래|줄래요)[.!?]?\s*$"
@@ -101,6 +125,8 @@ def analyse_question(text: str) -> QuestionParts:
             instructions.append(match.group("lead"))
             sentence = match.group("ask")
         stripped = _LEADING_CONTEXT.sub("", sentence)
+        if stripped == sentence:
+            stripped = rules.cleaned(SOURCE_LEAD, sentence)
         if stripped != sentence:
             instructions.append(sentence[: len(sentence) - len(stripped)].strip(" ,"))
             sentence = stripped

@@ -8,6 +8,7 @@ definition, and "an if statement in Rust" answered from an assembly book.
 import dataclasses
 from collections import Counter
 
+from baeum import rules
 from baeum.answering.answers import Passage
 from baeum.answering.evidence import judge_evidence
 from baeum.answering.extractive import extractive_answer
@@ -373,3 +374,23 @@ def test_what_a_function_or_an_option_does_is_its_definition():
     )
     answer = extractive_answer("What does rl.question do?", [_passage(text)])
     assert answer.text.startswith("The rl.question() method displays the query"), answer.text
+
+
+def test_a_figure_computed_from_two_statements_is_covered_by_both_together():
+    # Rule evidence:formula-across-passages: revenue stands in the income statement, PP&E in the balance sheet.
+    income = _passage("Consolidated Statements of Income. Total revenues 194,579 in 2018 and 184,786 in 2017 for CVS Health.")
+    balance = _passage("Consolidated Balance Sheets. Property and equipment, net 11,349 in 2018 and 10,292 in 2017; average balances.")
+    other = _passage("Risk factors: pharmacy services compete on price and service in 2018 and 2017.")
+    library = {"cvs", "health", "revenue", "average", "pp&e"}
+    question = "What is the FY2018 for CVS Health? FY2018 revenue / (average PP&E between FY2017 and FY2018)."
+    with rules.counting() as fired:
+        together = _judge(question, [income, balance, other], library)
+    assert fired["evidence:formula-across-passages"] == 1
+    with rules.switched_off(["evidence:formula-across-passages"]):
+        apart = _judge(question, [income, balance, other], library)
+    assert together.coverage > apart.coverage
+    # Without an operator, the best single passage decides as before.
+    plain = "What is the FY2018 revenue and average PP&E for CVS Health between FY2017 and FY2018?"
+    with rules.counting() as fired:
+        _judge(plain, [income, balance, other], library)
+    assert not fired["evidence:formula-across-passages"]

@@ -83,3 +83,25 @@ def test_the_book_covering_something_is_not_what_is_asked():
 
     assert named_sources("What kinds of shift operations does the book cover?", {})[0] == "What kinds of shift operations?"
     assert named_sources("Which loops does the text discuss?", {})[0] == "Which loops?"
+
+
+@pytest.mark.parametrize(
+    ("question", "ask"),
+    [
+        (
+            "According to the details clearly outlined within the balance sheet, how much total current assets did Nike have "
+            "at the end of FY2019? Answer in USD millions.",
+            "how much total current assets did Nike have at the end of FY2019?",
+        ),
+        (
+            "When primarily referencing the income statement and the statement of financial position, what is the FY2021 "
+            "inventory turnover ratio for Nike?",
+            "what is the FY2021 inventory turnover ratio for Nike?",
+        ),
+        ("In Python, what is a list?", "In Python, what is a list?"),  # names what is asked about, not where to look
+        ("According to Knuth, what is an algorithm?", "According to Knuth, what is an algorithm?"),
+    ],
+)
+def test_a_clause_that_only_says_where_to_look_is_not_what_is_asked(question, ask):
+    # Rule question:source-lead.
+    assert analyse_question(question).ask == ask

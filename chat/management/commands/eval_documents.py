@@ -70,6 +70,30 @@ def by_kind(rows: list[dict], ours: list[int | None], baseline: list[int | None]
     }
 
 
+def cites_evidence(citations: list[dict], evidence: set[int]) -> bool:
+    """Whether a citation's pages (``pageNumber``..``pageEnd``) include an evidence page."""
+    return any(
+        set(range(citation["pageNumber"], max(citation["pageNumber"], citation.get("pageEnd") or 0) + 1)) & evidence
+        for citation in citations
+    )
+
+
+def failure(row: dict, reply, evidence: set[int], search_rank: int | None) -> dict:
+    """One line of ``--failures``: what the tutor did with a question it refused or answered off the evidence."""
+    return {
+        "doc_name": row["doc_name"],
+        "kind": row.get("question_type"),
+        "question": row["question"],
+        "evidence_pages": sorted(evidence),
+        "search_rank": search_rank,  # of the first result on an evidence page; None: not in the top k
+        "refused": reply.refused,
+        "confidence": round(reply.confidence, 3),
+        "cited_pages": [[c["pageNumber"], c.get("pageEnd") or c["pageNumber"]] for c in reply.citations],
+        "answer": reply.content[:400],
+        "steps": reply.steps,
+    }
+
+
 class PageBaseline:
     """BM25 over whole pages of one document (bm25s, English stemmer): what a naive system does."""
 
@@ -113,6 +137,12 @@ class Command(BaseCommand):
             help="write each question's candidates (Baeum's top chunks with their scores, the baseline's top pages) "
             "as JSON Lines to this file: the data a page-ranking model is fitted on",
         )
+        parser.add_argument(
+            "--failures",
+            default=None,
+            help="with --tutor, write each question the tutor refused or answered without citing an evidence page "
+            "(its answer, cited pages and the answer pipeline's steps) as JSON Lines to this file",
+        )
         evaluation_options(parser)
 
     def handle(self, *args, **options):
@@ -143,6 +173,7 @@ class Command(BaseCommand):
             ours, baseline, latencies = [], [], []
             baselines: dict[str, PageBaseline] = {}
             tutor = {"answered": 0, "cited_evidence": 0}
+            missed: list[dict] = []
             for row in tqdm(rows, desc="Questions", file=self.stderr, disable=quiet, unit="q"):
                 material = materials[row["doc_name"]]
                 evidence = evidence_pages(row)
@@ -159,11 +190,16 @@ class Command(BaseCommand):
                 if candidates is not None:
                     candidates.write(self._candidates(user, material, row, baselines[row["doc_name"]], evidence) + "\n")
                 if options["tutor"]:
-                    answered, cited = self._ask(user, material, row["question"], evidence)
+                    reply = self._ask(user, material, row["question"])
+                    answered, cited = not reply.refused, cites_evidence(reply.citations, evidence)
                     tutor["answered"] += answered
-                    tutor["cited_evidence"] += cited
+                    tutor["cited_evidence"] += answered and cited
+                    if not (answered and cited):
+                        missed.append(failure(row, reply, evidence, ours[-1]))
         if candidates is not None:
             candidates.close()
+        if options["failures"]:
+            Path(options["failures"]).write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in missed), encoding="utf-8")
         report = {
             "questions": len(rows),
             "documents": len(documents),
@@ -215,16 +251,9 @@ class Command(BaseCommand):
         )
 
     @staticmethod
-    def _ask(user, material, question: str, evidence: set[int]) -> tuple[int, int]:
+    def _ask(user, material, question: str):
         from chat.services.conversations import conversation_create
         from chat.services.reply import chat_reply
 
         conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
-        reply = chat_reply(conversation=conversation, content=question)
-        if reply.refused:
-            return 0, 0
-        cited = any(
-            set(range(citation["pageNumber"], max(citation["pageNumber"], citation.get("pageEnd") or 0) + 1)) & evidence
-            for citation in reply.citations
-        )
-        return 1, int(cited)
+        return chat_reply(conversation=conversation, content=question)
