@@ -24,6 +24,7 @@ from baeum.answering.crosslingual import (
     shared_script_terms,
 )
 from baeum.answering.forms import ANAPHORIC_OPENING, GIVES_NAME, asks_for_a_name, compared_terms, defined_term, defined_terms, is_definition
+from baeum.answering.groundcheck import claims_problem
 from baeum.answering.quoting import quoted_sentence
 from baeum.answering.sentences import (
     ENDS_LIKE_A_SENTENCE,
@@ -33,6 +34,7 @@ from baeum.answering.sentences import (
     is_readable_sentence,
     section_headings,
 )
+from baeum.answering.tablerows import TABLE_ROW
 from baeum.answering.weights import load_weights, observe
 from baeum.extraction.tables import superscript_references
 from baeum.language.analysis import content_terms, title_terms
@@ -441,6 +443,13 @@ def extractive_answer(
         observe(question, candidates)
         chosen = _choose(_unsaid(candidates, said), max_sentences)
     else:
+        row = rules.resolved(TABLE_ROW, question, passages)
+        # "How much total current assets …?": the row of the balance sheet that names them, under the table's
+        # column headings unless the check cannot read those against the table ("2016 2017" alone).
+        for lines in (row.shown, row.shown[-1:]) if row is not None else ():
+            text = "\n".join(f"{' '.join(line.split())} [{row.passage.n}]" for line in lines)
+            if not claims_problem(text, [row.passage]):
+                return Answer(text=text, citations=[citation_for(row.passage, row.line)], generator="extractive")
         defined, naming_asked = defined_terms(question), asks_for_a_name(question)
         candidates = [
             candidate

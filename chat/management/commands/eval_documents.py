@@ -13,6 +13,7 @@ and how often its answers cite an evidence page. Everything made is removed afte
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from pathlib import Path
@@ -68,6 +69,26 @@ def by_kind(rows: list[dict], ours: list[int | None], baseline: list[int | None]
         }
         for kind, numbers in sorted(kinds.items())
     }
+
+
+_AMOUNT = re.compile(r"\$?\s*(\d[\d,]*(?:\.\d+)?)")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def figure_forms(row: dict) -> list[str]:
+    """How a filing writes the figure that answers ``row`` ("$1577.00" → "1,577", "1577"), when the answer is
+    a figure the evidence pages print as it is (not a ratio computed from them, not a year); else none."""
+    match = _AMOUNT.search(row.get("answer") or "")
+    if not match or _YEAR.fullmatch(match.group(1)):
+        return []
+    value = float(match.group(1).replace(",", ""))
+    forms = {f"{int(value):,}", str(int(value))} if value == int(value) else {f"{value:,.2f}", f"{value:,.2f}".rstrip("0").rstrip(".")}
+    printed = " ".join(item.get("evidence_text") or "" for item in row.get("evidence", []))
+    return sorted(form for form in forms if len(form.replace(",", "")) >= 3 and _writes(printed, form))
+
+
+def _writes(text: str, figure: str) -> bool:
+    return re.search(rf"(?<![\d,.]){re.escape(figure)}(?![\d,]|\.\d)", text) is not None
 
 
 def cites_evidence(citations: list[dict], evidence: set[int]) -> bool:
@@ -172,7 +193,7 @@ class Command(BaseCommand):
             warm_up(*{embedder_for_model(material.embedding_model) for material in materials.values()})
             ours, baseline, latencies = [], [], []
             baselines: dict[str, PageBaseline] = {}
-            tutor = {"answered": 0, "cited_evidence": 0}
+            tutor = {"answered": 0, "cited_evidence": 0, "figures": 0, "figures_quoted": 0}
             missed: list[dict] = []
             for row in tqdm(rows, desc="Questions", file=self.stderr, disable=quiet, unit="q"):
                 material = materials[row["doc_name"]]
@@ -194,6 +215,9 @@ class Command(BaseCommand):
                     answered, cited = not reply.refused, cites_evidence(reply.citations, evidence)
                     tutor["answered"] += answered
                     tutor["cited_evidence"] += answered and cited
+                    figures = figure_forms(row)
+                    tutor["figures"] += bool(figures)
+                    tutor["figures_quoted"] += any(_writes(reply.content, figure) for figure in figures)
                     if not (answered and cited):
                         missed.append(failure(row, reply, evidence, ours[-1]))
         if candidates is not None:
@@ -221,6 +245,10 @@ class Command(BaseCommand):
                 "answer_rate": round(tutor["answered"] / count, 4),
                 "false_refusal": round(1 - tutor["answered"] / count, 4),
                 "citation_on_evidence_page": round(tutor["cited_evidence"] / max(1, tutor["answered"]), 4),
+                # Of the questions answered by a figure the evidence pages print (not one computed from them),
+                # the share whose answer quotes that figure: the filings' "the answer contains the answering words".
+                "figure_questions": tutor["figures"],
+                "figure_quoted": round(tutor["figures_quoted"] / tutor["figures"], 4) if tutor["figures"] else None,
             }
         self.stdout.write(json.dumps(report, indent=None if quiet else 2, ensure_ascii=False))
 
