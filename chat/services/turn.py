@@ -73,6 +73,17 @@ from .memory import memory_load
 FOLLOW_UP_UNKNOWN_WORDS = 2
 
 
+AS_ASKED = rules.register(
+    rules.Rule(
+        "retrieval:as-asked",
+        lambda follow_up: not follow_up,
+        False,
+        "a question that stands alone is searched as the learner wrote it, as the search box does: case-folded and "
+        "without its punctuation, its sentences run together and its instructions are searched as what it asks",
+    )
+)[0]
+
+
 @dataclass(kw_only=True)
 class Turn:
     """What is decided before an answer is written: the retrieval, the evidence, and (when nothing is
@@ -138,8 +149,9 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         retrieval = retrieve_agentic(conversation, search_query, scope=scope)
     else:
         anchored = anchored_query(question, memory) if follow_up else without_place(question)
+        query = question if rules.applies(AS_ASKED, follow_up) else search_query
         retrieval = retrieve_standard(
-            conversation, search_query, scope=scope, follow_up=follow_up, anchored=anchored, first=[named[0]] if named else []
+            conversation, query, scope=scope, follow_up=follow_up, anchored=anchored, first=[named[0]] if named else []
         )
     retrieved_at = time.perf_counter()
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.language.questions).

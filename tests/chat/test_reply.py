@@ -340,3 +340,26 @@ def test_when_the_model_cannot_rewrite_the_offline_resolution_answers(user, book
         follow_up.content,
         follow_up.citations,
     )
+
+
+def test_a_question_that_stands_alone_is_searched_as_the_learner_wrote_it(user, book, monkeypatch):
+    # Rule retrieval:as-asked: capitals and sentence ends reach retrieval, which reads the question's
+    # instructions and source hints from them; a follow-up is searched as it is resolved.
+    import chat.services.turn as turn_module
+    from baeum import rules
+
+    searched = []
+    real = turn_module.retrieve_standard
+
+    def recording(conversation, query, **options):
+        searched.append(query)
+        return real(conversation, query, **options)
+
+    monkeypatch.setattr(turn_module, "retrieve_standard", recording)
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    question = "What does an interrupt handler do? Answer in one sentence."
+    chat_reply(conversation=conversation, content=question)
+    assert searched[-1] == question
+    with rules.switched_off(["retrieval:as-asked"]):
+        chat_reply(conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), content=question)
+    assert searched[-1] == "what does an interrupt handler do answer in one sentence."
