@@ -23,10 +23,10 @@ ROW_PASSAGES = 3
 # A cell: an amount as statements print it ("$ 4,466", "(92)", "12.5%", "—" for nil).
 _CELL = r"(?:\$\s*)?(?:\(?-?\d[\d,]*(?:\.\d+)?\)?%?|—|–)"
 _ROW = re.compile(rf"^(?P<label>[^\d$]*?[A-Za-z가-힣][^\d$]*?)[\s:]*(?P<cells>{_CELL}(?:\s+{_CELL}){{0,7}})\s*$")
-# "How much …", "how many …", "what was the … amount", "얼마", "몇": a question that asks for a figure.
+# "How much …", "how many …", "… amount", "얼마", "몇", or a question naming a period ("FY2018", "Q1", "2019"):
+# a question that asks for a figure.
 _ASKS_FIGURE = re.compile(
-    r"\bhow\s+(?:much|many)\b|\b(?:amount|total|balance|value)\b|\bwhat\s+(?:is|was|were|are)\s+(?:the\s+)?(?:\w+'s\s+)?(?:fy|q\d|\d{4})|얼마|몇",
-    re.IGNORECASE,
+    r"\bhow\s+(?:much|many)\b|\b(?:amount|total)\b|\b(?:fy|q[1-4])\s*'?\d{2,4}\b|\b(?:19|20)\d\d\b|얼마|몇", re.IGNORECASE
 )
 # A label of one word names a row only when it is a long word the question asks about ("Goodwill", "Inventories").
 SINGLE_WORD_LABEL_CHARS = 6
