@@ -67,15 +67,15 @@ def named_row(question: str, passages: list[Passage]) -> Row | None:
     return best[2] if best else None
 
 
+_YEAR_AT_END = re.compile(r"\b(?:19|20)\d\d\s*$")
+_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_AMOUNT = re.compile(r"\$|\d,\d")
+
+
 def _is_header(line: str) -> bool:
     """A table's column headings: a line that ends with a year and names two or more ("(Dollars in millions)
     2019 2018", "August 29, 2021 August 30, 2020", "2017 2018 2019"), with no amount in it."""
     return bool(_YEAR_AT_END.search(line)) and len(_A_YEAR.findall(line)) >= 2 and not _AMOUNT.search(line)
-
-
-_YEAR_AT_END = re.compile(r"\b(?:19|20)\d\d\s*$")
-_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-_AMOUNT = re.compile(r"\$|\d,\d")
 
 
 def _shown(lines: list[str], index: int, row: str) -> list[str]:
@@ -85,19 +85,11 @@ def _shown(lines: list[str], index: int, row: str) -> list[str]:
     return [header, row] if header else [row]
 
 
-def _named_row(question: str, text: str) -> Row | None:
-    """``named_row`` over one passage of ``text`` (the rule's example reads a table as text)."""
-    return named_row(question, [Passage(n=1, chunk_id=0, ref_id="", title="", chunk_index=0, page_number=1, text=text)])
-
-
 TABLE_ROW = rules.register(
     rules.Rule(
         "answer:table-row",
-        lambda question, passages: named_row(question, passages),
-        (
-            "How much total current assets did Nike have at the end of FY2019?",
-            "BALANCE SHEETS\n2019 2018\nTotal current assets 16,525 15,134",
-        ),
+        named_row,
+        "How much total current assets did Nike have at the end of FY2019?",
         "a figure asked for is the table row the question names, under its table's column headings, not prose from elsewhere",
     )
 )[0]

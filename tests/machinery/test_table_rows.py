@@ -22,8 +22,7 @@ def _passage(text: str, n: int = 1, page: int = 54) -> Passage:
 
 
 def test_the_rule_fires_on_its_own_example():
-    question, text = TABLE_ROW.example
-    row = named_row(question, [_passage(text)])
+    row = named_row(TABLE_ROW.example, [_passage(BALANCE_SHEET)])
     assert row is not None and row.line == "Total current assets 16,525 15,134"
 
 
