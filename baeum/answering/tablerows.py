@@ -67,8 +67,9 @@ def named_row(question: str, passages: list[Passage]) -> Row | None:
     return best[2] if best else None
 
 
-_YEAR_AT_END = re.compile(r"\b(?:19|20)\d\d\s*$")
-_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# A year standing alone, not one end of a range ("% Change 2016-2015" heads a column of changes).
+_YEAR_AT_END = re.compile(r"(?<![\w–-])(?:19|20)\d\d\s*$")
+_A_YEAR = re.compile(r"(?<![\w–-])(?:19|20)\d\d(?![\w–-])")
 _AMOUNT = re.compile(r"\$|\d,\d")
 
 
