@@ -113,7 +113,7 @@ def main():
             fail(f"{cid}: evidence missing or not one object per turn")
             ev = [{}] * len(turns)
         oos = 0
-        for t_i, (turn, t_ev) in enumerate(zip(turns, ev), 1):
+        for t_i, (turn, t_ev) in enumerate(zip(turns, ev, strict=True), 1):
             where = f"{cid} turn {t_i}"
             turns_total += 1
             kind = turn.get("kind")
