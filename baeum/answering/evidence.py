@@ -214,24 +214,8 @@ def names_missing(
     over a Korean book) when neither the passages nor the materials contain any of them (else none): the
     materials are about something else. One name found is enough ("Block (formerly known as Square)"); with
     ``pairs_known`` (across languages) a name of several words is found only where its words stand together
-    (rule ``evidence:name-phrases``). The codes a question names ("ARM64", "SPDX") are names too (rule
-    ``evidence:codes-are-names``)."""
+    (rule ``evidence:name-phrases``)."""
     names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]
-    codes = _codes(question) if rules.is_on(CODES_ARE_NAMES) else {}
-    missing = _missing(question, names, passages, known, pairs_known)
-    if not codes or known is None:
-        return missing
-    with_codes = _missing(question, [*names, *(term for term in codes.values() if term not in names)], passages, known, pairs_known)
-    if with_codes == missing:
-        return missing
-    rules.fired(CODES_ARE_NAMES.name)
-    if not with_codes:
-        return ()
-    written = [item for item in with_codes if item not in codes.values()]  # the names as written, then the codes
-    return tuple(dict.fromkeys([*written, *(code for code, term in codes.items() if term not in names)]))
-
-
-def _missing(question, names, passages, known, pairs_known) -> tuple[str, ...]:
     if not names or known is None:
         return ()
     if (any(found_terms(names, passage.text) for passage in passages) or known(names)) and not (
@@ -241,27 +225,6 @@ def _missing(question, names, passages, known, pairs_known) -> tuple[str, ...]:
     # As the question writes them, without a possessive ("Python's subprocess.run" never mentions "Python").
     shown = (re.sub(r"['’]s$", "", " ".join(words)) for words in _names_written(question))
     return tuple(dict.fromkeys(shown)) or tuple(names)
-
-
-def _codes(question: str) -> dict[str, str]:
-    """The acronyms and codes ``question`` names, as written → as indexed ("ARM64" → "arm64"): not an option
-    ("-k"), a number ("80386" may be written "80,386") or a fiscal period ("FY2018")."""
-    codes = {}
-    for code in identifiers(question):
-        terms = content_terms(code)
-        if terms and not code.startswith("-") and not code.isdigit() and not FISCAL_PERIOD.match(terms[0]):
-            codes[code] = terms[0]
-    return codes
-
-
-CODES_ARE_NAMES = rules.register(
-    rules.Rule(
-        "evidence:codes-are-names",
-        lambda question, known=lambda terms: set(): bool(names_missing(question, [], known)),
-        "Explain the ARM64 procedure call standard.",
-        "an acronym or code the question names (ARM64, SPDX) that the materials never write means they are about something else",
-    )
-)[0]
 
 
 def _names_written(question: str) -> list[tuple[str, ...]]:
