@@ -112,3 +112,47 @@ def memory_answer(question: str, memory: Memory) -> Answer | None:
                 text = f"Earlier you told me that your {entity['key']} is {entity['value']}."
             return Answer(text=text, confidence=1.0, generator="memory", kind=Generator.MEMORY)
     return None
+
+
+# --- "What did I ask first?": the learner's own earlier questions ------------------------------------------
+
+_ASKED_FIRST = re.compile(
+    r"\bwhat\s+(?:did|was|were)\s+(?:i|my)\b[^?]{0,30}?\b(?:ask|asked|question)\b[^?]{0,20}?\b(?:first|at first|at the start)\b"
+    r"|\bmy\s+(?:very\s+)?first\s+question\b"
+    r"|(?:맨\s*)?처음(?:에|으로)?\s*(?:내가\s*|제가\s*)?(?:뭐|무엇|무슨\s*질문)\S*\s*(?:물어|물었|질문)"
+    r"|(?:내|제)\s*첫\s*(?:번째\s*)?질문|첫\s*(?:번째\s*)?질문\S*\s*(?:뭐였|무엇이었)",
+    re.IGNORECASE,
+)
+_ASKED_LAST = re.compile(
+    r"\bwhat\s+(?:did|was)\s+(?:i|my)\b[^?]{0,30}?\b(?:ask|asked|question)\b[^?]{0,20}?\b(?:last|before|previously|just now|earlier)\b"
+    r"|\bmy\s+(?:last|previous)\s+question\b"
+    r"|(?:아까|방금|전에|이전에|마지막(?:으로)?)\s*(?:내가\s*|제가\s*)?(?:뭐|무엇|무슨\s*질문)\S*\s*(?:물어|물었|질문)"
+    r"|(?:내|제)\s*(?:이전|마지막|직전)\s*질문|(?:이전|마지막|직전)\s*질문\S*\s*(?:뭐였|무엇이었|다시)",
+    re.IGNORECASE,
+)
+
+
+def asks_for_own_question(question: str) -> str | None:
+    """ "first" for "What did I ask first?" / "내가 처음에 뭐 물어봤지?", "last" for "What was my last question?" /
+    "아까 뭐 물어봤더라?", else None: the learner asks about the conversation, not the materials."""
+    if _ASKED_FIRST.search(question):
+        return "first"
+    if _ASKED_LAST.search(question):
+        return "last"
+    return None
+
+
+def own_question_answer(question: str, which: str, earlier: list[str]) -> Answer:
+    """The learner's first or previous question of this conversation (``earlier``: their questions, oldest first)."""
+    korean = is_hangul_heavy(question)
+    if not earlier:
+        text = "이 질문이 이 대화의 첫 질문이에요." if korean else "This is your first question in this conversation."
+    elif which == "first":
+        text = (
+            f"이 대화에서 처음 물어보신 질문은 “{earlier[0]}”였어요."
+            if korean
+            else f"Your first question in this conversation was “{earlier[0]}”."
+        )
+    else:
+        text = f"바로 전에 물어보신 질문은 “{earlier[-1]}”였어요." if korean else f"Your previous question was “{earlier[-1]}”."
+    return Answer(text=text, confidence=1.0, generator=CONVERSATION, kind=Generator.CONVERSATION)

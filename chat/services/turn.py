@@ -41,7 +41,7 @@ from baeum.answering.followups import (
 )
 from baeum.answering.forms import without_place
 from baeum.answering.history import Memory
-from baeum.answering.smalltalk import conversation_answer, memory_answer
+from baeum.answering.smalltalk import asks_for_own_question, conversation_answer, memory_answer, own_question_answer
 from baeum.language.analysis import content_terms
 from baeum.language.questions import analyse_question, asks_if_covered, named_sources
 from baeum.language.text import is_hangul_heavy, normalize_query
@@ -63,7 +63,7 @@ from knowledge.selectors import (
     written_in_korean,
 )
 
-from ..models import Conversation
+from ..models import Conversation, Message
 from .conversations import conversation_sources
 from .memory import memory_load
 
@@ -255,7 +255,7 @@ def _condensed(llm, conversation: Conversation, question: str, memory: Memory, s
 
 def _answered_without_search(conversation: Conversation, question: str, memory: Memory, usage: dict, started: float) -> Turn | None:
     """Small talk, a fact the learner stated earlier, or a session's key points: answered without a search."""
-    remembered = conversation_answer(question) or memory_answer(question, memory)
+    remembered = conversation_answer(question) or memory_answer(question, memory) or _own_question(conversation, question)
     if remembered:
         return Turn(
             question=question, memory=memory, usage=usage, started=started, retrieved_at=started, search_query=question, answer=remembered
@@ -276,6 +276,20 @@ def _answered_without_search(conversation: Conversation, question: str, memory: 
             answer=answer,
         )
     return None
+
+
+def _own_question(conversation: Conversation, question: str):
+    """ "What did I ask first?", "아까 뭐 물어봤지?": the learner's own earlier question, from this conversation."""
+    which = asks_for_own_question(question)
+    if which is None:
+        return None
+    earlier = list(
+        Message.objects.for_user(conversation.owner)
+        .filter(conversation=conversation, role=Message.Role.USER)
+        .order_by("turn", "id")
+        .values_list("content", flat=True)
+    )
+    return own_question_answer(question, which, earlier)
 
 
 def _where_to_search(conversation: Conversation, question: str) -> tuple[str, list[str], list[str], list[str]]:

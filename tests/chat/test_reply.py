@@ -363,3 +363,20 @@ def test_a_question_that_stands_alone_is_searched_as_the_learner_wrote_it(user, 
     with rules.switched_off(["retrieval:as-asked"]):
         chat_reply(conversation=conversation_create(owner=user, ref_ids=[book.ref_id]), content=question)
     assert searched[-1] == "what does an interrupt handler do answer in one sentence."
+
+
+def test_what_did_i_ask_first_is_answered_from_the_conversation_in_both_languages(user, book):
+    conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+    first = chat_reply(conversation=conversation, content="What did I ask first?")
+    assert first.content == "This is your first question in this conversation." and not first.refused and first.citations == []
+    chat_reply(conversation=conversation, content="What does an interrupt handler do?")
+    chat_reply(conversation=conversation, content="스택은 뭐야?")
+    assert chat_reply(conversation=conversation, content="what did I ask first?").content == (
+        "Your first question in this conversation was “What did I ask first?”."
+    )
+    assert (
+        chat_reply(conversation=conversation, content="아까 뭐 물어봤더라?").content
+        == "바로 전에 물어보신 질문은 “what did I ask first?”였어요."
+    )
+    reply = chat_reply(conversation=conversation, content="What is the first thing an interrupt handler does?")
+    assert "first question" not in reply.content  # a question about the materials is searched
