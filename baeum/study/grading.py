@@ -132,6 +132,10 @@ def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[s
             return Grade(CORRECT, 1.0, expected)
     if _same_number(response, expected):
         return Grade(CORRECT, 1.0, expected)
+    if _content_words(response) and _content_words(response) == _content_words(expected):
+        # A blank that swallowed its preposition ("recover data _____ files." wants "from damaged"): "damaged"
+        # names what the sentence asks; the answer shown gives the whole.
+        return Grade(CORRECT, 1.0, expected)
     target = normalise(expected)
     for candidate in (target, *(normalise(each) for each in accepted)):
         loanword = loanword_distance(given, candidate)
@@ -159,6 +163,20 @@ def _grade_term_form(response: str, expected: str, accepted: list[str] | tuple[s
     if _each_word_one_typo(response, expected):
         return Grade(PARTIAL, 0.5, expected)
     return Grade(WRONG, 0.0, expected)
+
+
+# Words that join a phrase to its sentence ("from damaged", "to the stack"): at the ends of an answer they are optional.
+_JOINING_WORDS = frozenset("from to of in on at by with for into onto as than".split())
+
+
+def _content_words(text: str) -> list[str]:
+    """The answer's words without joining words at its ends."""
+    words = normalised_words(text)
+    while words and words[0] in _JOINING_WORDS:
+        words = words[1:]
+    while words and words[-1] in _JOINING_WORDS:
+        words = words[:-1]
+    return words
 
 
 def _each_word_one_typo(response: str, expected: str) -> bool:

@@ -130,3 +130,11 @@ def test_a_qualified_names_own_name_is_almost_right():
     assert grade_term("createInterface", "readline.createInterface()").verdict == PARTIAL
     assert grade_term("options", "options.detached").verdict == WRONG  # the object is not the option
     assert grade_term("readline.createInterface()", "readline.createInterface()").verdict == CORRECT
+
+
+def test_a_blank_that_swallowed_its_preposition_accepts_the_words_it_asks_for():
+    # Walkthrough 20: "You can use bzip2recover to try to recover data _____ files." wanted "from damaged".
+    assert grade_term("damaged", "from damaged").verdict == CORRECT
+    assert grade_term("stack", "to the stack").verdict == CORRECT
+    assert grade_term("from", "from damaged").verdict == WRONG  # the joining word alone names nothing
+    assert grade_term("heap", "to the stack").verdict == WRONG
