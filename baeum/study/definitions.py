@@ -41,7 +41,8 @@ _ALIAS = re.compile(r"^\s*\(([^()]{1,60})\)")
 _STOP_WORDS = frozenset(
     "a an the its their this that these those it they he she we you i and or but nor of to in on at by for from with as "
     "is are was were be been being which who whom whose when where while because if then than so such not no also "
-    "always never often usually only just still simply actually once twice again later afterwards without".split()
+    "always never often usually only just still simply actually once twice again later afterwards without "
+    "none all any some each every both either neither other another".split()
 )
 _LEADING_DETERMINER = re.compile(r"^(?:the|a|an|its|their|his|her|our|your)\s+", re.IGNORECASE)
 _NAMING = re.compile(
@@ -226,7 +227,7 @@ def find_definitions(text: str) -> list[Definition]:
             found.append((offset, offset + len(line.rstrip()), glossary.group("term").strip(), alias, _clean(line)))
         name = MANUAL_NAME_LINE.match(line.rstrip("\n"))
         # A command's name ("Note - …" is prose), in a paragraph of its own (a wrapped line "count - offset gives …" is not).
-        if name and name.group("term")[:1].islower() and not previous.strip():
+        if name and name.group("term")[:1].islower() and not previous.strip() and name.group("term").lower() not in _STOP_WORDS:
             aliases = tuple(alias.strip() for alias in name.group("aliases").split(",") if alias.strip())
             found.append((offset, offset + len(line.rstrip()), name.group("term"), aliases, _clean(line)))
         offset += len(line)

@@ -62,3 +62,9 @@ def test_a_manual_name_line_defines_its_command_only_as_a_paragraph_of_its_own()
     assert [d.term for d in find_definitions("이름\n\nlogin - 시스템 접속\n")] == ["login"]
     assert not find_definitions("so the\ncount - offset gives the rest of the buffer\n")  # a wrapped line
     assert not find_definitions("\nx - y = 3 holds here\n\nvalue - 3 is negative\n")
+
+
+def test_a_wrapped_table_cell_that_reads_like_a_name_line_names_no_term():
+    """Walkthrough 20, fontconfig's property table: "none - subpixel geometry" had offered "What is none?"."""
+    assert terms("rgba Int unknown, rgb, bgr, vrgb, vbgr,\n\nnone - subpixel geometry\n") == {}
+    assert terms("\nchsh - change login shell\n") == {"chsh": ()}
