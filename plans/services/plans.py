@@ -455,7 +455,10 @@ _SECTION_NUMBER = re.compile(r"^(?:chapter\s+\d+\s*|제\s*\d+\s*[장절]\s*|\d+(
 # Section headings that name a part of the book, not something it teaches.
 _NOT_A_TOPIC = re.compile(
     r"^(?:glossary|exercises?|summary|review(?: questions)?|references|bibliography|further reading|notes|problems|"
-    r"another example|examples?|연습\s*문제|요약|정리|참고\s*문헌|용어\s*정리|예제)$",
+    r"another example|examples?|연습\s*문제|요약|정리|참고\s*문헌|용어\s*정리|예제|"
+    # a manual's or a report's formal parts ("Explain AUTHOR" in walkthrough 20's bzip2 manual)
+    r"authors?|acknowledge?ments?|copyright|licen[cs]e|see also|(?:reporting )?bugs|credits|contributors|availability|"
+    r"name|synopsis|저자|저작권|같이\s*보기|버그)$",
     re.IGNORECASE,
 )
 
@@ -521,6 +524,8 @@ def _objective(subject: str, *, korean: bool, heading: bool = False) -> str:
     action ("파일로부터 배열을 읽기", "소수 찾기") is the objective itself."""
     if korean:
         return subject if heading and subject.endswith("기") else f"{subject} 설명하기"
+    if heading and subject.isupper() and sum(len(word) > 2 for word in subject.split()) >= 2:
+        subject = subject.lower()  # a heading set in capitals: "Explain recovering data from damaged files"
     title_case = all(word[:1].isupper() for word in subject.split()[1:] if word[:1].isalpha() and len(word) > 3)
     if heading and (
         subject.split(" ", 1)[0] in ("The", "A", "An") or not title_case and (_GERUND.match(subject) or _PLURAL_STATEMENT.match(subject))

@@ -334,3 +334,13 @@ def test_a_plan_with_no_title_is_named_for_all_its_materials_and_never_twice_ali
     assert plan_create(owner=user, title="", ref_ids=[killall.ref_id, fuser.ref_id, third.ref_id], enqueue=False).title == (
         "killall-ko · fuser-ko + 1 more"
     )
+
+
+def test_objectives_read_a_heading_set_in_capitals_and_skip_a_manuals_formal_parts():
+    # Walkthrough 20's bzip2 manual: "Explain RECOVERING DATA FROM DAMAGED · Explain AUTHOR".
+    from plans.services.plans import _NOT_A_TOPIC, _objective
+
+    assert _objective("RECOVERING DATA FROM DAMAGED FILES", korean=False, heading=True) == "Explain recovering data from damaged files"
+    assert _objective("TCP/IP", korean=False, heading=True) == "Explain TCP/IP"  # one acronym stays as written
+    assert all(_NOT_A_TOPIC.match(heading) for heading in ("AUTHOR", "See also", "SYNOPSIS", "저자"))
+    assert not _NOT_A_TOPIC.match("Stacks")
