@@ -45,6 +45,8 @@ def _label_terms(label: str) -> frozenset:
 
 def named_row(question: str, passages: list[Passage]) -> Row | None:
     """The table row of the best passages whose label the question names most fully, or None."""
+    if not _ASKS_FIGURE.search(question):  # most questions: no figure asked, nothing more to read
+        return None
     ask = analyse_question(question).ask
     if not _ASKS_FIGURE.search(ask):
         return None

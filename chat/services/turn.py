@@ -64,6 +64,7 @@ from knowledge.selectors import (
 )
 
 from ..models import Conversation, Message
+from ..selectors import message_list
 from .conversations import conversation_sources
 from .memory import memory_load
 
@@ -284,10 +285,7 @@ def _own_question(conversation: Conversation, question: str):
     if which is None:
         return None
     earlier = list(
-        Message.objects.for_user(conversation.owner)
-        .filter(conversation=conversation, role=Message.Role.USER)
-        .order_by("turn", "id")
-        .values_list("content", flat=True)
+        message_list(user=conversation.owner, conversation=conversation).filter(role=Message.Role.USER).values_list("content", flat=True)
     )
     return own_question_answer(question, which, earlier)
 
