@@ -137,6 +137,16 @@ def _quoted_verbatim(claim: str, passages: list[Passage]) -> bool:
     return len(words) >= MIN_SENTENCE_CHARS and any(words in " ".join(superscript_references(passage.text).split()) for passage in passages)
 
 
+def _whole_line(claim: str, passage: Passage) -> str:
+    """The line of ``passage`` that ``claim`` is, word for word (a table's row: "Total current assets 16,525 15,134"),
+    as the passage writes it; "" when it is none. A row is quoted alone, not the whole table its "sentence" is, so
+    the viewer marks the row."""
+    words = " ".join(superscript_references(claim).split())
+    if len(words) < MIN_SENTENCE_CHARS:
+        return ""
+    return next((line.strip() for line in passage.text.split("\n") if " ".join(line.split()) == words), "")
+
+
 def in_reading_order(answer: Answer) -> Answer:
     """``answer`` with its citations numbered 1, 2, 3 in the order the text first cites them (an extract
     cites passages by their retrieval rank: "[3] … [1]" read as skipped and out of order)."""
@@ -188,7 +198,7 @@ def ground_check(answer_text: str, passages: list[Passage], *, min_support: floa
             problems.append(f"contradicts [{', '.join(map(str, numbers))}] ({contradiction}): {claim[:80]}")
             continue
         for number in numbers:
-            quote, _ = best_quote(claim, by_number[number])
+            quote = _whole_line(claim, by_number[number]) or best_quote(claim, by_number[number])[0]
             if quote:
                 citations[number] = citation_for(by_number[number], quote, citations.get(number))
     return not problems and bool(citations), sorted(citations.values(), key=lambda c: c.n), problems

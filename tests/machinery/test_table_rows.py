@@ -44,3 +44,14 @@ def test_a_question_that_asks_for_no_figure_or_names_no_row_is_answered_from_pro
     assert named_row("Why does Nike hold inventories?", passages) is None  # asks for no figure
     assert named_row("How much cash did Nike have?", passages) is None  # "Cash and equivalents": "equivalents" is not asked
     assert named_row("How much goodwill did Nike report in FY2019?", passages) is None  # the table has no such row
+
+
+def test_a_row_is_cited_by_itself_not_by_the_whole_table():
+    from baeum.answering.groundcheck import ground_check
+
+    answer = extractive_answer("How much total current assets did Nike have at the end of FY2019?", [_passage(BALANCE_SHEET)])
+    grounded, citations, _ = ground_check(answer.text, [_passage(BALANCE_SHEET)])
+    # The answer's first line of the table is quoted (its column headings), as a line: not the whole table.
+    assert grounded and [citation.quote for citation in citations] == ["(Dollars in millions) 2019 2018"]
+    alone = ground_check("Total current assets 16,525 15,134 [1]", [_passage(BALANCE_SHEET)])[1]
+    assert [citation.quote for citation in alone] == ["Total current assets 16,525 15,134"]
