@@ -323,3 +323,51 @@ def _agentic_expand(conversation: Conversation, passages: list[Passage], steps: 
         }
     )
     return passages[:1] + expanded + passages[1:]
+
+
+# --- One material per answer ----------------------------------------------------------------
+
+
+def _spans_materials(passages: list[Passage]) -> bool:
+    return len({passage.ref_id for passage in passages}) > 1
+
+
+ONE_MATERIAL = rules.register(
+    rules.Rule(
+        "answer:one-material",
+        _spans_materials,
+        [
+            Passage(n=1, chunk_id=1, ref_id="10-k", title="10-K", chunk_index=0, page_number=6, text="", score=1.0),
+            Passage(n=2, chunk_id=2, ref_id="bzip2", title="bzip2", chunk_index=9, page_number=4, text="", score=0.9),
+        ],
+        "a conversation over several materials answers from one of them: 'What is the current ratio?' over a 10-K "
+        "and a compression manual had quoted the manual's 'compression ratio' beside the 10-K's employee ratio",
+    )
+)[0]
+
+
+def answering_material(passages: list[Passage], *, sufficient, previous: str = "", follow_up: bool = False) -> str:
+    """The material an answer reads when ``passages`` come from several: the one the previous answer cited
+    (``previous``) when it was found again and the question follows up on it, or its passages alone answer
+    (``sufficient``, a callable judging a list of passages); else the best-ranked material whose passages alone
+    answer, else the best-ranked one."""
+    order = list(dict.fromkeys(passage.ref_id for passage in passages))
+    if previous in order and follow_up:
+        return previous
+    if previous in order:
+        order = [previous, *(ref_id for ref_id in order if ref_id != previous)]
+    return next(
+        (ref_id for ref_id in order if sufficient([passage for passage in passages if passage.ref_id == ref_id])),
+        order[0] if previous not in order else next(passage.ref_id for passage in passages),
+    )
+
+
+def one_material(conversation: Conversation, passages: list[Passage], *, sufficient, follow_up: bool) -> list[Passage]:
+    """``passages`` of one material (``answering_material``); unchanged when they come from one
+    (``answer:one-material``)."""
+    if not rules.applies(ONE_MATERIAL, passages):
+        return passages
+    previous = next(iter(_previous_citations(conversation)), {}).get("refId", "")
+    chosen = answering_material(passages, sufficient=sufficient, previous=previous, follow_up=follow_up)
+    kept = [passage for passage in passages if passage.ref_id == chosen]
+    return _renumber(kept)

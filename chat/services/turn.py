@@ -50,6 +50,7 @@ from chat.services.retrieval import (
     conversation_scope,
     judge,
     name_pairs,
+    one_material,
     passage_of,
     retrieve_agentic,
     retrieve_standard,
@@ -154,7 +155,6 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         retrieval = retrieve_standard(
             conversation, query, scope=scope, follow_up=follow_up, anchored=anchored, first=[named[0]] if named else []
         )
-    retrieved_at = time.perf_counter()
     # Judge the passages against what is asked, not against "round to two decimal places" (baeum.language.questions).
     asked = analyse_question(question).judged
     known = vocabulary(conversation, sources)
@@ -162,6 +162,16 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     # A condensed question is judged as the model made it stand alone (as it was searched); a follow-up as
     # the rules resolve it.
     judged = analyse_question(condensed).judged if condensed else resolve_references(asked, memory) if follow_up else asked
+    retrieval = replace(
+        retrieval,
+        passages=one_material(
+            conversation,
+            retrieval.passages,
+            sufficient=lambda passages: judge(judged, passages, known, pairs_known).sufficient,
+            follow_up=follow_up,
+        ),
+    )
+    retrieved_at = time.perf_counter()
     evidence = judge(judged, retrieval.passages, known, pairs_known)
     if (
         follow_up

@@ -51,8 +51,16 @@ CROSSLINGUAL = [
         "in_scope": False,
     },
 ]
-CONVERSATION_SCORES = {"answered", "cited_expected_page", "follow_up_accuracy", "refusal_out_of_scope", "correct", "quotes_evidence"}
-CROSSLINGUAL_SCORES = {"answered_with_expected_page", "false_refusal", "refusal", "quotes_evidence"}
+CONVERSATION_SCORES = {
+    "answered",
+    "cited_expected_page",
+    "follow_up_accuracy",
+    "refusal_out_of_scope",
+    "correct",
+    "quotes_evidence",
+    "other_material",
+}
+CROSSLINGUAL_SCORES = {"answered_with_expected_page", "false_refusal", "refusal", "quotes_evidence", "other_material"}
 # A phrase on the expected page of each first turn; the second conversation's is not in the book, so no
 # answer can hold it (the measure counts the sentence that answers, not any answer).
 EVIDENCE = {
@@ -95,8 +103,17 @@ def test_eval_conversations_reports_shares_per_kind_language_and_direction_and_c
     )  # fmt: skip
     report = json.loads(capsys.readouterr().out)
 
-    assert set(report) == {"embedding_model", "books", "conversations", "crosslingual", "split", "rules_off", "rules_fired"}
-    assert report["split"] == "all" and report["rules_off"] == [] and report["rules_fired"]
+    assert set(report) == {
+        "embedding_model",
+        "books",
+        "all_materials",
+        "conversations",
+        "crosslingual",
+        "split",
+        "rules_off",
+        "rules_fired",
+    }
+    assert report["split"] == "all" and report["rules_off"] == [] and report["rules_fired"] and not report["all_materials"]
     assert report["books"] == ["asm.pdf", "어셈블리.pdf"]
     talk = report["conversations"]
     assert talk["conversations"] == 2
@@ -142,3 +159,26 @@ def test_a_turn_on_its_page_without_its_evidence_phrase_is_written_as_a_miss():
     assert quoted.correct and not quoted.misses_evidence
     assert missed.correct and missed.misses_evidence
     assert missed.as_failure()["evidence_not_quoted"] == ["last in, first out"]
+
+
+def test_over_all_materials_only_the_turns_own_book_counts_and_another_is_counted_against():
+    """``--all-materials``: a citation of the right page number in another book is no hit, and is counted in
+    ``other_material`` (the share of answered turns citing a book not their own)."""
+    from chat.management.commands.eval_conversations import TurnResult, citation_pages, cites_other, other_material_share
+
+    citations = [
+        {"refId": "manual", "pageNumber": 4, "pageEnd": 4},
+        {"refId": "report", "pageNumber": 6},
+    ]
+    assert citation_pages(citations, "report") == [[6, 6]]
+    assert citation_pages(citations, "other") == []
+    assert cites_other(citations, "report") and not cites_other(citations[1:], "report")
+
+    def result(refused: bool, other: bool) -> TurnResult:
+        return TurnResult(
+            set_id="c1", turn=1, kind="first", language="en", question="What is the current ratio?", expected_pages=[4],
+            refused=refused, cited_pages=citation_pages(citations, "report"), answer="", milliseconds=1.0, other_material=other,
+        )  # fmt: skip
+
+    assert not result(False, True).on_expected_page  # page 4 is cited, but in the manual
+    assert other_material_share([result(False, True), result(False, False), result(True, False)]) == 0.5  # refusals aside

@@ -7,7 +7,10 @@ over the English book or the other way round). See ``evaluation/README.md``.
 Each book the sets mention is ingested once, through the real pipeline, for a throwaway user. Each
 conversation is a real conversation over its book, its turns sent in order, so follow-ups ("the second
 one", "그 방식의 단점은?") lean on the tutor's memory exactly as a learner's would; each cross-lingual
-question gets a fresh conversation. An in-scope turn is correct when it is answered and one of its
+question gets a fresh conversation. With ``--all-materials`` every conversation is over all the run's books, as
+"+ New conversation" is in a library of several: a citation counts only in the turn's own book, and
+``other_material`` is the share of answered turns that cite another book (an accounting question answered from a
+compression manual). An in-scope turn is correct when it is answered and one of its
 citations covers an expected page (a citation covers ``pageNumber``..``pageEnd``); an out-of-scope turn
 is correct when it is refused. With an evidence file (``--evidence``; ``evidence.json`` beside the
 conversations is read when there is one), each answered turn is also checked for quoting what answers:
@@ -69,6 +72,7 @@ class TurnResult:
     answer: str
     milliseconds: float
     evidence: list[str] = field(default_factory=list)  # a phrase on each expected page (evidence.json), when known
+    other_material: bool = False  # a citation in another book than the turn's (``--all-materials``)
 
     @property
     def in_scope(self) -> bool:
@@ -99,6 +103,7 @@ class TurnResult:
             "refused": self.refused,
             "cited_pages": self.cited_pages,
             "answer": self.answer[:ANSWER_HEAD_CHARS],
+            **({"other_material": True} if self.other_material else {}),
             # Right page, but not the words that answer: what ``quotes_evidence`` counts against.
             **({"evidence_not_quoted": self.evidence} if self.correct else {}),
         }
@@ -111,9 +116,23 @@ class TurnResult:
 # --- Asking --------------------------------------------------------------------------------
 
 
-def citation_pages(citations: list[dict]) -> list[list[int]]:
-    """The [first, last] page of each citation; a citation without ``pageEnd`` ends where it starts."""
-    return [[citation["pageNumber"], max(citation["pageNumber"], citation.get("pageEnd") or 0)] for citation in citations]
+def citation_pages(citations: list[dict], ref_id: str) -> list[list[int]]:
+    """The [first, last] page of each citation in the material ``ref_id``; a citation without ``pageEnd`` ends
+    where it starts."""
+    return [
+        [citation["pageNumber"], max(citation["pageNumber"], citation.get("pageEnd") or 0)]
+        for citation in citations
+        if citation.get("refId") == ref_id
+    ]
+
+
+def cites_other(citations: list[dict], ref_id: str) -> bool:
+    return any(citation.get("refId") != ref_id for citation in citations)
+
+
+def new_conversation(user, material, *, all_materials: bool):
+    """A conversation over the turn's book, or (``all_materials``) over every material of ``user``."""
+    return conversation_create(owner=user, ref_ids=[] if all_materials else [material.ref_id])
 
 
 def ask(conversation, *, question: str) -> tuple[object, float]:
@@ -128,10 +147,13 @@ def phrases(evidence: dict | None) -> list[str]:
     return list((evidence or {}).get("pages", {}).values())
 
 
-def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None], evidence: list[dict] | None = None) -> list[TurnResult]:
-    """Play one scripted conversation turn by turn in a real conversation over its book, then delete it.
-    ``evidence``: the conversation's evidence per turn (evidence.json), when there is some."""
-    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+def run_conversation(
+    *, user, material, row: dict, on_turn: Callable[[], None], evidence: list[dict] | None = None, all_materials: bool = False
+) -> list[TurnResult]:
+    """Play one scripted conversation turn by turn in a real conversation over its book (``all_materials``:
+    over every material), then delete it. ``evidence``: the conversation's evidence per turn (evidence.json),
+    when there is some."""
+    conversation = new_conversation(user, material, all_materials=all_materials)
     results = []
     try:
         for number, turn in enumerate(row["turns"], start=1):
@@ -145,10 +167,11 @@ def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None], 
                     question=turn["question"],
                     expected_pages=list(turn["expected_pages"]),
                     refused=message.refused,
-                    cited_pages=citation_pages(message.citations),
+                    cited_pages=citation_pages(message.citations, material.ref_id),
                     answer=message.content,
                     milliseconds=milliseconds,
                     evidence=phrases(evidence[number - 1] if evidence and number <= len(evidence) else None),
+                    other_material=cites_other(message.citations, material.ref_id),
                 )
             )
             on_turn()
@@ -157,9 +180,10 @@ def run_conversation(*, user, material, row: dict, on_turn: Callable[[], None], 
     return results
 
 
-def run_crosslingual(*, user, material, row: dict, evidence: dict | None = None) -> TurnResult:
-    """Ask one question in the other language in a fresh conversation over its book, then delete it."""
-    conversation = conversation_create(owner=user, ref_ids=[material.ref_id])
+def run_crosslingual(*, user, material, row: dict, evidence: dict | None = None, all_materials: bool = False) -> TurnResult:
+    """Ask one question in the other language in a fresh conversation over its book (``all_materials``: over
+    every material), then delete it."""
+    conversation = new_conversation(user, material, all_materials=all_materials)
     try:
         message, milliseconds = ask(conversation, question=row["question"])
     finally:
@@ -172,10 +196,11 @@ def run_crosslingual(*, user, material, row: dict, evidence: dict | None = None)
         question=row["question"],
         expected_pages=list(row["expected_pages"]) if row["in_scope"] else [],
         refused=message.refused,
-        cited_pages=citation_pages(message.citations),
+        cited_pages=citation_pages(message.citations, material.ref_id),
         answer=message.content,
         milliseconds=milliseconds,
         evidence=phrases(evidence),
+        other_material=cites_other(message.citations, material.ref_id),
     )
 
 
@@ -213,7 +238,14 @@ def conversation_scores(results: list[TurnResult]) -> dict:
         "refusal_out_of_scope": share(sum(result.refused for result in outside), len(outside)),
         "correct": share(sum(result.correct for result in results), len(results)),
         "quotes_evidence": quoted_share(in_scope),
+        "other_material": other_material_share(results),
     }
+
+
+def other_material_share(results: list[TurnResult]) -> float | None:
+    """Of the answered turns, the share citing a book other than their own (0 over one book by construction)."""
+    answered = [result for result in results if not result.refused]
+    return share(sum(result.other_material for result in answered), len(answered))
 
 
 def quoted_share(in_scope: list[TurnResult]) -> float | None:
@@ -251,6 +283,7 @@ def crosslingual_scores(results: list[TurnResult]) -> dict:
         "false_refusal": share(sum(result.refused for result in in_scope), len(in_scope)),
         "refusal": share(sum(result.refused for result in outside), len(outside)),
         "quotes_evidence": quoted_share(in_scope),
+        "other_material": other_material_share(results),
     }
 
 
@@ -288,6 +321,7 @@ def readable(report: dict) -> str:
         "refusal_out_of_scope",
         "correct",
         "quotes_evidence",
+        "other_material",
     )
     lines += _table(f"Conversations ({conversations['conversations']}), by kind", conversations["by_kind"], columns)
     rows = {**conversations["by_language"], "overall": conversations["overall"]}
@@ -295,7 +329,16 @@ def readable(report: dict) -> str:
     lines.append(f"latency per turn: p50 {conversations['latency_ms']['p50']} ms, p95 {conversations['latency_ms']['p95']} ms")
     crosslingual = report.get("crosslingual")
     if crosslingual:
-        columns = ("questions", "in_scope", "answered_with_expected_page", "false_refusal", "out_of_scope", "refusal", "quotes_evidence")
+        columns = (
+            "questions",
+            "in_scope",
+            "answered_with_expected_page",
+            "false_refusal",
+            "out_of_scope",
+            "refusal",
+            "quotes_evidence",
+            "other_material",
+        )
         lines += ["", *_table("Cross-lingual", crosslingual["by_direction"], columns)]
         lines.append(f"latency per question: p50 {crosslingual['latency_ms']['p50']} ms, p95 {crosslingual['latency_ms']['p95']} ms")
     if report.get("rules_fired"):
@@ -331,6 +374,12 @@ class Command(BaseCommand):
             help="evidence.json (a phrase on each expected page of every turn): adds quotes_evidence, the share of in-scope "
             "turns whose answer holds it (default: evidence.json beside --conversations, when there is one)",
         )
+        parser.add_argument(
+            "--all-materials",
+            action="store_true",
+            help="every conversation over all the run's books, as a new conversation in a library of several: a citation "
+            "counts only in the turn's own book, and other_material is the share of answers citing another",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object and no progress")
         evaluation_options(parser)
 
@@ -352,12 +401,16 @@ class Command(BaseCommand):
             ),
             rules_run(options["without"]) as fired,
         ):
-            turn_results = self._play_conversations(user, materials, scripted, evidence, stream=progress_stream, quiet=quiet)
-            crosslingual_results = self._ask_crosslingual(user, materials, questions, evidence, stream=progress_stream, quiet=quiet)
+            every = options["all_materials"]
+            turn_results = self._play_conversations(user, materials, scripted, evidence, stream=progress_stream, quiet=quiet, every=every)
+            crosslingual_results = self._ask_crosslingual(
+                user, materials, questions, evidence, stream=progress_stream, quiet=quiet, every=every
+            )
         report = {
             "embedding_model": quality or active_embedder().model,
             "split": options["split"] or "all",
             "books": [path.name for path in paths],
+            "all_materials": options["all_materials"],
             "conversations": conversation_report(turn_results, len(scripted)),
             "crosslingual": crosslingual_report(crosslingual_results) if questions else None,
             "rules_off": sorted(options["without"]),
@@ -396,22 +449,33 @@ class Command(BaseCommand):
         return {"conversations": evidence.get("conversations", {}), "crosslingual": evidence.get("crosslingual", {})}
 
     @staticmethod
-    def _play_conversations(user, materials: dict, rows: list[dict], evidence: dict, *, stream, quiet: bool) -> list[TurnResult]:
+    def _play_conversations(
+        user, materials: dict, rows: list[dict], evidence: dict, *, stream, quiet: bool, every: bool
+    ) -> list[TurnResult]:
         results: list[TurnResult] = []
         total = sum(len(row["turns"]) for row in rows)
         with tqdm(total=total, desc="Conversation turns", file=stream, disable=quiet, unit="turn") as bar:
             for row in rows:
                 material = materials[Path(row["book"]).stem]
                 results += run_conversation(
-                    user=user, material=material, row=row, on_turn=lambda: bar.update(1), evidence=evidence["conversations"].get(row["id"])
+                    user=user,
+                    material=material,
+                    row=row,
+                    on_turn=lambda: bar.update(1),
+                    evidence=evidence["conversations"].get(row["id"]),
+                    all_materials=every,
                 )
         return results
 
     @staticmethod
-    def _ask_crosslingual(user, materials: dict, rows: list[dict], evidence: dict, *, stream, quiet: bool) -> list[TurnResult]:
+    def _ask_crosslingual(user, materials: dict, rows: list[dict], evidence: dict, *, stream, quiet: bool, every: bool) -> list[TurnResult]:
         return [
             run_crosslingual(
-                user=user, material=materials[Path(row["book"]).stem], row=row, evidence=evidence["crosslingual"].get(row["id"])
+                user=user,
+                material=materials[Path(row["book"]).stem],
+                row=row,
+                evidence=evidence["crosslingual"].get(row["id"]),
+                all_materials=every,
             )
             for row in tqdm(rows, desc="Cross-lingual questions", file=stream, disable=quiet, unit="q")
         ]
