@@ -22,6 +22,7 @@ from knowledge.selectors import (
     Scope,
     chunk_range,
     korean_flags,
+    materials_in_scope,
     pairs_found,
     retrieve,
     term_document_frequencies,
@@ -371,3 +372,45 @@ def one_material(conversation: Conversation, passages: list[Passage], *, suffici
     chosen = answering_material(passages, sufficient=sufficient, previous=previous, follow_up=follow_up)
     kept = [passage for passage in passages if passage.ref_id == chosen]
     return _renumber(kept)
+
+
+def _other_language(materials: list[tuple[str, bool | None]], korean: bool) -> list[str]:
+    """Of ``materials`` (refId, written in Korean), those written in the other language than ``korean``, when the
+    library holds materials of both."""
+    other = [ref_id for ref_id, flag in materials if flag is not None and flag != korean]
+    return other if other and any(flag == korean for _, flag in materials) else None
+
+
+OTHER_LANGUAGE_TOO = rules.register(
+    rules.Rule(
+        "retrieval:other-language-too",
+        _other_language,
+        ([("thinkpython2", False), ("pcasm-korean", True)], True),
+        "in a library of both languages the materials in the other language are also searched apart: a Korean question "
+        "about an English book in a library that also holds Korean books found only the Korean books' words",
+    )
+)[0]
+
+
+def other_language_too(conversation: Conversation, query: str, question: str, passages: list[Passage], *, scope: Scope) -> list[Passage]:
+    """``passages``, and after them the best of the conversation's materials in the other language than
+    ``question`` searched apart, when it has materials of both (``retrieval:other-language-too``): the search
+    ranks a question's own language first, so a library's books in the other language were never read."""
+    if scope.ranges or not scope.ref_ids or len(scope.ref_ids) < 2:
+        return passages
+    materials = list(materials_in_scope(user=conversation.owner, ref_ids=scope.ref_ids).values_list("ref_id", "korean"))
+    other = rules.resolved(OTHER_LANGUAGE_TOO, materials, is_hangul_heavy(question))
+    if not other:
+        return passages
+    seen = {passage.chunk_id for passage in passages}
+    found = _search(conversation, query, k=conversation.top_k or TOP_K, scope=scope.narrowed_to(other))
+    return _renumber([*passages, *(passage for passage in found if passage.chunk_id not in seen)])
+
+
+def answering_passages(
+    conversation: Conversation, retrieval: Retrieval, question: str, *, scope: Scope, sufficient, follow_up: bool
+) -> list[Passage]:
+    """What an answer reads: the passages found, with those of the materials in the other language searched apart
+    when the conversation holds both (``other_language_too``), of one material (``one_material``)."""
+    passages = other_language_too(conversation, retrieval.query, question, retrieval.passages, scope=scope)
+    return one_material(conversation, passages, sufficient=sufficient, follow_up=follow_up)

@@ -47,10 +47,10 @@ from baeum.language.questions import analyse_question, asks_if_covered, named_so
 from baeum.language.text import is_hangul_heavy, normalize_query
 from chat.services.enumeration import named_item, sibling_question
 from chat.services.retrieval import (
+    answering_passages,
     conversation_scope,
     judge,
     name_pairs,
-    one_material,
     passage_of,
     retrieve_agentic,
     retrieve_standard,
@@ -164,9 +164,11 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     judged = analyse_question(condensed).judged if condensed else resolve_references(asked, memory) if follow_up else asked
     retrieval = replace(
         retrieval,
-        passages=one_material(
+        passages=answering_passages(
             conversation,
-            retrieval.passages,
+            retrieval,
+            question,
+            scope=scope,
             sufficient=lambda passages: judge(judged, passages, known, pairs_known).sufficient,
             follow_up=follow_up,
         ),

@@ -1,12 +1,14 @@
 """A conversation over several materials answers each question from one of them (``answer:one-material``): the
 best-ranked material whose passages alone answer, and in a follow-up the material the previous answer cited."""
 
+from dataclasses import replace
+
 import pytest
 
 from baeum import rules
 from baeum.answering.answers import Passage
 from chat.services.conversations import conversation_create
-from chat.services.retrieval import ONE_MATERIAL, answering_material
+from chat.services.retrieval import ONE_MATERIAL, OTHER_LANGUAGE_TOO, _other_language, answering_material
 
 pytestmark = pytest.mark.django_db
 
@@ -95,3 +97,49 @@ def test_switched_off_the_follow_up_quotes_the_other_materials_example(user, ing
         example = chat_reply(conversation=conversation, content="give me an example")
     assert report.ref_id in {citation["refId"] for citation in example.citations}, example.content
     assert "warehouse" in example.content
+
+
+def test_other_language_materials_are_searched_apart_only_in_a_library_of_both_languages():
+    both = [("asm", False), ("notes-ko", True), ("guide-ko", True)]
+    assert OTHER_LANGUAGE_TOO(both, True) and OTHER_LANGUAGE_TOO(both, False)
+    assert _other_language(both, True) == ["asm"]  # a Korean question: the English book, searched apart
+    assert _other_language(both, False) == ["notes-ko", "guide-ko"]
+    assert _other_language([("asm", False), ("unknown", None)], True) is None  # all in the other language: searched already
+    assert _other_language([("asm", False)], False) is None
+
+
+def test_a_korean_question_reads_the_english_book_its_korean_notes_crowd_out(user, ingest):
+    """Korean notes on functions in mathematics rank first for "함수를 호출하면 스택에 무엇이 저장되나요?"; the
+    English assembly book, searched apart, is read too, after them."""
+    from chat.services.retrieval import Retrieval, conversation_scope, other_language_too
+    from tests.chat.conftest import BOOK
+    from tests.pdfgen import make_pdf
+
+    english = ingest(user, make_pdf(BOOK), "asm.pdf", title="PC Assembly")
+    notes = ingest(user, make_pdf(MATHS_NOTES_KO), "함수.pdf", title="함수 노트")
+    conversation = conversation_create(owner=user, ref_ids=[])
+    scope = conversation_scope(conversation, [english.ref_id, notes.ref_id])
+    question = "함수를 호출하면 스택에 무엇이 저장되나요?"
+    korean_only = [passage for passage in _found(conversation, question, scope) if passage.ref_id == notes.ref_id]
+    assert korean_only
+    retrieval = Retrieval(query=question, passages=korean_only)
+    with rules.counting() as fired:
+        wider = other_language_too(conversation, retrieval.query, question, retrieval.passages, scope=scope)
+    assert wider[: len(korean_only)] == [replace(p, n=n) for n, p in enumerate(korean_only, start=1)]  # theirs first
+    assert any(passage.ref_id == english.ref_id and "pushed on the stack" in passage.text for passage in wider)
+    assert fired[OTHER_LANGUAGE_TOO.name] == 1
+    with rules.switched_off([OTHER_LANGUAGE_TOO.name]):
+        assert other_language_too(conversation, question, question, korean_only, scope=scope) is korean_only
+
+
+def _found(conversation, question, scope):
+    from chat.services.retrieval import _search
+
+    return _search(conversation, question, k=10, scope=scope)
+
+
+MATHS_NOTES_KO = [
+    f"제{n}장 함수와 그래프\n일차 함수 y = {n}x 의 그래프는 직선이다. 함수의 값을 표에 저장하면 그래프를 그리기 쉽다. "
+    "계산기에 함수를 저장해 두고 다시 불러 쓸 수 있다. 이차 함수의 그래프는 포물선이며, 꼭짓점에서 방향이 바뀐다."
+    for n in range(1, 13)
+]
