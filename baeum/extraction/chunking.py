@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from baeum import rules
 from baeum.extraction.lines import _BARE_CHAPTER, TERMINAL, heading_level, strip_running_lines
 from baeum.extraction.tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
 from baeum.language.analysis import join_lines
@@ -93,6 +94,31 @@ def _table_units(number: int, lines: list[str], table: Table, table_id: int) -> 
     return units
 
 
+HEADING_WRAP_MAX_WORDS = 3  # the rest of a heading wrapped onto the next line in lower case is a few words
+
+
+def _wraps_onto(heading: str, line: str) -> bool:
+    """Whether ``line`` is the rest of ``heading``, wrapped: in capitals after a heading in capitals ("2.6. RECOVERING
+    DATA FROM DAMAGED" / "FILES"), or a few words in lower case ("3.7. Using the library in a stdio-free" /
+    "environment"); a heading's body starts with a capital, and is longer than the heading before it."""
+    if len(line) >= len(heading) or not line[:1].isalpha():
+        return False
+    if line.isupper() and heading.isupper():
+        return True
+    return line[0].islower() and len(line.split()) <= HEADING_WRAP_MAX_WORDS
+
+
+WRAPPED_HEADING = rules.register(
+    rules.Rule(
+        "chunk:wrapped-heading",
+        _wraps_onto,
+        ("2.6. RECOVERING DATA FROM DAMAGED", "FILES"),
+        "a heading wrapped over two lines is one heading: the bzip2 manual's study guide showed '2.6. RECOVERING DATA "
+        "FROM DAMAGED', and 'FILES' opened the section's first paragraph",
+    )
+)[0]
+
+
 def _page_units(
     number: int,
     lines: list[str],
@@ -135,7 +161,14 @@ def _page_units(
                 yield from units
             continue
         if pending_title is not None:
-            if line and len(line) <= 60 and not TERMINAL.search(line) and not heading_level(line, markdown=markdown):
+            bare = _BARE_CHAPTER.match(pending_title.text)
+            if (
+                line
+                and len(line) <= 60
+                and not TERMINAL.search(line)
+                and not heading_level(line, markdown=markdown)
+                and (bare or rules.applies(WRAPPED_HEADING, pending_title.text, line))
+            ):
                 pending_title = _Unit(
                     f"{pending_title.text} {line}", number, heading_level=pending_title.heading_level, paragraph_start=True
                 )
@@ -154,11 +187,9 @@ def _page_units(
         level = heading_level(line, markdown=markdown)
         if level:
             yield from flush()
-            text = line.lstrip("#").strip()
-            if _BARE_CHAPTER.match(text):
-                pending_title = _Unit(text, number, heading_level=level, paragraph_start=True)
-            else:
-                yield _Unit(text, number, heading_level=level, paragraph_start=True)
+            # A bare "Chapter 3" waits for its name on the next line, any other heading for the rest of it when it
+            # wrapped ("2.6. RECOVERING DATA FROM DAMAGED" / "FILES").
+            pending_title = _Unit(line.lstrip("#").strip(), number, heading_level=level, paragraph_start=True)
             continue
         if LIST_ITEM.match(line):
             yield from flush()  # an item of a list starts a paragraph of its own
