@@ -78,3 +78,19 @@ def test_an_ellipsis_that_elides_a_range_or_a_list_ends_no_sentence():
     ]
     assert split_sentences("Values a, b, ... z are kept. Next.") == ["Values a, b, ... z are kept.", "Next."]
     assert split_sentences("He waited... Then he left.") == ["He waited...", "Then he left."]  # before a capital: an end
+
+
+def test_a_question_mark_that_is_a_token_or_a_macros_mark_ends_no_korean_sentence():
+    """Rust by Example in Korean: "? 연산자" is the error operator, "try!" a macro; cut there, the answer had
+    quoted "연산자를 사용하는 것이 더 쉬울 때가 많습니다." and a key point "… 동일한 기능을 try!"."""
+    from baeum.language.text import split_sentences
+
+    assert split_sentences("오류는 match 보다 ? 연산자를 쓰는 것이 더 쉽습니다. ? 연산자가 권장됩니다.") == [
+        "오류는 match 보다 ? 연산자를 쓰는 것이 더 쉽습니다.",
+        "? 연산자가 권장됩니다.",
+    ]
+    assert split_sentences("매크로 ?가 나오기 전에는 동일한 기능을 try! 매크로로 구현했습니다. 지금은 쓰지 않습니다.") == [
+        "매크로 ?가 나오기 전에는 동일한 기능을 try! 매크로로 구현했습니다.",
+        "지금은 쓰지 않습니다.",
+    ]
+    assert split_sentences("What is this? It is a stack! 정말요? 네!") == ["What is this?", "It is a stack!", "정말요?", "네!"]
