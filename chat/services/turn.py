@@ -16,6 +16,7 @@ from baeum.answering.answers import (
     Passage,
     never_mentioned_text,
     refusal_text,
+    still_upgrading_text,
     unmentioned_text,
     weak_results_text,
 )
@@ -61,6 +62,7 @@ from knowledge.selectors import (
     chunk_range,
     materials_in_scope,
     names_in_other_language,
+    upgrading_materials,
     written_in_korean,
 )
 
@@ -238,16 +240,32 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
         if crosses_languages(question, retrieval.passages)
         else (),
         nothing_left=nothing_left,
-        answer=refusal(
+        answer=_while_upgrading(
+            conversation,
             question,
-            retrieval.passages,
+            sources,
             evidence,
-            searched=searched,
-            in_session=bool(scope.ranges),
-            nothing_left=nothing_left,
-            nothing_ready=not sources and not scope.ranges,
+            refusal(
+                question,
+                retrieval.passages,
+                evidence,
+                searched=searched,
+                in_session=bool(scope.ranges),
+                nothing_left=nothing_left,
+                nothing_ready=not sources and not scope.ranges,
+            ),
         ),
     )
+
+
+def _while_upgrading(conversation: Conversation, question: str, sources: list[str], evidence: Evidence, answer: Answer | None):
+    """A refusal across languages says so when a material's better search is still being made in the background:
+    the fast first embedding matches a question in the other language poorly (walkthrough 21: "What does RAII mean
+    in this book?" over a Korean book, refused minutes after upload, answered once it was done)."""
+    if answer is None or not answer.refused or not evidence.reason.startswith("crosslingual:"):
+        return answer
+    upgrading = upgrading_materials(user=conversation.owner, ref_ids=sources)
+    return replace(answer, text=f"{answer.text} {still_upgrading_text(question, upgrading)}") if upgrading else answer
 
 
 def _condensed(llm, conversation: Conversation, question: str, memory: Memory, sources: list[str], usage: dict) -> str:

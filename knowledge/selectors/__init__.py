@@ -22,6 +22,7 @@ from .materials import (
     printed_pages,
     read_material,
     term_document_frequencies,
+    upgrading_materials,
     with_page_labels,
     written_in_korean,
 )
@@ -75,4 +76,5 @@ __all__ = [
     "retrieve_chunks",
     "retrieve_stats",
     "term_document_frequencies",
+    "upgrading_materials",
 ]

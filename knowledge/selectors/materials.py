@@ -127,6 +127,19 @@ def written_in_korean(*, user, ref_ids: Iterable[str]) -> bool | None:
     return sum(flags) * 2 > len(flags) if flags else None
 
 
+def upgrading_materials(*, user, ref_ids: Iterable[str]) -> list[tuple[str, int]]:
+    """The title and per cent done of each of these materials whose quality embedding is still being made in the
+    background (``reembed``): until it switches, search matches questions across languages less well."""
+    rows = (
+        Material.objects.for_reader(user)
+        .filter(ref_id__in=list(ref_ids))
+        .exclude(pending_embedding_model="")
+        .order_by("id")
+        .values_list("title", "reembed_done", "reembed_total")
+    )
+    return [(title, done * 100 // total if total else 0) for title, done, total in rows]
+
+
 def korean_flags(*, user, ref_ids: Iterable[str]) -> set[bool | None]:
     """Whether each of these materials is written in Korean (None: not known), as a set."""
     return set(Material.objects.for_reader(user).filter(ref_id__in=list(ref_ids)).values_list("korean", flat=True))
