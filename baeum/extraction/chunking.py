@@ -38,6 +38,7 @@ class PageText:
     text: str
     notes: tuple[str, ...] = ()  # side notes from the margin (``baeum.extraction.pdflayout``), kept apart like footnotes
     code: tuple[str, ...] = ()  # lines set in a fixed-pitch font: each kept a line of its own, apart from the prose
+    headings: tuple[tuple[str, int], ...] = ()  # lines set as headings by their size, with their level (``pdflayout``)
 
 
 @dataclass
@@ -119,6 +120,17 @@ WRAPPED_HEADING = rules.register(
 )[0]
 
 
+SIZED_HEADING = rules.register(
+    rules.Rule(
+        "chunk:sized-heading",
+        lambda line: True,
+        "Validations",
+        "a line the PDF sets larger than its body text is a heading (``pdflayout.sized_headings``), numbered or not: the "
+        "Ninja manual's 'Validations' had been glued to its section's first sentence in answers and key points",
+    )
+)[0]
+
+
 def _page_units(
     number: int,
     lines: list[str],
@@ -128,10 +140,12 @@ def _page_units(
     first_table_id: int = 1,
     code_at: set[int] = frozenset(),
     text_file: bool = False,
+    sized_at: dict[int, int] | None = None,
 ) -> Iterable[_Unit]:
     """A page's units. ``text_file``: a text, Markdown or Office file, whose lines break at spaces (a PDF breaks a
     Korean word anywhere: "가리키" / "는데"; the Korean xz manual as text had "파일" / "무결성을" glued by Kiwi)."""
     paragraph: list[str] = []
+    sized_at = sized_at or {}
     table_at = {table.start: table for table in tables}
     inside = {index for table in tables for index in range(table.start, table.end)}
 
@@ -162,12 +176,15 @@ def _page_units(
             continue
         if pending_title is not None:
             bare = _BARE_CHAPTER.match(pending_title.text)
+            # A heading set large that wrapped: the next line is set as large ("KorQuAD 2.0: Korean QA Dataset for Web
+            # Document Machine" / "Comprehension").
+            same_size = position - 1 in sized_at and sized_at.get(position) == sized_at[position - 1]
             if (
                 line
                 and len(line) <= 60
                 and not TERMINAL.search(line)
                 and not heading_level(line, markdown=markdown)
-                and (bare or rules.applies(WRAPPED_HEADING, pending_title.text, line))
+                and (bare or same_size or rules.applies(WRAPPED_HEADING, pending_title.text, line))
             ):
                 pending_title = _Unit(
                     f"{pending_title.text} {line}", number, heading_level=pending_title.heading_level, paragraph_start=True
@@ -184,7 +201,9 @@ def _page_units(
             yield from flush()
             yield _Unit(line, number, paragraph_start=position - 1 not in code_at, code=True)
             continue
-        level = heading_level(line, markdown=markdown)
+        level = heading_level(line, markdown=markdown) or (
+            position in sized_at and rules.applies(SIZED_HEADING, line) and sized_at[position]
+        )
         if level:
             yield from flush()
             # A bare "Chapter 3" waits for its name on the next line, any other heading for the rest of it when it
@@ -310,7 +329,11 @@ def _document_units(pages: list[PageText], *, target_tokens: int, markdown: bool
         tables = find_tables(body, typical_width=typical_width, is_heading=heading_level, markdown=markdown)
         code = {" ".join(normalize_text(line).split()) for line in page.code}
         code_at = {position for position, line in enumerate(body) if line and " ".join(line.split()) in code}
-        for unit in _page_units(page.number, body, typical_width, markdown, tables, table_id, code_at, blank_lines_end_paragraphs):
+        sized = dict(page.headings)
+        sized_at = {position: sized[key] for position, line in enumerate(body) if line and (key := " ".join(line.split())) in sized}
+        for unit in _page_units(
+            page.number, body, typical_width, markdown, tables, table_id, code_at, blank_lines_end_paragraphs, sized_at
+        ):
             units.extend([unit] if unit.table and unit.tokens <= target_tokens else _split_long(unit, target_tokens))
         table_id += len(tables)
         for note in [*footnote_paragraphs(notes), *(normalize_text(side) for side in page.notes)]:

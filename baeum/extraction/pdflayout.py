@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -221,3 +222,63 @@ def remove_spans(text: str, removed: set[int]) -> str:
             lines_out.append(text[start:end])
         start = end + 1
     return "\n".join(lines_out)
+
+
+# --- Headings by their size --------------------------------------------------------------------------------------
+
+# A line whose letters are this many times the body text's size is a heading: the Ninja manual printed from HTML
+# (body 16 pt; headings 32, 24 and 18.7 pt) numbers none of its headings, so "Validations" had been glued to the
+# section's first sentence ("Validations Validations listed on the build line cause …") in answers and key points.
+HEADING_SIZE = 1.15
+HEADING_LEVELS = ((1.8, 1), (1.3, 2))  # a chapter from this size up, a section from this; smaller: level 3
+SIZE_TOLERANCE = 0.05  # a line this close to the page's size is body text: only other lines are reported
+MIN_FONT_SIZE = 4.0  # PDFium reports 1.0 where a text matrix scales the font: sizes that small mean nothing
+_ENDS_AS_SENTENCE = re.compile(r"[.,;:]$")
+
+
+def line_sizes(text: str, sizes: Sequence[float], removed: set[int] = frozenset()) -> tuple[dict[float, int], dict[str, float]]:
+    """How many letters of the page are set in each size, and the lines (spaces collapsed, side notes aside) set in
+    another size than most of the page's letters, with the size most of their letters have."""
+    counted: Counter[float] = Counter()
+    lines: list[tuple[str, float]] = []
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        letters = [round(sizes[index], 1) for index in range(start, end) if text[index].isalnum() and index not in removed]
+        if letters:
+            counted.update(letters)
+            kept = "".join(text[index] for index in range(start, end) if index not in removed)
+            lines.append((" ".join(kept.split()), Counter(letters).most_common(1)[0][0]))
+        start = end + 1
+    if not counted:
+        return {}, {}
+    most = counted.most_common(1)[0][0]
+    return dict(counted), {line: size for line, size in lines if abs(size - most) > SIZE_TOLERANCE * most}
+
+
+BODY_SHARE = 0.2  # a size that sets this share of a document's letters is body text (its prose or its code)
+
+
+def body_size(pages: Sequence[dict[float, int]]) -> float:
+    """The document's body text size: the largest of the sizes that set ``BODY_SHARE`` of its letters (a book of
+    code and prose sets each in its own size; its prose is the larger, and no heading)."""
+    total: Counter[float] = Counter()
+    for letters in pages:
+        total.update({size: count for size, count in letters.items() if size >= MIN_FONT_SIZE})
+    letters = sum(total.values())
+    return max((size for size, count in total.items() if count >= BODY_SHARE * letters), default=0.0)
+
+
+def sized_headings(lines: dict[str, float], body: float) -> dict[str, int]:
+    """Of a page's ``lines`` (text → size), those set as headings, with their level: at least ``HEADING_SIZE``
+    times ``body``, short, with words, and not ending as a sentence does."""
+    if body < MIN_FONT_SIZE:
+        return {}
+    headings = {}
+    for line, size in lines.items():
+        words = sum(char.isalpha() for char in line)
+        if size < HEADING_SIZE * body or len(line) > 90 or words < 2 or _ENDS_AS_SENTENCE.search(line):
+            continue
+        headings[line] = next((level for ratio, level in HEADING_LEVELS if size >= ratio * body), 3)
+    return headings

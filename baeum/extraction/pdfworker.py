@@ -26,7 +26,7 @@ import sys
 import warnings
 from typing import NamedTuple
 
-from baeum.extraction.pdflayout import MONO_FONT, Box, code_lines, margin_notes, remove_spans, script_runs
+from baeum.extraction.pdflayout import MONO_FONT, Box, code_lines, line_sizes, margin_notes, remove_spans, script_runs
 
 FIXED_PITCH = 1  # PDF font descriptor flag 1: all glyphs have the same width
 
@@ -130,6 +130,8 @@ class PageRead(NamedTuple):
     text: str
     notes: list[str]  # side notes cut out of the text
     code: list[str]  # the text's lines set in a fixed-pitch font
+    letters: dict[float, int] = {}  # how many letters are set in each size (``pdflayout.line_sizes``)
+    sizes: dict[str, float] = {}  # the lines set in another size than most letters: a heading is larger
 
 
 def page_text(document, number: int) -> PageRead:
@@ -176,7 +178,8 @@ def _laid_out(textpage) -> PageRead:
     notes = [" ".join(" ".join(text[start:end] for start, end in spans).split()) for spans in note_spans]
     removed = {position for spans in note_spans for start, end in spans for position in range(start, end)}
     code = code_lines(text, is_mono, removed)
-    return PageRead(remove_spans(text, removed) if removed else text, notes, code)
+    letters, sized = line_sizes(text, sizes, removed)
+    return PageRead(remove_spans(text, removed) if removed else text, notes, code, letters, sized)
 
 
 def _span_of(textpage, text: str, entry: tuple[Box, str]) -> tuple[int, int] | None:
@@ -217,7 +220,14 @@ def pages(path: str, first: int, last: int, page_cpu_seconds: float | None = Non
             _allow_cpu(page_cpu_seconds)
             try:
                 read = page_text(document, number)
-                record = {"page": number, "text": read.text, "notes": read.notes, "code": read.code}
+                record = {
+                    "page": number,
+                    "text": read.text,
+                    "notes": read.notes,
+                    "code": read.code,
+                    "letters": [[size, count] for size, count in read.letters.items()],
+                    "sizes": read.sizes,
+                }
             except Exception as error:  # noqa: BLE001 - one bad page must not lose the others
                 record = {"page": number, "error": type(error).__name__}
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

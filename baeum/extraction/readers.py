@@ -67,6 +67,8 @@ class ExtractedPage:
     label: str = ""  # the number the book prints on the page, when the PDF gives it and it differs from ``number``
     notes: tuple[str, ...] = ()  # side notes set in the margin, cut out of ``text`` (``baeum.extraction.pdflayout``)
     code: tuple[str, ...] = ()  # the lines of ``text`` set in a fixed-pitch font
+    letters: tuple[tuple[float, int], ...] = ()  # a PDF page's letters by the size they are set in (``pdflayout``)
+    sizes: tuple[tuple[str, float], ...] = ()  # its lines set in another size than most letters (a heading: larger)
 
     @property
     def full_text(self) -> str:
@@ -541,15 +543,25 @@ class _Collected:
     texts: dict[int, str] = field(default_factory=dict)
     notes: dict[int, tuple[str, ...]] = field(default_factory=dict)
     code: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    sizes: dict[int, tuple[tuple[tuple[float, int], ...], tuple[tuple[str, float], ...]]] = field(default_factory=dict)
     failed_pages: list[int] = field(default_factory=list)
     total_chars: int = 0
 
-    def add(self, number: int, text: str, notes: tuple[str, ...] = (), code: tuple[str, ...] = ()) -> None:
+    def add(
+        self,
+        number: int,
+        text: str,
+        notes: tuple[str, ...] = (),
+        code: tuple[str, ...] = (),
+        sizes: tuple[tuple[tuple[float, int], ...], tuple[tuple[str, float], ...]] = ((), ()),
+    ) -> None:
         self.texts[number] = text
         if notes:
             self.notes[number] = notes
         if code:
             self.code[number] = code
+        if sizes[0]:
+            self.sizes[number] = sizes
         self.total_chars += len(text) + sum(len(note) for note in notes)
 
     def fail(self, number: int) -> None:
@@ -689,7 +701,11 @@ def _take_record(line: str, shard: _Shard, collected: _Collected) -> bool:
     if "error" in record:
         collected.fail(number)
     else:
-        collected.add(number, record["text"], tuple(record.get("notes", ())), tuple(record.get("code", ())))
+        sizes = (
+            tuple((float(size), int(count)) for size, count in record.get("letters", ())),
+            tuple(record.get("sizes", {}).items()),
+        )
+        collected.add(number, record["text"], tuple(record.get("notes", ())), tuple(record.get("code", ())), sizes)
     return True
 
 
@@ -707,7 +723,13 @@ def _finish(
     if failed_pages and len(failed_pages) == page_count:
         raise ExtractionError("malformed", f"“{filename}”: no page could be read. It may be damaged: export it again and re-upload.")
     pages = [
-        ExtractedPage(number, texts[number], notes=collected.notes.get(number, ()), code=collected.code.get(number, ()))
+        ExtractedPage(
+            number,
+            texts[number],
+            notes=collected.notes.get(number, ()),
+            code=collected.code.get(number, ()),
+            **dict(zip(("letters", "sizes"), collected.sizes.get(number, ((), ())), strict=True)),
+        )
         for number in range(1, page_count + 1)
     ]
     if not scanned_ok and sum(len(page.text.strip()) for page in pages) < SCANNED_CHARS_PER_PAGE * page_count:

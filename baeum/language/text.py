@@ -166,8 +166,9 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Dr|Prof|Fig|No|cf|a
 # ("-0 ... -9 압축 사전 설정 수준을 선택합니다.", "a, b, ... z").
 _ELLIPSIS = re.compile(r"\.\.\.$")
 _ELIDED = re.compile(r"[-−–+a-z0-9(\[]")
-# A "?" or "!" that is a token of its own ("? 연산자를 사용하는 것이 더 쉽습니다", Rust's error operator), or the end of a
-# name before a Korean word inside a Korean sentence ("try! 매크로로 구현했습니다", a macro), ends no sentence.
+# Inside a Korean sentence, a "?" or "!" before a Korean word that is a token of its own ("match 보다 ? 연산자를 쓰는
+# 것이 더 쉽습니다", Rust's error operator) or ends a name ("try! 매크로로 구현했습니다", a macro) ends no sentence. (A
+# table's "?" cells, "R M C ? ? ? C", still end one: its text is not a sentence to quote whole.)
 _LONE_MARK = re.compile(r"(?:^|\s)[?!]$")
 _NAME_MARK = re.compile(r"[A-Za-z_]\w*!$")
 _HANGUL_NEXT = re.compile(r"[가-힣]")
@@ -185,8 +186,10 @@ def split_sentences(text: str) -> list[str]:
             continue
         if _ELLIPSIS.search(candidate) and _ELIDED.match(text, match.end()):
             continue
-        if _LONE_MARK.search(candidate) or (
-            _NAME_MARK.search(candidate) and _HANGUL_NEXT.match(text, match.end()) and is_hangul_heavy(candidate)
+        if (
+            (_LONE_MARK.search(candidate) or _NAME_MARK.search(candidate))
+            and _HANGUL_NEXT.match(text, match.end())
+            and (is_hangul_heavy(candidate) or candidate.strip() in ("?", "!"))
         ):
             continue
         if candidate.strip():

@@ -21,6 +21,7 @@ from baeum.extraction import readers as extract
 from baeum.extraction.chunking import PageText, chunk_pages
 from baeum.extraction.lines import printed_page_numbers
 from baeum.extraction.outline import apply_outline, chapter_pages, outline_entries
+from baeum.extraction.pdflayout import body_size, sized_headings
 from baeum.extraction.structure import matter_breaks, page_matter
 from baeum.language.text import normalize_text, written_in_korean
 from baeum.retrieval.embeddings import EmbeddingError
@@ -49,8 +50,10 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # "장치"), Markdown's bullets read "•", its escapes ("\\[") as the marks they escape, its inline code as written
 # and its HTML tables as rows of cells (code, never a sentence), and a text, Markdown or Office file keeps its blank
 # lines, which end its paragraphs, and breaks its lines at spaces, never inside a word; a plain-text title at the
-# margin over an indented body (a manual page's "설명") is a paragraph of its own.
-EXTRACTOR = "pdfium-7"
+# margin over an indented body (a manual page's "설명") is a paragraph of its own. "pdfium-8": a line the PDF sets
+# larger than its body text is a heading, numbered or not, and a heading wrapped over two lines is one; a "?" or "!"
+# that is a token of its own ("? 연산자") ends no sentence.
+EXTRACTOR = "pdfium-8"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
     "": "citations may point one page early and Korean text may run together",
@@ -62,6 +65,8 @@ EXTRACTOR_FIXES = {
     "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'); Markdown may show '* ' and '\\[', "
     "lose brackets inside inline code and run an HTML table's cells into one sentence; in a text, Markdown or Office file, "
     "a line with no full stop (a list item, a label) may run into the paragraph after it",
+    "pdfium-7": "a heading without a number ('Validations') may be glued to its section's first sentence, a heading wrapped "
+    "over two lines cut, and a Korean sentence cut at a '?' that is an operator ('? 연산자')",
 }
 
 
@@ -93,6 +98,14 @@ def material_fail(*, material: Material, code: str, message: str) -> None:
 def _budget() -> extract.Budget:
     config = settings.BAEUM
     return extract.Budget(max_pages=config["MAX_PAGES"], max_chars=config["MAX_EXTRACTED_CHARS"])
+
+
+def page_headings(pages: list, *, chapters: bool) -> list[tuple[tuple[str, int], ...]]:
+    """Each page's lines set as headings by their size (``pdflayout.sized_headings``) against the document's body
+    text size; none of them a chapter where the PDF's outline says what the chapters are (``chapters`` False)."""
+    body = body_size([dict(page.letters) for page in pages])
+    found = [sized_headings(dict(page.sizes), body) for page in pages]
+    return [tuple((line, level if chapters else max(2, level)) for line, level in headings.items()) for headings in found]
 
 
 def _extract_pages(material: Material) -> tuple[list[extract.ExtractedPage], set[int]]:
@@ -142,7 +155,9 @@ def _pdf_pages(material: Material, path: Path) -> tuple[list[extract.ExtractedPa
         ocr_check(material, scanned)
         raise OcrNeeded(scanned)
     merged = [
-        replace(page, text=recognised[page.number], notes=(), code=()) if len(recognised.get(page.number, "")) > len(page.text) else page
+        replace(page, text=recognised[page.number], notes=(), code=(), sizes=())
+        if len(recognised.get(page.number, "")) > len(page.text)
+        else page
         for page in pages
     ]
     if not any(page.text.strip() for page in merged):
@@ -229,12 +244,15 @@ def material_ingest(*, material_id: int, upgrade: bool = True) -> Material | Non
                 return material
             extract.check_cap(material.original_filename)  # every stage of a capped run (the quick queue) checks
             _update(material, status=Status.CHUNKING, progress_done=0, progress_total=len(pages))
-            page_texts = [PageText(page.number, page.text, page.notes, page.code) for page in pages]
             config = settings.BAEUM
             markdown = material.extension in extract.HASH_HEADING_EXTENSIONS
             matter = page_matter([page.text for page in pages], markdown=markdown)
             # The PDF's own outline, where it has one, starts a chunk at each chapter and titles the sections.
             outline = outline_entries(material.outline, len(pages))
+            page_texts = [
+                PageText(page.number, page.text, page.notes, page.code, headings)
+                for page, headings in zip(pages, page_headings(pages, chapters=not outline), strict=True)
+            ]
             chunks = chunk_pages(
                 page_texts,
                 target_tokens=config["CHUNK_TOKENS"],

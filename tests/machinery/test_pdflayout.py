@@ -133,3 +133,65 @@ def test_raised_footnote_numbers_still_make_footnotes():
     body, notes = split_footnotes(lines)
     assert body == lines[:3]
     assert footnote_paragraphs(notes) == ["¹⁰ GNU is a project of the FSF.", "¹¹ http://www.delorie.com/djgpp"]
+
+
+def test_a_line_set_larger_than_the_body_is_a_heading_with_its_level_and_a_book_of_code_keeps_its_prose():
+    from baeum.extraction.pdflayout import body_size, line_sizes, sized_headings
+
+    text = "Validations\nValidations listed on the build line cause the specified files\nto be added to the top level."
+    sizes = [24.0] * len("Validations") + [16.0] + [16.0] * (len(text) - len("Validations") - 1)
+    letters, lines = line_sizes(text, sizes)
+    assert lines == {"Validations": 24.0}  # only the line set apart from most of the page's letters
+    assert sized_headings(lines, body_size([letters])) == {"Validations": 2}
+    # Chapter from 1.8 times the body, section from 1.3, else a level 3 heading; never a sentence, a number or a mark.
+    found = sized_headings(
+        {"Writing your own Ninja files": 32.0, "depfile": 18.7, "That is all.": 24.0, "12": 24.0, "§": 24.0, "note": 16.5}, 16.0
+    )
+    assert found == {"Writing your own Ninja files": 1, "depfile": 3}
+    # Code set smaller than the prose on most pages (Rust by Example): the prose is body text, not a heading.
+    assert body_size([{12.0: 900, 14.7: 700, 24.0: 30}, {12.0: 500, 14.7: 600}]) == 14.7
+    assert sized_headings({"Rust는 정적 타이핑을 통해": 14.7, "RAII": 24.0}, 14.7) == {"RAII": 2}
+    assert sized_headings({"RAII": 24.0}, 1.0) == {}  # PDFium's 1.0 where a text matrix scales the font: no size read
+
+
+@pytest.mark.children
+def test_an_unnumbered_heading_set_large_opens_its_section_instead_of_gluing_to_its_first_sentence(tmp_path):
+    """The Ninja manual printed from HTML: "Validations" (24 pt over a 16 pt body, no number) had been read into
+    its section's first sentence, "Validations Validations listed on the build line cause …"."""
+    from baeum.extraction.pdflayout import body_size, sized_headings
+
+    stream = "\n".join(
+        [
+            _shown(56, 760, "Ninja file reference", 32),
+            _shown(56, 720, "Build dependencies", 24),
+            _shown(56, 696, "Explicit dependencies are listed after the rule name and are rebuilt when they change.", 16),
+            _shown(56, 660, "Validations", 24),
+            _shown(56, 636, "Validations listed on the build line cause the specified files to be added to the top", 16),
+            _shown(56, 616, "level of the build graph when the build statement is a transitive dependency.", 16),
+        ]
+    )
+    path = tmp_path / "ninja.pdf"
+    path.write_bytes(make_pdf(["placeholder"], raw_contents={0: zlib.compress(stream.encode())}))
+    (page,) = extract.extract_pdf_pages(path, filename="ninja.pdf", page_count=extract.probe_pdf(path, filename="ninja.pdf"))
+    headings = tuple(sized_headings(dict(page.sizes), body_size([dict(page.letters)])).items())
+    assert headings == (("Ninja file reference", 1), ("Build dependencies", 2), ("Validations", 2))
+
+    (chunk,) = chunk_pages([PageText(1, page.text, page.notes, page.code, headings)], target_tokens=400)
+    assert [chunk.content[start:end] for start, end, _ in chunk.heading_spans] == [
+        "Ninja file reference",
+        "Build dependencies",
+        "Validations",
+    ]
+    assert "\n\nValidations listed on the build line" in chunk.content
+    (plain,) = chunk_pages([PageText(1, page.text, page.notes, page.code)], target_tokens=400)
+    assert "Validations Validations listed" in plain.content  # what the text alone gave
+
+
+def test_a_heading_set_large_over_two_lines_is_one_heading():
+    page = PageText(
+        1,
+        "KorQuAD 2.0: Korean QA Dataset for Web Document Machine\nComprehension\nAbstract\nWe present a dataset.",
+        headings=(("KorQuAD 2.0: Korean QA Dataset for Web Document Machine", 2), ("Comprehension", 2)),
+    )
+    (chunk,) = chunk_pages([page], target_tokens=300)
+    assert chunk.content.startswith("KorQuAD 2.0: Korean QA Dataset for Web Document Machine Comprehension\n\n")
