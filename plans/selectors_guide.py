@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from baeum.errors import NotFound
-from baeum.extraction.lines import heading_level
 from baeum.study.definitions import find_definitions
 from core.learner_cache import learner_key
 from knowledge import selectors as knowledge
@@ -208,14 +207,15 @@ def material_reading(*, user, material) -> dict:
     terms: dict[str, dict] = {}
     for chunk in _body_chunks(user=user, material=material):
         offset = chunk.overlap_chars  # the overlap was read at the end of the previous chunk
-        for start, line in _lines(chunk.content, offset):
-            level = heading_level(line.strip())
-            if level:
-                page = chunk.pages_between(start, start + len(line))[0]
-                headings.append({"title": line.strip(), "level": level, "pageNumber": page, "chunkIndex": chunk.chunk_index})
+        # The headings chunking found (numbered, set large, or both), not those the lines' numbering alone shows.
+        for start, end, level in chunk.heading_spans:
+            if start >= offset:
+                page = chunk.pages_between(start, end)[0]
+                title = " ".join(chunk.content[start:end].split())
+                headings.append({"title": title, "level": level, "pageNumber": page, "chunkIndex": chunk.chunk_index})
         if chunk.section_level and chunk.content[offset:].startswith(chunk.section_title):
             offset += len(chunk.section_title)  # the heading line would be read as the first sentence's start
-        for definition in find_definitions(chunk.content[offset:]):
+        for definition in find_definitions(_without_code(chunk, offset)):
             name = definition.term.casefold()
             if name in terms:
                 continue
@@ -242,12 +242,13 @@ def _body_chunks(*, user, material):
                 yield chunk
 
 
-def _lines(text: str, offset: int):
-    """(offset, line) of each line of ``text`` from ``offset``."""
-    position = offset
-    for line in text[offset:].split("\n"):
-        yield position, line
-        position += len(line) + 1
+def _without_code(chunk, offset: int) -> str:
+    """The chunk's text from ``offset``, its code blanked out (same length, so offsets hold): a listing's comment
+    ("// `mutabook` …") is no glossary entry."""
+    content = chunk.content
+    for start, end in chunk.code_spans:
+        content = content[:start] + " " * (end - start) + content[end:]
+    return content[offset:]
 
 
 def plan_deck(*, user, plan: Plan) -> list[Card]:

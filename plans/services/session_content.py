@@ -35,13 +35,22 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     define none and have no section headings either, the terms most characteristic of them against the
     whole plan (TF-IDF), as they appear in the text. Used for offline objectives: nothing is invented."""
     chunks = [chunk for chunk in _range_chunks(user, ranges) if not chunk.matter]
-    text = "\n".join(chunk.content for chunk in chunks)
+    text = "\n".join(_prose(chunk) for chunk in chunks)
     defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
     if defined or any(chunk.section_level >= 2 and chunk.section_title for chunk in chunks):
         return defined[:limit]  # with section headings to name, a frequent word is not an objective
     # A noun or a name, as a question's term is: "마운트한 설명하기", "영역에 설명하기" had been objectives.
     written = (_written_form(term, text) for term, _ in _weighted_terms(user, plan, text, attached=False))
     return [term for term in written if _names_a_thing(term)][:limit]
+
+
+def _prose(chunk) -> str:
+    """The chunk's text without its code: a listing's names and comments ("let mutabook = …", "// 에러!") are no
+    objective ("`mutabook` 설명하기" in walkthrough 21's Rust by Example)."""
+    content = chunk.content
+    for start, end in sorted(chunk.code_spans, reverse=True):
+        content = f"{content[:start]}\n{content[end:]}"
+    return content
 
 
 def _written_form(term: str, text: str) -> str:

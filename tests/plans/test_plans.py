@@ -344,3 +344,17 @@ def test_objectives_read_a_heading_set_in_capitals_and_skip_a_manuals_formal_par
     assert _objective("TCP/IP", korean=False, heading=True) == "Explain TCP/IP"  # one acronym stays as written
     assert all(_NOT_A_TOPIC.match(heading) for heading in ("AUTHOR", "See also", "SYNOPSIS", "저자"))
     assert not _NOT_A_TOPIC.match("Stacks")
+
+
+def test_a_listings_names_and_comments_are_no_objective():
+    """Walkthrough 21's Rust by Example: "`mutabook` 설명하기", "doubleerror 설명하기" came from its code."""
+    from types import SimpleNamespace
+
+    from plans.services.session_content import _prose
+
+    listing = "let mutabook = &mut book; // A mutabook is a mutable reference to a book."
+    content = f"Borrowing lets code use data without owning it.\n{listing}\nA borrow is a reference."
+    chunk = SimpleNamespace(content=content, code_spans=[(content.index(listing), content.index(listing) + len(listing))])
+    prose = _prose(chunk)
+    assert "mutabook" not in prose
+    assert prose.startswith("Borrowing lets code use data") and prose.endswith("A borrow is a reference.")

@@ -120,3 +120,16 @@ def test_a_second_user_gets_no_guide(client, other_api_client, other_user, book)
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
     client.force_login(other_user)
     assert client.get(f"/library/{book.ref_id}/guide/").status_code == 404
+
+
+def test_a_listings_comment_is_no_glossary_entry(user, ingest):
+    """Walkthrough 21: Rust by Example's Korean study guide listed "`mutabook`", from a comment in its code."""
+    text = (
+        "# Borrowing\n\nA borrow is a reference to data that another variable owns.\n\n"
+        "```rust\n// A mutabook is a mutable reference to a book.\nlet mutabook = &mut book;\n```\n\n"
+        "The borrow checker makes sure that references are always valid.\n"
+    )
+    material = ingest(user, text.encode(), "borrowing.md", title="Borrowing")
+    guide = study_guide(user=user, ref_id=material.ref_id)
+    assert {entry["term"].casefold() for entry in guide.glossary} == {"borrow"}
+    assert [section["title"] for section in guide.sections] == ["Borrowing"]
