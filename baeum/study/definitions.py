@@ -192,6 +192,9 @@ def _clean(text: str) -> str:
     return _SPACES.sub(" ", _HYPHEN_BREAK.sub(r"\1\2", text)).strip()
 
 
+_COMMENT = re.compile(r"(?:^|\s)(?://|/\*|#\s)")  # a comment's opening mark: the sentence is code
+
+
 def find_definitions(text: str) -> list[Definition]:
     """Every term ``text`` defines, in order of appearance (the first definition of each term)."""
     definitions: list[Definition] = []
@@ -212,6 +215,8 @@ def find_definitions(text: str) -> list[Definition]:
         sentence = _clean(raw)
         if sentence.endswith("?"):
             continue  # "What is a program?" asks; it does not define
+        if _COMMENT.search(sentence):
+            continue  # a listing's comment, read as prose where the PDF did not set it as code: "// … `mutabook`이라고 부릅니다"
         pairs = _korean_definitions(sentence) if is_hangul_heavy(sentence) else _english_definitions(sentence)
         found += [(start, end, term, aliases, sentence) for term, aliases in pairs]
     offset, previous = 0, ""

@@ -68,3 +68,13 @@ def test_a_wrapped_table_cell_that_reads_like_a_name_line_names_no_term():
     """Walkthrough 20, fontconfig's property table: "none - subpixel geometry" had offered "What is none?"."""
     assert terms("rgba Int unknown, rgb, bgr, vrgb, vbgr,\n\nnone - subpixel geometry\n") == {}
     assert terms("\nchsh - change login shell\n") == {"chsh": ()}
+
+
+def test_a_listings_comment_defines_nothing_where_the_pdf_did_not_set_it_as_code():
+    """Rust by Example in Korean (walkthrough 21): its study guide listed "`mutabook`" from a code comment."""
+    from baeum.study.definitions import find_definitions
+
+    comment = "// `immutabook`의 가변 복사본을 생성하고 `mutabook`이라고 부릅니다 let mut mutabook = immutabook;"
+    assert find_definitions(comment) == []
+    assert [d.term for d in find_definitions("# A mutabook is a mutable reference to a book.")] == []
+    assert [d.term for d in find_definitions("A URL such as http://example.com is called a link.")] == ["link"]
