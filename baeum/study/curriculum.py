@@ -33,6 +33,15 @@ class ChunkInfo:
     section_level: int
     section_title: str
     matter: str = ""  # "front" / "back": title pages, contents, preface, index… (baeum.extraction.structure)
+    # The numbers the book prints on its first and last page, where they differ from their positions ("7" on the
+    # 17th page): titles made of pages read them, as the viewer and citations do.
+    label_start: str = ""
+    label_end: str = ""
+
+
+def pages_text(first: ChunkInfo, last: ChunkInfo) -> str:
+    """ "p.7–19": the pages from ``first``'s to ``last``'s, as the book prints them where it does."""
+    return f"p.{first.label_start or first.page_start}–{last.label_end or last.page_end}"
 
 
 @dataclass
@@ -121,7 +130,7 @@ def _optional_module(ref_id: str, material_title: str, chunks: list[ChunkInfo]) 
     return [
         ModuleSpec(
             ref_id=ref_id,
-            title=f"{material_title} · p.{chunks[0].page_start}–{chunks[-1].page_end}",
+            title=f"{material_title} · {pages_text(chunks[0], chunks[-1])}",
             start=chunks[0].index,
             end=chunks[-1].index,
             page_first=chunks[0].page_start,
@@ -149,7 +158,7 @@ def _chapter_modules(
         modules.append(
             ModuleSpec(
                 ref_id=ref_id,
-                title=title or f"{material_title} · p.{first.page_start}–{members[-1].page_end}",
+                title=title or f"{material_title} · {pages_text(first, members[-1])}",
                 named_by_pages="" if title else material_title,
                 start=start,
                 end=end,
@@ -272,9 +281,7 @@ def _session_of(units: list[_Unit], parts_of: dict[int, int], part: dict[int, in
         heading = first.chunk.section_title if first.chunk.section_level >= 2 and first.cut != "module" else ""
         number = part[id(module)]
         if module.named_by_pages and not heading:  # each part by its own pages ("xz-ko · p.1–5", not "p.1–15 (1/3)")
-            first_page = min(item["pages"][0] for item in session.ranges)
-            last_page = max(item["pages"][1] for item in session.ranges)
-            session.title = f"{module.named_by_pages} · p.{first_page}–{last_page}"
+            session.title = f"{module.named_by_pages} · {pages_text(units[0].chunk, units[-1].chunk)}"
         else:
             session.title = (
                 f"{module.title} — {heading}"

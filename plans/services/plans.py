@@ -346,7 +346,11 @@ def _modules_of_snapshot(
     for done, entry in enumerate(snapshot, start=1):
         if entry.is_removed:  # recorded when the material was deleted
             raise knowledge.MaterialNotFound(entry.ref_id)
-        chunks = _chunk_infos(knowledge.chunk_outline(user=plan.owner, ref_id=entry.ref_id))
+        outline = knowledge.chunk_outline(user=plan.owner, ref_id=entry.ref_id)
+        printed = knowledge.page_labels(
+            user=plan.owner, pages=[(entry.ref_id, row[key]) for row in outline for key in ("page_number", "page_end")]
+        )
+        chunks = _chunk_infos(outline, {number: label for (_, number), label in printed.items()})
         vectors = knowledge.chunk_vectors(user=plan.owner, ref_id=entry.ref_id)
         aligned = vectors is not None and len(vectors) == len(chunks)
         positions = {chunk.index: position for position, chunk in enumerate(chunks)}
@@ -359,8 +363,10 @@ def _modules_of_snapshot(
     return modules, chunks_by_ref
 
 
-def _chunk_infos(outline: list[dict]) -> list[curriculum.ChunkInfo]:
-    """What the curriculum needs of each chunk; its tokens without the overlap it repeats (read once)."""
+def _chunk_infos(outline: list[dict], labels: dict[int, str] | None = None) -> list[curriculum.ChunkInfo]:
+    """What the curriculum needs of each chunk; its tokens without the overlap it repeats (read once), and the
+    numbers the book prints on its pages (``labels``: page position → label) where they differ."""
+    labels = labels or {}
     return [
         curriculum.ChunkInfo(
             index=row["chunk_index"],
@@ -370,6 +376,8 @@ def _chunk_infos(outline: list[dict]) -> list[curriculum.ChunkInfo]:
             section_level=row["section_level"],
             section_title=row["section_title"],
             matter=row["matter"],
+            label_start=labels.get(row["page_number"], ""),
+            label_end=labels.get(row["page_end"], ""),
         )
         for row in outline
     ]

@@ -358,3 +358,26 @@ def test_a_listings_names_and_comments_are_no_objective():
     prose = _prose(chunk)
     assert "mutabook" not in prose
     assert prose.startswith("Borrowing lets code use data") and prose.endswith("A borrow is a reference.")
+
+
+def test_a_title_made_of_pages_reads_the_numbers_the_book_prints():
+    """Walkthrough 21: "rust-by-example-ko · p.47–68" beside "44–65쪽" in the same session row."""
+    import numpy as np
+
+    chunks = [
+        ChunkInfo(
+            index=i,
+            tokens=500,
+            page_start=i + 4,
+            page_end=i + 4,
+            section_level=0,
+            section_title="",
+            label_start=str(i + 1),
+            label_end=str(i + 1),
+        )
+        for i in range(12)
+    ]
+    modules = build_modules("mat_x", "Notes", chunks, vectors=np.array([[1.0, 0.0]] * 6 + [[0.0, 1.0]] * 6), session_tokens=1000)
+    assert modules[0].title == "Notes · p.1–6"  # printed 1–6 on the PDF's pages 4–9
+    sessions = build_sessions(modules, {"mat_x": chunks}, session_tokens=1000)
+    assert sessions[0].title == "Notes · p.1–2" and sessions[0].ranges[0]["pages"] == [4, 5]  # ranges stay positions
