@@ -195,3 +195,19 @@ def test_a_heading_set_large_over_two_lines_is_one_heading():
     )
     (chunk,) = chunk_pages([page], target_tokens=300)
     assert chunk.content.startswith("KorQuAD 2.0: Korean QA Dataset for Web Document Machine Comprehension\n\n")
+
+
+def test_sized_headings_are_read_only_where_the_text_numbers_almost_none_of_its_headings():
+    """The competitive programmer's handbook numbers its sections ("2.3 Sorting") and sets run-in subsections
+    ("Implementation") large: read as headings they cut its sections into passages too small for follow-ups."""
+    from types import SimpleNamespace
+
+    from knowledge.services.ingest import NUMBERED_HEADINGS, page_headings
+
+    def page(text: str):
+        return SimpleNamespace(text=text, letters=((16.0, 400), (24.0, 20)), sizes=(("Implementation", 24.0),))
+
+    unnumbered = [page("Implementation\nThe algorithm keeps two pointers.")] * 3
+    assert page_headings(unnumbered, chapters=True) == [(("Implementation", 2),)] * 3
+    numbered = [page(f"{n}.1 Sorting\nImplementation\nThe algorithm keeps two pointers.") for n in range(1, NUMBERED_HEADINGS + 1)]
+    assert page_headings(numbered, chapters=True) == [()] * NUMBERED_HEADINGS

@@ -75,10 +75,10 @@ class Command(BaseCommand):
         quality = quality_model(options.get("quality"))
         with (
             thresholds_off if calibrate else nullcontext(),
+            rules_run(options["without"]) as fired,  # first: a rule of reading (``chunk:*``) is off while the corpus is read
             throwaway_corpus(
                 passages, stream=self.stderr._out, show_progress=not json, quality=quality, library=options.get("library")
             ) as (user, doc_of),
-            rules_run(options["without"]) as fired,
         ):
             doc_of_ref = {ref_id: doc_of[pk] for pk, ref_id in Material.objects.for_user(user).values_list("id", "ref_id")}
             chunks = {

@@ -395,11 +395,11 @@ class Command(BaseCommand):
         progress_stream = self.stderr._out  # tqdm redraws with "\r"; Django's wrapper would add a newline to each write
         warm_up(active_embedder())  # the first turn should not pay for loading the models
         with (
+            rules_run(options["without"]) as fired,  # first: a rule of reading (``chunk:*``) is off while the books are read
             throwaway_documents(paths, stream=progress_stream, show_progress=not quiet, quality=quality, library=options["library"]) as (
                 user,
                 materials,
             ),
-            rules_run(options["without"]) as fired,
         ):
             every = options["all_materials"]
             turn_results = self._play_conversations(user, materials, scripted, evidence, stream=progress_stream, quiet=quiet, every=every)

@@ -179,6 +179,7 @@ class Command(BaseCommand):
         quiet = options["json"]
         candidates = open(options["candidates"], "w", encoding="utf-8") if options["candidates"] else None  # noqa: SIM115 (closed below)
         with (
+            rules_run(options["without"]) as fired,  # first: a rule of reading (``chunk:*``) is off while the filings are read
             throwaway_documents(
                 [folder / f"{name}.pdf" for name in documents],
                 stream=self.stderr,
@@ -186,7 +187,6 @@ class Command(BaseCommand):
                 quality=quality_model(options["quality"]),
                 library=options["library"],
             ) as (user, materials),
-            rules_run(options["without"]) as fired,
         ):
             # Search as the web server serves it: its models are loaded before the first request
             # (config/gunicorn.py), so the first question does not time loading them (1.5 s for USE).
