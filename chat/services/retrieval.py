@@ -347,31 +347,21 @@ ONE_MATERIAL = rules.register(
 )[0]
 
 
-def answering_material(passages: list[Passage], *, sufficient, previous: str = "", follow_up: bool = False) -> str:
-    """The material an answer reads when ``passages`` come from several: the one the previous answer cited
-    (``previous``) when it was found again and the question follows up on it, or its passages alone answer
-    (``sufficient``, a callable judging a list of passages); else the best-ranked material whose passages alone
-    answer, else the best-ranked one."""
-    order = list(dict.fromkeys(passage.ref_id for passage in passages))
-    if previous in order and follow_up:
-        return previous
-    if previous in order:
-        order = [previous, *(ref_id for ref_id in order if ref_id != previous)]
-    return next(
-        (ref_id for ref_id in order if sufficient([passage for passage in passages if passage.ref_id == ref_id])),
-        order[0] if previous not in order else next(passage.ref_id for passage in passages),
-    )
+def answering_material(passages: list[Passage], *, previous: str = "", follow_up: bool = False) -> str:
+    """The material a follow-up reads when ``passages`` come from several: the one the previous answer cited
+    (``previous``), when it was found again; "" otherwise (a question that stands alone reads them all, and its
+    answer quotes the material of its best sentence: ``extractive.LEAD_MATERIAL``)."""
+    return previous if follow_up and previous in {passage.ref_id for passage in passages} else ""
 
 
-def one_material(conversation: Conversation, passages: list[Passage], *, sufficient, follow_up: bool) -> list[Passage]:
-    """``passages`` of one material (``answering_material``); unchanged when they come from one
-    (``answer:one-material``)."""
-    if not rules.applies(ONE_MATERIAL, passages):
+def one_material(conversation: Conversation, passages: list[Passage], *, follow_up: bool) -> list[Passage]:
+    """A follow-up's ``passages`` of the material its previous answer cited (``answering_material``); unchanged when
+    they come from one, or the question stands alone (``answer:one-material``)."""
+    if not follow_up or not rules.applies(ONE_MATERIAL, passages):
         return passages
     previous = next(iter(_previous_citations(conversation)), {}).get("refId", "")
-    chosen = answering_material(passages, sufficient=sufficient, previous=previous, follow_up=follow_up)
-    kept = [passage for passage in passages if passage.ref_id == chosen]
-    return _renumber(kept)
+    chosen = answering_material(passages, previous=previous, follow_up=follow_up)
+    return _renumber([passage for passage in passages if passage.ref_id == chosen]) if chosen else passages
 
 
 def _other_language(materials: list[tuple[str, bool | None]], korean: bool) -> list[str]:
@@ -407,10 +397,44 @@ def other_language_too(conversation: Conversation, query: str, question: str, pa
     return _renumber([*passages, *(passage for passage in found if passage.chunk_id not in seen)])
 
 
+def _of_both_languages(passages: list[Passage]) -> bool:
+    return len({passage.korean for passage in passages if passage.korean is not None}) > 1
+
+
+ONE_LANGUAGE = rules.register(
+    rules.Rule(
+        "answer:one-language",
+        _of_both_languages,
+        [
+            Passage(n=1, chunk_id=1, ref_id="notes-ko", title="함수 노트", chunk_index=0, page_number=1, text="", score=1.0, korean=True),
+            Passage(n=2, chunk_id=2, ref_id="asm", title="PC Assembly", chunk_index=3, page_number=3, text="", score=0.9, korean=False),
+        ],
+        "passages of both languages are judged, and answered from, one language at a time: the best-ranked that answers "
+        "alone; judged together, a Korean question about an English book in a library that also holds Korean books "
+        "was refused (ko→en false refusal 0.72 over all materials, 0.16 over the book alone)",
+    )
+)[0]
+
+
+def one_language(passages: list[Passage], *, judged) -> list[Passage]:
+    """``passages`` of one language when they hold both (``answer:one-language``): of the languages in the order their
+    best passage ranks, the first whose passages alone answer (``judged``: a list of passages → its evidence);
+    unchanged when none does (the refusal names every material searched)."""
+    if not rules.applies(ONE_LANGUAGE, passages):
+        return passages
+    order = list(dict.fromkeys(passage.korean for passage in passages if passage.korean is not None))
+    for korean in order:
+        group = [passage for passage in passages if passage.korean in (korean, None)]
+        if judged(group).sufficient:
+            return _renumber(group)
+    return passages
+
+
 def answering_passages(
-    conversation: Conversation, retrieval: Retrieval, question: str, *, scope: Scope, sufficient, follow_up: bool
+    conversation: Conversation, retrieval: Retrieval, question: str, *, scope: Scope, judged, follow_up: bool
 ) -> list[Passage]:
     """What an answer reads: the passages found, with those of the materials in the other language searched apart
-    when the conversation holds both (``other_language_too``), of one material (``one_material``)."""
+    when the conversation holds both (``other_language_too``), of one language (``one_language``) and, for a
+    follow-up, of the material its previous answer cited (``one_material``)."""
     passages = other_language_too(conversation, retrieval.query, question, retrieval.passages, scope=scope)
-    return one_material(conversation, passages, sufficient=sufficient, follow_up=follow_up)
+    return one_material(conversation, one_language(passages, judged=judged), follow_up=follow_up)

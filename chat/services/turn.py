@@ -171,7 +171,7 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
             retrieval,
             question,
             scope=scope,
-            sufficient=lambda passages: judge(judged, passages, known, pairs_known).sufficient,
+            judged=lambda passages: judge(judged, passages, known, pairs_known),
             follow_up=follow_up,
         ),
     )

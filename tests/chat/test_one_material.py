@@ -1,7 +1,10 @@
-"""A conversation over several materials answers each question from one of them (``answer:one-material``): the
-best-ranked material whose passages alone answer, and in a follow-up the material the previous answer cited."""
+"""A conversation over several materials: a follow-up reads the material its previous answer cited
+(``answer:one-material``); passages of both languages are answered from one language (``answer:one-language``);
+the materials in the other language are also searched apart (``retrieval:other-language-too``)."""
 
+import dataclasses
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 
@@ -33,21 +36,27 @@ def passage(n: int, ref_id: str) -> Passage:
     return Passage(n=n, chunk_id=n, ref_id=ref_id, title=ref_id, chunk_index=n, page_number=1, text="", score=1.0 / n)
 
 
-def test_the_previous_answers_material_answers_what_it_can_then_the_best_ranked_that_answers_alone():
+def test_a_follow_up_reads_the_material_its_previous_answer_cited_when_it_was_found_again():
     passages = [passage(1, "manual"), passage(2, "report"), passage(3, "manual")]
+    assert answering_material(passages, previous="report", follow_up=True) == "report"
+    assert answering_material(passages, previous="report", follow_up=False) == ""  # a question that stands alone reads all
+    assert answering_material(passages, previous="gone", follow_up=True) == ""  # its material is no longer found
 
-    def answers(ref_id):
-        return lambda found: found[0].ref_id == ref_id
 
-    # A follow-up ("give me an example") stays with the material the answer before cited, if it was found again.
-    assert answering_material(passages, sufficient=answers("manual"), previous="report", follow_up=True) == "report"
-    # A question that stands alone too, when that material answers it; else the material that does.
-    assert answering_material(passages, sufficient=answers("report"), previous="report") == "report"
-    assert answering_material(passages, sufficient=answers("manual"), previous="report") == "manual"
-    # No previous answer: the best-ranked material that answers alone, else the best-ranked (refused on its own).
-    assert answering_material(passages, sufficient=answers("report")) == "report"
-    assert answering_material(passages, sufficient=lambda found: True) == "manual"
-    assert answering_material(passages, sufficient=lambda found: False, previous="gone") == "manual"
+def test_passages_of_both_languages_are_answered_from_the_best_ranked_language_that_answers_alone():
+    from chat.services.retrieval import ONE_LANGUAGE, one_language
+
+    korean = [dataclasses.replace(passage(n, f"ko-{n}"), korean=True) for n in (1, 3)]
+    english = [dataclasses.replace(passage(2, "en"), korean=False)]
+    mixed = [korean[0], english[0], korean[1]]
+
+    def answers(language: bool):
+        return lambda found: SimpleNamespace(sufficient=all(p.korean == language for p in found))
+
+    assert [p.ref_id for p in one_language(mixed, judged=answers(False))] == ["en"]
+    assert [p.ref_id for p in one_language(mixed, judged=answers(True))] == ["ko-1", "ko-3"]
+    assert one_language(mixed, judged=lambda found: SimpleNamespace(sufficient=False)) == mixed  # refused over all
+    assert not ONE_LANGUAGE(korean)
 
 
 def test_the_rule_fires_only_on_passages_of_several_materials():
@@ -62,12 +71,10 @@ def test_an_accounting_question_is_answered_from_the_report_not_the_compression_
     report = ingest(user, ANNUAL_REPORT, "costco-10k.txt", title="Annual report")
     ingest(user, COMPRESSION_MANUAL, "bzip2.txt", title="bzip2 manual")
     conversation = conversation_create(owner=user, ref_ids=[])  # all materials, as "+ New conversation"
-    with rules.counting() as fired:
-        message = chat_reply(conversation=conversation, content="What is the current ratio?")
+    message = chat_reply(conversation=conversation, content="What is the current ratio?")
     assert not message.refused, message.content
     assert {citation["refId"] for citation in message.citations} == {report.ref_id}, message.content
     assert "compression" not in message.content
-    assert fired[ONE_MATERIAL.name] == 1
 
 
 def test_a_lazy_follow_up_stays_in_the_material_of_the_answer_before(user, ingest):
