@@ -326,7 +326,7 @@ def _agentic_expand(conversation: Conversation, passages: list[Passage], steps: 
     return passages[:1] + expanded + passages[1:]
 
 
-# --- One material per answer ----------------------------------------------------------------
+# --- Over several materials: a follow-up's material, one language at a time ------------------------------------
 
 
 def _spans_materials(passages: list[Passage]) -> bool:
@@ -341,16 +341,16 @@ ONE_MATERIAL = rules.register(
             Passage(n=1, chunk_id=1, ref_id="10-k", title="10-K", chunk_index=0, page_number=6, text="", score=1.0),
             Passage(n=2, chunk_id=2, ref_id="bzip2", title="bzip2", chunk_index=9, page_number=4, text="", score=0.9),
         ],
-        "a conversation over several materials answers from one of them: 'What is the current ratio?' over a 10-K "
-        "and a compression manual had quoted the manual's 'compression ratio' beside the 10-K's employee ratio",
+        "a follow-up over several materials reads the material its previous answer cited: 'give me an example' after "
+        "bzip2recover had quoted the fontconfig manual's 'The example of the requirements of OR operator;'",
     )
 )[0]
 
 
 def answering_material(passages: list[Passage], *, previous: str = "", follow_up: bool = False) -> str:
     """The material a follow-up reads when ``passages`` come from several: the one the previous answer cited
-    (``previous``), when it was found again; "" otherwise (a question that stands alone reads them all, and its
-    answer quotes the material of its best sentence: ``extractive.LEAD_MATERIAL``)."""
+    (``previous``), when it was found again; "" otherwise: a question that stands alone reads them all (reading one
+    material cut KorQuAD's answers off the other paragraphs of their article, docs/evaluation.md)."""
     return previous if follow_up and previous in {passage.ref_id for passage in passages} else ""
 
 
@@ -364,7 +364,7 @@ def one_material(conversation: Conversation, passages: list[Passage], *, follow_
     return _renumber([passage for passage in passages if passage.ref_id == chosen]) if chosen else passages
 
 
-def _other_language(materials: list[tuple[str, bool | None]], korean: bool) -> list[str]:
+def _other_language(materials: list[tuple[str, bool | None]], korean: bool) -> list[str] | None:
     """Of ``materials`` (refId, written in Korean), those written in the other language than ``korean``, when the
     library holds materials of both."""
     other = [ref_id for ref_id, flag in materials if flag is not None and flag != korean]
