@@ -13,7 +13,7 @@ from knowledge import selectors as knowledge
 
 from .models import Card, Note, Plan, StudySession
 from .selectors import removed_materials, reviewable_cards, session_is_removed
-from .services.session_content import session_content
+from .services.session_content import prose_of, session_content
 
 
 class NoteNotFound(NotFound):
@@ -215,7 +215,7 @@ def material_reading(*, user, material) -> dict:
                 headings.append({"title": title, "level": level, "pageNumber": page, "chunkIndex": chunk.chunk_index})
         if chunk.section_level and chunk.content[offset:].startswith(chunk.section_title):
             offset += len(chunk.section_title)  # the heading line would be read as the first sentence's start
-        for definition in find_definitions(_without_code(chunk, offset)):
+        for definition in find_definitions(prose_of(chunk, offset)):
             name = definition.term.casefold()
             if name in terms:
                 continue
@@ -240,15 +240,6 @@ def _body_chunks(*, user, material):
         for chunk in knowledge.chunk_range(user=user, ref_id=material.ref_id, start=window, end=window + knowledge.MAX_RANGE - 1):
             if not chunk.matter:  # title pages, contents, index: their "X is Y" lines are not the book's definitions
                 yield chunk
-
-
-def _without_code(chunk, offset: int) -> str:
-    """The chunk's text from ``offset``, its code blanked out (same length, so offsets hold): a listing's comment
-    ("// `mutabook` …") is no glossary entry."""
-    content = chunk.content
-    for start, end in chunk.code_spans:
-        content = content[:start] + " " * (end - start) + content[end:]
-    return content[offset:]
 
 
 def plan_deck(*, user, plan: Plan) -> list[Card]:

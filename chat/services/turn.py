@@ -164,19 +164,20 @@ def turn_prepare(conversation: Conversation, question: str, mode: str, llm=None)
     # A condensed question is judged as the model made it stand alone (as it was searched); a follow-up as
     # the rules resolve it.
     judged = analyse_question(condensed).judged if condensed else resolve_references(asked, memory) if follow_up else asked
+    judgements: dict[tuple[int, ...], Evidence] = {}  # a language's passages, judged once (``one_language``, then here)
+
+    def judged_on(passages: list[Passage]) -> Evidence:
+        key = tuple(passage.chunk_id for passage in passages)
+        if key not in judgements:
+            judgements[key] = judge(judged, passages, known, pairs_known)
+        return judgements[key]
+
     retrieval = replace(
         retrieval,
-        passages=answering_passages(
-            conversation,
-            retrieval,
-            question,
-            scope=scope,
-            judged=lambda passages: judge(judged, passages, known, pairs_known),
-            follow_up=follow_up,
-        ),
+        passages=answering_passages(conversation, retrieval, question, scope=scope, judged=judged_on, follow_up=follow_up),
     )
     retrieved_at = time.perf_counter()
-    evidence = judge(judged, retrieval.passages, known, pairs_known)
+    evidence = judged_on(retrieval.passages)
     if (
         follow_up
         and not condensed

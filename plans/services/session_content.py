@@ -35,7 +35,7 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     define none and have no section headings either, the terms most characteristic of them against the
     whole plan (TF-IDF), as they appear in the text. Used for offline objectives: nothing is invented."""
     chunks = [chunk for chunk in _range_chunks(user, ranges) if not chunk.matter]
-    text = "\n".join(_prose(chunk) for chunk in chunks)
+    text = "\n".join(prose_of(chunk) for chunk in chunks)
     defined = list(dict.fromkeys(definition.term for definition in find_definitions(text)))
     if defined or any(chunk.section_level >= 2 and chunk.section_title for chunk in chunks):
         return defined[:limit]  # with section headings to name, a frequent word is not an objective
@@ -44,13 +44,14 @@ def characteristic_terms(*, user, plan: Plan, ranges: list[dict], limit: int = 5
     return [term for term in written if _names_a_thing(term)][:limit]
 
 
-def _prose(chunk) -> str:
-    """The chunk's text without its code: a listing's names and comments ("let mutabook = …", "// 에러!") are no
-    objective ("`mutabook` 설명하기" in walkthrough 21's Rust by Example)."""
+def prose_of(chunk, offset: int = 0) -> str:
+    """The chunk's text from ``offset``, its code blanked out (same length, so offsets hold): a listing's names and
+    comments ("let mutabook = …", "// 에러!") are no objective nor glossary entry ("`mutabook` 설명하기" in walkthrough
+    21's Rust by Example)."""
     content = chunk.content
-    for start, end in sorted(chunk.code_spans, reverse=True):
-        content = f"{content[:start]}\n{content[end:]}"
-    return content
+    for start, end in chunk.code_spans:
+        content = content[:start] + " " * (end - start) + content[end:]
+    return content[offset:]
 
 
 def _written_form(term: str, text: str) -> str:

@@ -350,12 +350,12 @@ def test_a_listings_names_and_comments_are_no_objective():
     """Walkthrough 21's Rust by Example: "`mutabook` 설명하기", "doubleerror 설명하기" came from its code."""
     from types import SimpleNamespace
 
-    from plans.services.session_content import _prose
+    from plans.services.session_content import prose_of
 
     listing = "let mutabook = &mut book; // A mutabook is a mutable reference to a book."
     content = f"Borrowing lets code use data without owning it.\n{listing}\nA borrow is a reference."
     chunk = SimpleNamespace(content=content, code_spans=[(content.index(listing), content.index(listing) + len(listing))])
-    prose = _prose(chunk)
+    prose = prose_of(chunk)
     assert "mutabook" not in prose
     assert prose.startswith("Borrowing lets code use data") and prose.endswith("A borrow is a reference.")
 
