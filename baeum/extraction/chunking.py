@@ -95,31 +95,6 @@ def _table_units(number: int, lines: list[str], table: Table, table_id: int) -> 
     return units
 
 
-HEADING_WRAP_MAX_WORDS = 3  # the rest of a heading wrapped onto the next line in lower case is a few words
-
-
-def _wraps_onto(heading: str, line: str) -> bool:
-    """Whether ``line`` is the rest of ``heading``, wrapped: in capitals after a heading in capitals ("2.6. RECOVERING
-    DATA FROM DAMAGED" / "FILES"), or a few words in lower case ("3.7. Using the library in a stdio-free" /
-    "environment"); a heading's body starts with a capital, and is longer than the heading before it."""
-    if len(line) >= len(heading) or not line[:1].isalpha():
-        return False
-    if line.isupper() and heading.isupper():
-        return True
-    return line[0].islower() and len(line.split()) <= HEADING_WRAP_MAX_WORDS
-
-
-WRAPPED_HEADING = rules.register(
-    rules.Rule(
-        "chunk:wrapped-heading",
-        _wraps_onto,
-        ("2.6. RECOVERING DATA FROM DAMAGED", "FILES"),
-        "a heading wrapped over two lines is one heading: the bzip2 manual's study guide showed '2.6. RECOVERING DATA "
-        "FROM DAMAGED', and 'FILES' opened the section's first paragraph",
-    )
-)[0]
-
-
 SIZED_HEADING = rules.register(
     rules.Rule(
         "chunk:sized-heading",
@@ -184,7 +159,7 @@ def _page_units(
                 and len(line) <= 60
                 and not TERMINAL.search(line)
                 and not heading_level(line, markdown=markdown)
-                and (bare or same_size or rules.applies(WRAPPED_HEADING, pending_title.text, line))
+                and (bare or same_size)
             ):
                 pending_title = _Unit(
                     f"{pending_title.text} {line}", number, heading_level=pending_title.heading_level, paragraph_start=True

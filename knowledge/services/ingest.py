@@ -51,7 +51,7 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # and its HTML tables as rows of cells (code, never a sentence), and a text, Markdown or Office file keeps its blank
 # lines, which end its paragraphs, and breaks its lines at spaces, never inside a word; a plain-text title at the
 # margin over an indented body (a manual page's "설명") is a paragraph of its own. "pdfium-8": a line the PDF sets
-# larger than its body text is a heading, numbered or not, and a heading wrapped over two lines is one; a "?" or "!"
+# larger than its body text is a heading, numbered or not; a "?" or "!"
 # that is a token of its own ("? 연산자") ends no sentence.
 EXTRACTOR = "pdfium-8"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
@@ -65,8 +65,8 @@ EXTRACTOR_FIXES = {
     "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'); Markdown may show '* ' and '\\[', "
     "lose brackets inside inline code and run an HTML table's cells into one sentence; in a text, Markdown or Office file, "
     "a line with no full stop (a list item, a label) may run into the paragraph after it",
-    "pdfium-7": "a heading without a number ('Validations') may be glued to its section's first sentence, a heading wrapped "
-    "over two lines cut, and a Korean sentence cut at a '?' that is an operator ('? 연산자')",
+    "pdfium-7": "a heading without a number ('Validations') may be glued to its section's first sentence, "
+    "and a Korean sentence cut at a '?' that is an operator ('? 연산자')",
 }
 
 

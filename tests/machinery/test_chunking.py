@@ -1,6 +1,5 @@
 import pytest
 
-from baeum import rules
 from baeum.extraction.chunking import PageText, chunk_pages
 from baeum.extraction.lines import heading_level, printed_page_numbers, strip_running_lines
 from baeum.extraction.pages import page_at, page_span, quote_pages
@@ -133,31 +132,6 @@ def test_heading_detection_accepts_real_headings_and_rejects_lists_and_toc_lines
     assert heading_level("Unit 3 Loops") == 1
     assert heading_level("Lesson 1.2 로 가십시오.") == 0  # a sentence that mentions a lesson
     assert heading_level("Lessons learned from the outage") == 0
-
-
-def test_a_heading_wrapped_over_two_lines_is_one_heading_and_a_body_line_is_not_taken_into_it():
-    page = PageText(
-        1,
-        "2.6. RECOVERING DATA FROM DAMAGED\nFILES\nbzip2 compresses files in blocks, usually 900kbytes long.\n"
-        "3.7. Using the library in a stdio-free\nenvironment\n3.7.1. Getting rid of stdio\n"
-        "In a deeply embedded application, you might want to use just the memory-to-memory functions.\n"
-        "3.8. Making a Windows DLL\nEverything related to Windows has been contributed by Yoshioka Tsuneo.\n"
-        "4.1. LIMITATIONS\nbzip2 compresses\n",
-    )
-    with rules.counting() as fired:
-        (chunk,) = chunk_pages([page], target_tokens=300)
-    headings = [chunk.content[start:end] for start, end, _ in chunk.heading_spans]
-    assert headings == [
-        "2.6. RECOVERING DATA FROM DAMAGED FILES",
-        "3.7. Using the library in a stdio-free environment",
-        "3.7.1. Getting rid of stdio",
-        "3.8. Making a Windows DLL",
-        "4.1. LIMITATIONS",  # a body line in lower case after a heading in capitals is not its rest
-    ]
-    assert fired["chunk:wrapped-heading"] == 2
-    with rules.switched_off(["chunk:wrapped-heading"]):
-        (chunk,) = chunk_pages([page], target_tokens=300)
-    assert chunk.content[slice(*chunk.heading_spans[0][:2])] == "2.6. RECOVERING DATA FROM DAMAGED"
 
 
 def test_long_korean_text_without_spaces_is_cut_by_characters():
