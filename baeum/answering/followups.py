@@ -46,7 +46,9 @@ ANCHOR_TERMS = 2  # the previous question's first terms that anchor a follow-up'
 _ORDINALS_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
 ORDINAL_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b(?:\s+(?:one|point|difference|item|step|reason|part))?", re.IGNORECASE)
 _ORDINALS_KO = {"첫": 1, "두": 2, "세": 3, "네": 4, "다섯": 5}
-ORDINAL_KO = re.compile(r"(첫|두|세|네|다섯)\s*번째|마지막")
+# "세 번째 항목", "마지막 부분": the word that counts goes with the ordinal, as "item" and "part" do in English (searched,
+# "항목" had found a chapter about items).
+ORDINAL_KO = re.compile(r"(?:(첫|두|세|네|다섯)\s*번째|마지막)(?:\s*(?:항목|부분)(?=[은는을를이가의에]|\s|$))?")
 _ONE_EN = re.compile(r"\b(?:one|ones|example|examples|more)\b", re.IGNORECASE)  # "Give me an example of one", "Tell me more"
 
 
@@ -74,7 +76,7 @@ def ordinal_of(question: str) -> int | None:
     """1-based position a follow-up refers to ("the second one" → 2, "마지막" → -1), or None."""
     match = ORDINAL_KO.search(question)
     if match:
-        return -1 if match.group(0) == "마지막" else _ORDINALS_KO[match.group(1)]
+        return -1 if match.group(1) is None else _ORDINALS_KO[match.group(1)]  # "마지막 (항목)"
     match = ORDINAL_EN.search(question)
     return _ORDINALS_EN[match.group(1).casefold()] if match else None
 
