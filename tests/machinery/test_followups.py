@@ -186,8 +186,9 @@ def test_a_bare_question_asks_about_the_turn_before(question):
         assert resolve(question, memory)[1] == "followup:stands-alone"
 
 
-
 def test_the_word_an_ordinal_counts_with_is_not_searched():
     """ "세 번째 항목은 무슨 뜻이야?" was searched with "항목" and answered from a chapter about items."""
-    memory = Memory(recent=[{"question": "오픈소스 라이선스는 누구를 어떤 위험으로부터 보호해?", "answer": "A. [1]\nB. [1]\nC. [2]", "turn": 1}])
+    memory = Memory(
+        recent=[{"question": "오픈소스 라이선스는 누구를 어떤 위험으로부터 보호해?", "answer": "A. [1]\nB. [1]\nC. [2]", "turn": 1}]
+    )
     assert "항목" not in resolve_references("세 번째 항목은 무슨 뜻이야?", memory)
