@@ -74,10 +74,51 @@ class Box:
         return self.top - self.bottom
 
 
+# Boxes of one line stand at most this share of their height apart: PDFium returns a justified line's letters as
+# boxes of their own where it spreads them (a Korean page printed from HTML: "석", "결", …), which are no note.
+LINE_GAP_SHARE = 0.6
+
+
+def _lines_of(boxes: Sequence[tuple[Box, str]]) -> list[list[int]]:
+    """The page's boxes grouped into lines, left to right: a box joins the line whose last box it overlaps
+    vertically by half its height and follows within ``LINE_GAP_SHARE`` of its height."""
+    lines: list[list[int]] = []
+    for index in sorted(range(len(boxes)), key=lambda index: boxes[index][0].left):
+        box = boxes[index][0]
+        for line in lines:
+            last = boxes[line[-1]][0]
+            overlap = min(box.top, last.top) - max(box.bottom, last.bottom)
+            height = max(box.height, last.height)
+            if overlap >= 0.5 * min(box.height, last.height) and -1.0 <= box.left - last.right <= LINE_GAP_SHARE * height:
+                line.append(index)
+                break
+        else:
+            lines.append([index])
+    return lines
+
+
 def margin_notes(boxes: Sequence[tuple[Box, str]]) -> list[list[int]]:
     """Return the side notes among a page's line boxes (each with its text), as lists of box indexes, one
     list a note, top to bottom. A box is in the margin when it lies wholly left or right of every full-width
-    line with ``MARGIN_GAP`` to spare; the boxes of one note stand close above one another on one side."""
+    line with ``MARGIN_GAP`` to spare; the boxes of one note stand close above one another on one side. Boxes
+    that continue one line (``_lines_of``) are read as one."""
+    lines = _lines_of(boxes)
+    merged = [
+        (
+            Box(
+                min(boxes[index][0].left for index in line),
+                min(boxes[index][0].bottom for index in line),
+                max(boxes[index][0].right for index in line),
+                max(boxes[index][0].top for index in line),
+            ),
+            "".join(boxes[index][1] for index in line),
+        )
+        for line in lines
+    ]
+    return [[index for line in note for index in lines[line]] for note in _margin_notes(merged)]
+
+
+def _margin_notes(boxes: Sequence[tuple[Box, str]]) -> list[list[int]]:
     widths = sorted(box.width for box, _ in boxes)
     if len(widths) < COLUMN_MIN_LINES:
         return []

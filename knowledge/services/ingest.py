@@ -53,7 +53,10 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # margin over an indented body (a manual page's "설명") is a paragraph of its own. "pdfium-8": a line the PDF sets
 # larger than its body text is a heading, numbered or not; a "?" or "!"
 # that is a token of its own ("? 연산자") ends no sentence.
-EXTRACTOR = "pdfium-8"
+# "pdfium-9": the letters PDFium returns as boxes of their own where a justified line spreads them are read as
+# that line, not as a side note beside the text column (a Korean page printed from HTML had "분석 결 / 과들이" read
+# "분과들이", its cut letters shown as a scrambled note).
+EXTRACTOR = "pdfium-9"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
     "": "citations may point one page early and Korean text may run together",
@@ -65,6 +68,8 @@ EXTRACTOR_FIXES = {
     "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'); Markdown may show '* ' and '\\[', "
     "lose brackets inside inline code and run an HTML table's cells into one sentence; in a text, Markdown or Office file, "
     "a line with no full stop (a list item, a label) may run into the paragraph after it",
+    "pdfium-8": "on a justified page, letters may be cut out of their sentences and shown as a scrambled side note "
+    "('분과들이' for '분석 결과들이')",
     "pdfium-7": "a heading without a number ('Validations') may be glued to its section's first sentence, "
     "and a Korean sentence cut at a '?' that is an operator ('? 연산자')",
 }

@@ -103,6 +103,23 @@ def test_only_prose_outside_the_text_column_is_a_side_note():
     assert margin_notes(_boxes(left, right, left, right, left, right, (50, 120, "a short last line here."), right)) == []
 
 
+def test_the_letters_of_a_justified_line_are_no_side_note():
+    """Walkthrough 22: a Korean page printed from HTML, justified. PDFium returned the right half of each line as
+    a box per letter ("석", "결", "생", …), right of where the full lines' left halves end; read as a note, the
+    letters were cut out of their sentences ("분석 결 / 과들이" read "분과들이") and shown as one scrambled note."""
+    rows = []
+    for index in range(6):
+        top = 708 - 14 * index
+        rows.append((Box(50, top - 10, 316, top), "연속적인 문자열을 처리하는 모델의 경우, 특정 지점에서 "))
+        rows += [(Box(322 + 10 * letter, top - 10, 330 + 10 * letter, top), "석") for letter in range(20)]
+    listing = [(Box(50, 600 - 12 * index, 120, 608 - 12 * index), "Token(form='.')") for index in range(30)]
+    assert margin_notes(rows + listing) == []
+    # A note beside a line stands apart from it, more than the letters of one line do.
+    note = [(Box(530, 698 - 14 * index, 600, 708 - 14 * index), "Endian is pronounced like indian.") for index in range(2)]
+    body = [(Box(50, 698 - 14 * index, 516, 708 - 14 * index), "a full line of the body text that runs across") for index in range(6)]
+    assert margin_notes(body + note) == [[6, 7]]
+
+
 def test_script_runs_need_a_smaller_size_and_a_moved_baseline():
     text = "10 2 and H2O and SMALL caps"
     sizes = [11.0] * len(text)
