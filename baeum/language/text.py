@@ -172,6 +172,11 @@ _ELIDED = re.compile(r"[-−–+a-z0-9(\[]")
 _LONE_MARK = re.compile(r"(?:^|\s)[?!]$")
 _NAME_MARK = re.compile(r"[A-Za-z_]\w*!$")
 _HANGUL_NEXT = re.compile(r"[가-힣]")
+# A short note in brackets after a sentence's full stop, at the end of its line, is that sentence's: walkthrough 22's
+# Kiwipiepy list ("… 오타 정의자입니다. (v0.17.1부터 지원)" / "kiwipiepy.lengthening_typos …") had each item's version
+# opening the next item, so an answer told the wrong version.
+# A note of a word or two, no sentence of its own ("(이는 컴파일러가 하는 일과 비슷하다)" stays one).
+_TRAILING_NOTE = re.compile(r"\([^()\s]{1,24}(?:[ \t][^()\s]{1,16})?(?<![.다])\)(?=[ \t]*(?:\r?\n|$))")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -179,6 +184,8 @@ def split_sentences(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
+        if match.start() < start:
+            continue  # inside a note taken into the sentence before
         # Closing quotes and brackets after the full stop belong to the sentence ("… zeros!)"): a quote
         # that lost them is no longer found verbatim on its page.
         candidate = text[start : match.start() + len(match.group("close") or "")]
@@ -192,9 +199,12 @@ def split_sentences(text: str) -> list[str]:
             and (is_hangul_heavy(candidate) or candidate.strip() in ("?", "!"))
         ):
             continue
+        note = _TRAILING_NOTE.match(text, match.end())
+        if note:  # "… 오타 정의자입니다. (v0.17.1부터 지원)" ends its line: the note is that sentence's, not the next's
+            candidate = text[start : note.end()]
         if candidate.strip():
             pieces.append(candidate.strip())
-        start = match.end()
+        start = note.end() if note else match.end()
     tail = text[start:].strip()
     if tail:
         pieces.append(tail)

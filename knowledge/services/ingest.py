@@ -55,7 +55,8 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # that is a token of its own ("? 연산자") ends no sentence.
 # "pdfium-9": the letters PDFium returns as boxes of their own where a justified line spreads them are read as
 # that line, not as a side note beside the text column (a Korean page printed from HTML had "분석 결 / 과들이" read
-# "분과들이", its cut letters shown as a scrambled note).
+# "분과들이", its cut letters shown as a scrambled note); a note of a word or two in brackets that closes a line after
+# a full stop is that sentence's ("… 정의자입니다. (v0.17.1부터 지원)"), not the next one's.
 EXTRACTOR = "pdfium-9"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
@@ -69,7 +70,7 @@ EXTRACTOR_FIXES = {
     "lose brackets inside inline code and run an HTML table's cells into one sentence; in a text, Markdown or Office file, "
     "a line with no full stop (a list item, a label) may run into the paragraph after it",
     "pdfium-8": "on a justified page, letters may be cut out of their sentences and shown as a scrambled side note "
-    "('분과들이' for '분석 결과들이')",
+    "('분과들이' for '분석 결과들이'), and a short note closing a line ('(v0.17.1부터 지원)') may open the next sentence",
     "pdfium-7": "a heading without a number ('Validations') may be glued to its section's first sentence, "
     "and a Korean sentence cut at a '?' that is an operator ('? 연산자')",
 }

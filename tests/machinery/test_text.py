@@ -94,3 +94,19 @@ def test_a_question_mark_that_is_a_token_or_a_macros_mark_ends_no_korean_sentenc
         "지금은 쓰지 않습니다.",
     ]
     assert split_sentences("What is this? It is a stack! 정말요? 네!") == ["What is this?", "It is a stack!", "정말요?", "네!"]
+
+
+def test_a_note_in_brackets_that_ends_its_line_is_the_sentence_befores():
+    # Walkthrough 22: each item's version opened the next item, so "두 번째 항목은 뭐야?" told the wrong version.
+    text = (
+        "kiwipiepy.continual_typos ('continual'): 연철 오타를 교정하는\n오타 정의자입니다. (v0.17.1부터 지원)\n"
+        "kiwipiepy.lengthening_typos ('lengthening'): 늘려 적은 오타를 교정하는 오타 정의자입니다. (v0.19.0부터 지원)\n"
+        "위의 기본 오타 정의자를 사용할 수 있습니다."
+    )
+    assert split_sentences(text) == [
+        "kiwipiepy.continual_typos ('continual'): 연철 오타를 교정하는\n오타 정의자입니다. (v0.17.1부터 지원)",
+        "kiwipiepy.lengthening_typos ('lengthening'): 늘려 적은 오타를 교정하는 오타 정의자입니다. (v0.19.0부터 지원)",
+        "위의 기본 오타 정의자를 사용할 수 있습니다.",
+    ]
+    # Inside a line, a bracket after a full stop opens the next sentence as before.
+    assert split_sentences("It returns zero. (Not here) And more.") == ["It returns zero.", "(Not here) And more."]
