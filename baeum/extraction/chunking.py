@@ -12,6 +12,7 @@ No Django imports.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -95,6 +96,11 @@ def _table_units(number: int, lines: list[str], table: Table, table_id: int) -> 
     return units
 
 
+# A line ending a sentence with a full stop, then a note of a word or two in brackets (``baeum.language.text``'s
+# trailing note). Not after a question mark: the KorQuAD paper's example questions carry a label ("(Short, 평문)").
+_ENDS_WITH_NOTE = re.compile(r"[.。]\s*\([^()\s]{1,24}(?:\s[^()\s]{1,16})?(?<![.다])\)\s*$")
+
+
 SIZED_HEADING = rules.register(
     rules.Rule(
         "chunk:sized-heading",
@@ -127,9 +133,14 @@ def _page_units(
     def flush() -> Iterable[_Unit]:
         if not paragraph:
             return
-        text = " ".join(paragraph) if text_file else join_lines(paragraph)
-        for position, sentence in enumerate(split_sentences(text)):
-            yield _Unit(sentence, number, paragraph_start=position == 0)
+        # A line that ends a sentence with a short note ("… 정의자입니다. (v0.17.1부터 지원)") ends a list item: the
+        # next line opens a paragraph of its own, so the note is never read as the next sentence's opening.
+        ends = [index + 1 for index, line in enumerate(paragraph[:-1]) if _ENDS_WITH_NOTE.search(line)]
+        for first, last in zip([0, *ends], [*ends, len(paragraph)], strict=True):
+            lines = paragraph[first:last]
+            text = " ".join(lines) if text_file else join_lines(lines)
+            for position, sentence in enumerate(split_sentences(text)):
+                yield _Unit(sentence, number, paragraph_start=position == 0)
         paragraph.clear()
 
     pending_title: _Unit | None = None  # a bare "Chapter 3" waiting for its name on the next line

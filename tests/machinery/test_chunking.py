@@ -292,3 +292,21 @@ def test_a_listing_is_laid_out_as_its_page_runs_not_line_by_line():
     assert laid_out(["m() {", "try {", "x()", "}", "}"], page) == ["  m() {", "    try {", "      x()", "    }", "  }"]
     assert laid_out(["m() {", "not on the page"], page) == ["  m() {", "not on the page"]  # cut over pages
     assert laid_out(["elsewhere()"], page) == ["elsewhere()"]
+
+
+def test_a_line_that_ends_with_a_short_note_after_a_full_stop_ends_its_item():
+    # Walkthrough 22 (the Kiwipiepy documentation): PDF lines are joined into one paragraph, so each item's version
+    # opened the next item's sentence ("(v0.19.0부터 지원) kiwipiepy.basic_typos_with_continual …").
+    page = PageText(
+        1,
+        "kiwipiepy.continual_typos ('continual'): 형태소 간의 연철 오타를 교정하는\n오타 정의자입니다. (v0.17.1부터 지원)\n"
+        "kiwipiepy.lengthening_typos ('lengthening'): 늘려 적은 오타를 교정하는\n오타 정의자입니다. (v0.19.0부터 지원)\n"
+        "위의 기본 오타 정의자를 사용하거나 직접 정의하여 사용할 수 있습니다.\n",
+    )
+    (chunk,) = chunk_pages([page], target_tokens=300)
+    paragraphs = chunk.content.split("\n\n")
+    assert [paragraph[-14:] for paragraph in paragraphs[:2]] == ["(v0.17.1부터 지원)", "(v0.19.0부터 지원)"], chunk.content
+    assert paragraphs[2].startswith("위의 기본 오타 정의자를")
+    # After a question mark the note is a label of the question's row (the KorQuAD paper's "(Short, 평문)").
+    (chunk,) = chunk_pages([PageText(1, "질문 서울의 GDP는 세계 몇 위야? (Short, 평문)\n답 1위\n")], target_tokens=300)
+    assert "\n\n" not in chunk.content
