@@ -21,7 +21,7 @@ from baeum import rules
 from baeum.extraction.lines import _BARE_CHAPTER, TERMINAL, heading_level, strip_running_lines
 from baeum.extraction.tables import Table, find_tables, footnote_paragraphs, is_caption, split_footnotes
 from baeum.language.analysis import join_lines
-from baeum.language.text import LIST_ITEM, estimate_tokens, normalize_text, split_sentences
+from baeum.language.text import LIST_ITEM, SHORT_NOTE, estimate_tokens, normalize_text, split_sentences
 
 # Packing. Ingestion passes BAEUM_CHUNK_TOKENS and BAEUM_CHUNK_OVERLAP (config/settings/base.py, the same
 # defaults); the retrieval numbers in docs/evaluation.md (eval_retrieval) were measured with these values.
@@ -96,9 +96,8 @@ def _table_units(number: int, lines: list[str], table: Table, table_id: int) -> 
     return units
 
 
-# A line ending a sentence with a full stop, then a note of a word or two in brackets (``baeum.language.text``'s
-# trailing note). Not after a question mark: the KorQuAD paper's example questions carry a label ("(Short, 평문)").
-_ENDS_WITH_NOTE = re.compile(r"[.。]\s*\([^()\s]{1,24}(?:\s[^()\s]{1,16})?(?<![.다])\)\s*$")
+# A line ending a sentence with a full stop, then a short note (``baeum.language.text.SHORT_NOTE``).
+_ENDS_WITH_NOTE = re.compile(rf"[.。]\s*{SHORT_NOTE}\s*$")
 
 
 SIZED_HEADING = rules.register(

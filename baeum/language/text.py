@@ -172,11 +172,13 @@ _ELIDED = re.compile(r"[-−–+a-z0-9(\[]")
 _LONE_MARK = re.compile(r"(?:^|\s)[?!]$")
 _NAME_MARK = re.compile(r"[A-Za-z_]\w*!$")
 _HANGUL_NEXT = re.compile(r"[가-힣]")
-# A short note in brackets after a sentence's full stop, at the end of its line, is that sentence's: walkthrough 22's
+# A note of a word or two in brackets, no sentence of its own ("(v0.17.1부터 지원)"; "(이는 컴파일러가 하는 일과
+# 비슷하다)" is one). After a sentence's full stop, at the end of its line, it is that sentence's: walkthrough 22's
 # Kiwipiepy list ("… 오타 정의자입니다. (v0.17.1부터 지원)" / "kiwipiepy.lengthening_typos …") had each item's version
-# opening the next item, so an answer told the wrong version.
-# A note of a word or two, no sentence of its own ("(이는 컴파일러가 하는 일과 비슷하다)" stays one).
-_TRAILING_NOTE = re.compile(r"\([^()\s]{1,24}(?:[ \t][^()\s]{1,16})?(?<![.다])\)(?=[ \t]*(?:\r?\n|$))")
+# opening the next item, so an answer told the wrong version. Not after a question mark: there it labels an example
+# (the KorQuAD paper's "… 몇 위야? (Short, 평문)").
+SHORT_NOTE = r"\([^()\s]{1,24}(?:[ \t][^()\s]{1,16})?(?<![.다])\)"
+_TRAILING_NOTE = re.compile(rf"{SHORT_NOTE}(?=[ \t]*(?:\r?\n|$))")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -199,7 +201,7 @@ def split_sentences(text: str) -> list[str]:
             and (is_hangul_heavy(candidate) or candidate.strip() in ("?", "!"))
         ):
             continue
-        note = _TRAILING_NOTE.match(text, match.end())
+        note = _TRAILING_NOTE.match(text, match.end()) if candidate.rstrip("\"'”’)]").endswith((".", "。")) else None
         if note:  # "… 오타 정의자입니다. (v0.17.1부터 지원)" ends its line: the note is that sentence's, not the next's
             candidate = text[start : note.end()]
         if candidate.strip():

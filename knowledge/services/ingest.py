@@ -69,10 +69,10 @@ EXTRACTOR_FIXES = {
     "pdfium-6": "two Korean words on either side of a line break may read as one ('후장치'); Markdown may show '* ' and '\\[', "
     "lose brackets inside inline code and run an HTML table's cells into one sentence; in a text, Markdown or Office file, "
     "a line with no full stop (a list item, a label) may run into the paragraph after it",
-    "pdfium-8": "on a justified page, letters may be cut out of their sentences and shown as a scrambled side note "
-    "('분과들이' for '분석 결과들이'), and a short note closing a line ('(v0.17.1부터 지원)') may open the next sentence",
     "pdfium-7": "a heading without a number ('Validations') may be glued to its section's first sentence, "
     "and a Korean sentence cut at a '?' that is an operator ('? 연산자')",
+    "pdfium-8": "on a justified page, letters may be cut out of their sentences and shown as a scrambled side note "
+    "('분과들이' for '분석 결과들이'), and a short note closing a line ('(v0.17.1부터 지원)') may open the next sentence",
 }
 
 

@@ -108,5 +108,7 @@ def test_a_note_in_brackets_that_ends_its_line_is_the_sentence_befores():
         "kiwipiepy.lengthening_typos ('lengthening'): 늘려 적은 오타를 교정하는 오타 정의자입니다. (v0.19.0부터 지원)",
         "위의 기본 오타 정의자를 사용할 수 있습니다.",
     ]
-    # Inside a line, a bracket after a full stop opens the next sentence as before.
+    # Inside a line, a bracket after a full stop opens the next sentence as before; after a question mark it labels
+    # an example (the KorQuAD paper's "… 몇 위야? (Short, 평문)").
     assert split_sentences("It returns zero. (Not here) And more.") == ["It returns zero.", "(Not here) And more."]
+    assert split_sentences("서울의 GDP는 세계 몇 위야? (Short, 평문)\n답 1위") == ["서울의 GDP는 세계 몇 위야?", "(Short, 평문)\n답 1위"]
