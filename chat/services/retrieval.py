@@ -59,6 +59,7 @@ class Retrieval:
     passages: list[Passage]
     steps: list[dict] = field(default_factory=list)
     tool_calls: int = 0
+    cited: list[dict] | None = None  # the previous answer's citations, when a follow-up's search read them
 
 
 def passage_of(chunk, *, n: int, score: float, vector_score: float | None = None, lexical_score: float | None = None) -> Passage:
@@ -189,7 +190,7 @@ def retrieve_standard(
         ]
     elif extra:
         passages = _renumber(passages + extra)
-    return Retrieval(query=query, passages=passages, tool_calls=1)
+    return Retrieval(query=query, passages=passages, tool_calls=1, cited=previous if follow_up else None)
 
 
 def _topical_search(conversation: Conversation, query: str, *, k: int, scope: Scope, cited: list[dict]) -> list[Passage]:
@@ -354,12 +355,13 @@ def answering_material(passages: list[Passage], *, previous: str = "", follow_up
     return previous if follow_up and previous in {passage.ref_id for passage in passages} else ""
 
 
-def one_material(conversation: Conversation, passages: list[Passage], *, follow_up: bool) -> list[Passage]:
+def one_material(conversation: Conversation, passages: list[Passage], *, follow_up: bool, cited: list[dict] | None = None) -> list[Passage]:
     """A follow-up's ``passages`` of the material its previous answer cited (``answering_material``); unchanged when
-    they come from one, or the question stands alone (``answer:one-material``)."""
+    they come from one, or the question stands alone (``answer:one-material``). ``cited``: those citations, when the
+    search already read them (else they are read here)."""
     if not follow_up or not rules.applies(ONE_MATERIAL, passages):
         return passages
-    previous = next(iter(_previous_citations(conversation)), {}).get("refId", "")
+    previous = next(iter(cited if cited is not None else _previous_citations(conversation)), {}).get("refId", "")
     chosen = answering_material(passages, previous=previous, follow_up=follow_up)
     return _renumber([passage for passage in passages if passage.ref_id == chosen]) if chosen else passages
 
@@ -437,4 +439,4 @@ def answering_passages(
     when the conversation holds both (``other_language_too``), of one language (``one_language``) and, for a
     follow-up, of the material its previous answer cited (``one_material``)."""
     passages = other_language_too(conversation, retrieval.query, question, retrieval.passages, scope=scope)
-    return one_material(conversation, one_language(passages, judged=judged), follow_up=follow_up)
+    return one_material(conversation, one_language(passages, judged=judged), follow_up=follow_up, cited=retrieval.cited)
