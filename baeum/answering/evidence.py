@@ -122,7 +122,7 @@ def judge_evidence(
         return Evidence(0.0, 0.0, False, "no-passages" if not passages else "no-terms")
     if crosses_languages(question, passages):
         evidence = _judge_across_languages(question, passages, min_vector=min_vector)
-        missing = names_missing(question, passages, known, pairs_known) or rules.resolved(ACRONYMS_MISSING, question, passages, known)
+        missing = names_missing(question, passages, known, pairs_known)
         return replace(evidence, sufficient=False, reason="names-missing", missing=missing) if missing else evidence
     found_in = [found_terms(terms, passage.text) for passage in passages]
     total = len(found_in)
@@ -382,31 +382,6 @@ _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9+#]+\b")
 
 def _acronyms(question: str) -> list[str]:
     return [term for token in _ACRONYM.findall(question) for term in content_terms(token)[:1]]
-
-
-def acronyms_missing(question: str, passages: list[Passage], known: Callable[[list[str]], set[str]] | None) -> tuple[str, ...] | None:
-    """Across languages, the acronyms ``question`` writes that neither the passages nor the materials contain
-    ("Is the WTFPL an OSI-approved license?" over a Korean licence guide that never writes "WTFPL"), else None.
-    A Korean text keeps an acronym in Latin letters, as an English one does, so one missing names what the
-    materials are not about; within one language a question may spell out its own ("DPO is defined as …")."""
-    if known is None:
-        return None
-    # Two capitals or more, digits allowed ("WTFPL", "SPDX", "ARM64", "OSI"; not "A4").
-    acronyms = [acronym for acronym in _ACRONYM.findall(question) if sum(char.isupper() for char in acronym) >= 2]
-    written = {term: acronym for acronym in acronyms for term in content_terms(acronym)[:1]}
-    absent = [term for term in written if not any(term in found_terms([term], passage.text) for passage in passages)]
-    missing = [term for term in absent if term not in known(absent)] if absent else []
-    return tuple(written[term] for term in missing) or None
-
-
-ACRONYMS_MISSING = rules.register(
-    rules.Rule(
-        "evidence:acronym-missing",
-        acronyms_missing,
-        "Is the WTFPL an OSI-approved license?",
-        "across languages, an acronym the question writes that the materials never write: they are about something else",
-    )
-)[0]
 
 
 def _shown(question: str, missing: list[str]) -> list[str]:
