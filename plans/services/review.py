@@ -89,7 +89,10 @@ def answer_question(
     if plan.course_id is None:
         answers = dict(session.answers or {})
         answers[question_id] = {"response": response[:500], "verdict": result.verdict}
-        StudySession.objects.for_user(user).filter(pk=session.pk).update(answers=answers)
+        started = {}
+        if session.status == StudySession.Status.NOT_STARTED:  # answering a question starts the session, as a course's does
+            started = {"status": StudySession.Status.STARTED, "started_at": session.started_at or now}
+        StudySession.objects.for_user(user).filter(pk=session.pk).update(answers=answers, **started)
     else:  # a course's session is the teacher's row: the learner's answer is kept on their own progress
         session_answer_record(user=user, session=session, question_id=question_id, response=response, verdict=result.verdict)
     return result, card, question

@@ -61,6 +61,14 @@ def test_a_typed_answer_is_graded_kept_with_the_session_and_becomes_a_card(api_c
     assert Review.objects.filter(card=card).count() == 2
     session = api_client.get(f"/api/v1/plans/{plan.pk}/sessions/1/").json()
     assert session["answers"][named["id"]] == {"response": "byte", "verdict": "wrong"}
+    assert session["status"] == "started"  # answering a question starts the session
+
+
+def test_answering_a_question_leaves_a_completed_session_completed(api_client, plan):
+    done = api_client.post(f"/api/v1/plans/{plan.pk}/sessions/1/progress", {"status": "completed"}, format="json")
+    assert done.status_code == 200, done.content
+    _answer(api_client, plan, _questions(api_client, plan)[0], "nibble")
+    assert api_client.get(f"/api/v1/plans/{plan.pk}/sessions/1/").json()["status"] == "completed"
 
 
 def test_every_question_kind_can_be_answered_right(api_client, plan):
