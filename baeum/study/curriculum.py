@@ -10,9 +10,12 @@ the learner's minutes at the stated pace.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from baeum import rules
 
 TOKENS_PER_MINUTE = 200  # study pace: about 150 English words or 300 Korean syllables a minute
 
@@ -37,6 +40,7 @@ class ChunkInfo:
     # 17th page): titles made of pages read them, as the viewer and citations do.
     label_start: str = ""
     label_end: str = ""
+    release_entry: bool = False  # the chunk holds an entry of a release history: a version and its date ("0.24.1 (2026-10-20)")
 
 
 def pages_text(first: ChunkInfo, last: ChunkInfo) -> str:
@@ -53,7 +57,7 @@ class ModuleSpec:
     page_first: int
     page_last: int
     tokens: int
-    optional: bool = False  # front or back matter: listed as optional reading, never a study session
+    optional: bool = False  # front or back matter, or a release history: listed as optional reading, never a study session
     named_by_pages: str = ""  # the material's title, when no heading names the module ("xz-ko · p.1–15")
 
 
@@ -112,12 +116,65 @@ def build_modules(
         return []
     lead = next((position for position, chunk in enumerate(chunks) if chunk.matter != "front"), len(chunks))
     tail = next((position for position in range(len(chunks), lead, -1) if chunks[position - 1].matter != "back"), lead)
-    front, body, back = chunks[:lead], chunks[lead:tail], chunks[tail:]
-    return (
-        _optional_module(ref_id, material_title, front)
-        + _chapter_modules(ref_id, material_title, body, vectors=_rows(vectors, lead, tail), session_tokens=session_tokens)
-        + _optional_module(ref_id, material_title, back)
+    modules = _optional_module(ref_id, material_title, chunks[:lead])
+    start = lead
+    for first, last in _release_histories(chunks, lead, tail):
+        modules += _chapter_modules(
+            ref_id, material_title, chunks[start:first], vectors=_rows(vectors, start, first), session_tokens=session_tokens
+        )
+        modules += _optional_module(ref_id, material_title, chunks[first : last + 1])
+        start = last + 1
+    modules += _chapter_modules(
+        ref_id, material_title, chunks[start:tail], vectors=_rows(vectors, start, tail), session_tokens=session_tokens
     )
+    return modules + _optional_module(ref_id, material_title, chunks[tail:])
+
+
+# A release history ("역사", "History", "Changelog": each version with its date, what it added and fixed) is read
+# for reference, not studied: walkthrough 22's Kiwipiepy guide spent a 32-minute session and its questions on one
+# ("공백이 없는 긴 문자열을 분석할 때 _____가 발생하거나…" → 크래시). It is a run of chunks that hold a version and its
+# date ("0.24.1 (2026-10-20)", or stand under a heading that does: "## v2.14.4 (2026-11-19)"), at most
+# ``RELEASE_GAP`` undated chunks apart (a long entry), with at least ``RELEASE_MIN_CHUNKS`` dated ones (one dated
+# version in a chapter is no history). A material that is nothing but its history (a NEWS file) is still studied.
+RELEASE_MIN_CHUNKS = 3
+RELEASE_GAP = 2
+RELEASE_TAIL_SHARE = 0.2  # a history with this share of its chunks dated from its start to the material's end closes it
+# A version ("0.24.1", "v2.14.4"), never a DOI ("10.1145/1315803.1315831 … reference download: 2011-12-29"), then a date.
+_DATED_VERSION = re.compile(r"(?<![\w.])v?\d{1,4}\.\d{1,4}(?:\.\d{1,4})*(?![\w/.])[^\n]{0,80}?\d{4}-\d{2}-\d{2}")
+
+RELEASE_HISTORY = rules.register(
+    rules.Rule(
+        "plan:release-history",
+        lambda dated, span, body: dated >= RELEASE_MIN_CHUNKS and span < body,
+        (7, 10, 51),  # dated chunks, the history's chunks, the body's chunks: the Kiwipiepy guide's "역사"
+        "a release history (versions, their dates, what they fixed) is optional reading, not a study session",
+    )
+)[0]
+
+
+def _release_histories(chunks: list[ChunkInfo], lead: int, tail: int) -> list[tuple[int, int]]:
+    """The positions (first, last) of each release history among ``chunks[lead:tail]`` (``plan:release-history``)."""
+    dated = [
+        position
+        for position in range(lead, tail)
+        if chunks[position].release_entry or _DATED_VERSION.search(chunks[position].section_title)
+    ]
+    runs: list[list[int]] = []
+    for position in dated:
+        if runs and position - runs[-1][-1] <= RELEASE_GAP + 1:
+            runs[-1].append(position)
+        else:
+            runs.append([position])
+    runs = [run for run in runs if len(run) >= RELEASE_MIN_CHUNKS]
+    # A history that closes the material runs to its end, its entries' long lists ("#### Fixes") included.
+    for number, run in enumerate(runs):
+        rest = [position for position in dated if position >= run[0]]
+        if len(rest) >= RELEASE_TAIL_SHARE * (tail - run[0]):
+            runs = [*runs[:number], [*rest, tail - 1]]
+            break
+    return [
+        (run[0], run[-1]) for run in runs if rules.applies(RELEASE_HISTORY, len(set(run) & set(dated)), run[-1] - run[0] + 1, tail - lead)
+    ]
 
 
 def _rows(vectors: np.ndarray | None, start: int, end: int) -> np.ndarray | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from django.db.models import BooleanField, Case, Value, When
 from django.utils.translation import gettext as _
 
 from accounts.scoping import owner_id_of
@@ -270,7 +271,10 @@ def chunk_outline(*, user, ref_id: str) -> list[dict]:
         Chunk.objects.for_reader(user)
         .filter(material=material)
         .order_by("chunk_index")
-        .annotate(content_length=Length("content"))
+        .annotate(
+            content_length=Length("content"),
+            release_entry=Case(When(content__regex=RELEASE_ENTRY, then=Value(True)), default=Value(False), output_field=BooleanField()),
+        )
         .values(
             "chunk_index",
             "token_count",
@@ -281,8 +285,17 @@ def chunk_outline(*, user, ref_id: str) -> list[dict]:
             "section_level",
             "section_title",
             "matter",
+            "release_entry",
         )
     )
+
+
+# An entry of a release history: a version and the date it came out, on one line ("0.24.1 (2026-10-20)", "## v2.14.4
+# (2026-11-19)", "## [3.5.3](…compare/3.5.2...3.5.3) (2026-11-23)"). PostgreSQL's regular expressions (no \b there).
+# Never a DOI ("10.1145/1315803.1315831 … reference download: 2011-12-29", the licence guide's bibliography).
+RELEASE_ENTRY = (
+    r"(^|[^0-9A-Za-z_.])v?[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,4})*([^0-9A-Za-z_/.][^\n]{0,80}|[^0-9A-Za-z_/.]?)[0-9]{4}-[0-9]{2}-[0-9]{2}"
+)
 
 
 def chunk_vectors(*, user, ref_id: str):

@@ -378,9 +378,19 @@ def _chunk_infos(outline: list[dict], labels: dict[int, str] | None = None) -> l
             matter=row["matter"],
             label_start=labels.get(row["page_number"], ""),
             label_end=labels.get(row["page_end"], ""),
+            release_entry=row.get("release_entry", False),
         )
         for row in outline
     ]
+
+
+def _session_in_korean(session, korean_by_ref: dict, *, default: bool) -> bool:
+    """Whether a session's objectives are written in Korean, by the materials it reads: a plan over a Korean and an
+    English book writes each session's in its own book's language (walkthrough 22's "Explain 인터페이스" over the
+    Kiwipiepy guide, in a plan whose other book was the English Expat reference)."""
+    known = [korean_by_ref.get(item["refId"]) for item in session.ranges]
+    known = [value for value in known if value is not None]
+    return sum(known) * 2 > len(known) if known else default
 
 
 def _written_in_korean(plan: Plan, modules) -> bool:
@@ -400,6 +410,7 @@ def _replace_modules_and_sessions(plan: Plan, modules, sessions, chunks_by_ref: 
     keeps its progress (status, answers, dates)."""
     owner = plan.owner
     korean = plan.language == "ko" or (not plan.language and _written_in_korean(plan, modules))
+    korean_by_ref = {item.ref_id: item.material.korean for item in plan.snapshot.select_related("material") if item.material}
     objectives = [characteristic_terms(user=owner, plan=plan, ranges=session.ranges, limit=5) for session in sessions]
     with transaction.atomic():
         kept = {
@@ -411,8 +422,9 @@ def _replace_modules_and_sessions(plan: Plan, modules, sessions, chunks_by_ref: 
         Module.objects.bulk_create([_module_row(plan, position, module) for position, module in enumerate(modules, start=1)])
         rows = []
         for number, (session, terms) in enumerate(zip(sessions, objectives, strict=True), start=1):
-            title, goals = session.title, session_objectives(session, chunks_by_ref, terms, korean=korean)
-            written = _llm_headings(owner=owner, session=session, terms=terms, llm=llm, korean=korean) if llm else None
+            in_korean = korean if plan.language else _session_in_korean(session, korean_by_ref, default=korean)
+            title, goals = session.title, session_objectives(session, chunks_by_ref, terms, korean=in_korean)
+            written = _llm_headings(owner=owner, session=session, terms=terms, llm=llm, korean=in_korean) if llm else None
             if written:
                 title, goals = written
             rows.append(_session_row(plan, number, session, title, goals, previous=kept.get(_range_key(session.ranges))))

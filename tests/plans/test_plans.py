@@ -381,3 +381,100 @@ def test_a_title_made_of_pages_reads_the_numbers_the_book_prints():
     assert modules[0].title == "Notes · p.1–6"  # printed 1–6 on the PDF's pages 4–9
     sessions = build_sessions(modules, {"mat_x": chunks}, session_tokens=1000)
     assert sessions[0].title == "Notes · p.1–2" and sessions[0].ranges[0]["pages"] == [4, 5]  # ranges stay positions
+
+
+def _chapter(index: int, *, dated: bool = False, title: str = "", level: int = 0) -> ChunkInfo:
+    return ChunkInfo(
+        index=index, tokens=500, page_start=index + 1, page_end=index + 1, section_level=level, section_title=title, release_entry=dated
+    )
+
+
+def test_a_release_history_is_optional_reading_and_no_session_studies_it():
+    """Walkthrough 22: the Kiwipiepy guide's "역사" (each version, its date, the bugs it fixed) was a 32-minute session
+    whose questions were about bug fixes. The history closing a material (dated chunks, a long entry's undated ones
+    between them, its last entry's list after them) is optional reading."""
+    from baeum import rules
+
+    body = [
+        _chapter(0, title="Getting started", level=1),
+        *(_chapter(index) for index in range(1, 6)),
+        _chapter(6, title="History", level=1),
+    ]
+    history = [_chapter(7, dated=True), _chapter(8), _chapter(9), _chapter(10, dated=True), _chapter(11, dated=True), _chapter(12)]
+    chunks = body + history
+    with rules.counting() as fired:
+        modules = build_modules("mat_x", "Kiwi", chunks, vectors=None, session_tokens=1000)
+    assert fired["plan:release-history"] == 1
+    optional = [module for module in modules if module.optional]
+    assert [(module.start, module.end, module.title) for module in optional] == [(7, 12, "Kiwi · p.8–13")]
+    sessions = build_sessions(modules, {"mat_x": chunks}, session_tokens=1000)
+    studied = {
+        index for session in sessions for item in session.ranges for index in range(item["chunkRange"][0], item["chunkRange"][1] + 1)
+    }
+    assert studied == set(range(7))
+    with rules.switched_off(["plan:release-history"]):
+        modules = build_modules("mat_x", "Kiwi", chunks, vectors=None, session_tokens=1000)
+    assert not any(module.optional for module in modules)
+
+
+def test_a_dated_version_or_two_in_a_chapter_is_no_release_history():
+    from baeum import rules
+
+    # Two dated mentions: no history. A material that is nothing but its history (a NEWS file) is still studied.
+    mentions = [_chapter(0, title="Install", level=1), _chapter(1, dated=True), _chapter(2), _chapter(3, dated=True), _chapter(4)]
+    news = [_chapter(index, dated=index % 2 == 0) for index in range(8)]
+    for chunks in (mentions, news):
+        with rules.counting() as fired:
+            modules = build_modules("mat_x", "Notes", chunks, vectors=None, session_tokens=1000)
+        assert not any(module.optional for module in modules) and not fired["plan:release-history"]
+    # A heading that names a version and its date marks its chunks, whatever they hold ("## v2.14.4 (2026-11-19)").
+    headed = [_chapter(0, title="Usage", level=1), _chapter(1), _chapter(2)] + [
+        _chapter(index, title=f"v2.{index}.0 (2026-0{index}-01)", level=2) for index in range(3, 7)
+    ]
+    modules = build_modules("mat_x", "Notes", headed, vectors=None, session_tokens=1000)
+    assert [(module.start, module.end) for module in modules if module.optional] == [(3, 6)]
+
+
+def test_a_markdown_readme_with_its_changelog_is_planned_without_the_changelog(user, ingest):
+    from plans.models import Module
+    from plans.services.plans import plan_create, plan_generate
+
+    usage = "\n\n".join(
+        f"## Topic {number}\n\nThe cache keeps the result of property number {number} until it is deleted. " * 6 for number in range(1, 5)
+    )
+    history = "\n\n".join(
+        f"## {major}.{minor}.0 ({2020 + major}-0{minor + 1}-15)\n\n- Fixed a bug where the cache leaked memory on reload.\n"
+        "- Added support for asyncio coroutines in the decorator." * 3
+        for major in range(1, 4)
+        for minor in range(3)
+    )
+    text = f"# cached\n\n{usage}\n\n# History\n\n{history}\n"
+    book = ingest(user, text.encode(), "readme.md", title="Readme")
+    plan = plan_create(owner=user, title="Readme", ref_ids=[book.ref_id], minutes_per_session=2, enqueue=False)
+    plan_generate(plan_id=plan.pk)
+    plan.refresh_from_db()
+    assert plan.status == Plan.Status.READY
+    optional = list(Module.objects.filter(plan=plan, optional=True))
+    assert len(optional) == 1 and optional[0].title.startswith("Readme · p.")
+    sessions = list(StudySession.objects.filter(plan=plan))
+    assert sessions and all("2021-" not in " ".join([session.title, *session.objectives]) for session in sessions)
+    last_studied = max(item["chunkRange"][1] for session in sessions for item in session.ranges)
+    from knowledge.selectors.materials import chunk_outline
+
+    outline = chunk_outline(user=user, ref_id=book.ref_id)  # the text itself is read for dated versions, in SQL
+    assert [row["release_entry"] for row in outline] == [row["chunk_index"] >= optional[0].chunk_start for row in outline]
+    assert last_studied < optional[0].chunk_start  # the history closes the material, and no session reads it
+
+
+def test_each_sessions_objectives_are_written_in_its_own_books_language():
+    """A plan over a Korean and an English book (walkthrough 22: the Kiwipiepy guide beside the Expat reference)
+    writes each session's objectives in the language of the book it reads; a plan's chosen language wins."""
+    from types import SimpleNamespace
+
+    from plans.services.plans import _session_in_korean
+
+    korean_by_ref = {"mat_ko": True, "mat_en": False, "mat_new": None}
+    session = SimpleNamespace(ranges=[{"refId": "mat_ko"}])
+    assert _session_in_korean(session, korean_by_ref, default=False) is True
+    assert _session_in_korean(SimpleNamespace(ranges=[{"refId": "mat_en"}]), korean_by_ref, default=True) is False
+    assert _session_in_korean(SimpleNamespace(ranges=[{"refId": "mat_new"}]), korean_by_ref, default=True) is True  # not known yet

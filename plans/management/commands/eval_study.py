@@ -13,6 +13,8 @@ Reported per book:
 - ``objectives_grounded``: share of objectives that contain a heading phrase or a defined term;
 - ``quotes_on_page``: share of key points and questions whose quote is on its cited page (goal 1.0);
 - ``minutes_within_30pct``: share of sessions within ±30 % of the chosen minutes, with the min and max;
+  ``minutes_total``, all sessions' minutes, and ``optional_modules``, what the plan lists as optional reading (front
+  and back matter, a release history);
 - ``key_points_standing_alone`` (goal ≥ 0.95), ``questions_answerable`` (goal ≥ 0.90), ``choices_containing_answer``
   (goal 0) and ``objectives_matched`` (an objective names a term its session's key points or questions teach;
   goal ≥ 0.90), judged by ``baeum.study.checks`` and, knowing the book, here: a key point on a front- or back-matter
@@ -121,7 +123,8 @@ class Command(BaseCommand):
                 f"questions={result['questions']} kinds={result['kinds']} cloze_domain={result['cloze_domain']} "
                 f"cloze_in_index={result['cloze_in_index']} objectives_grounded={result['objectives_grounded']} "
                 f"quotes_on_page={result['quotes_on_page']} minutes_within_30pct={result['minutes_within_30pct']} "
-                f"minutes={result['minutes_range']} key_points_standing_alone={result['key_points_standing_alone']} "
+                f"minutes={result['minutes_range']} minutes_total={result['minutes_total']} "
+                f"optional={result['optional_modules']} key_points_standing_alone={result['key_points_standing_alone']} "
                 f"questions_answerable={result['questions_answerable']} choices_containing_answer={result['choices_containing_answer']} "
                 f"objectives_matched={result['objectives_matched']} problems={result['problems']}"
             )
@@ -260,6 +263,8 @@ class Command(BaseCommand):
             "quotes_on_page": _share(quotes),
             "minutes_within_30pct": _share([abs(length - minutes) <= 0.3 * minutes for length in lengths]),
             "minutes_range": [min(lengths, default=0), max(lengths, default=0)],
+            "minutes_total": sum(lengths),
+            "optional_modules": [module.title for module in plan.modules.order_by("position") if module.optional],
             "key_points_standing_alone": _share(standing),
             "questions_answerable": _share(answerable),
             "choices_containing_answer": choices_with_answer,
