@@ -406,7 +406,21 @@ def meaningful_title(metadata_title: str, opening: str) -> str:
     squeezed = "".join(title.casefold().split())
     if not 2 <= len(squeezed) <= 200 or sum(character.isalpha() for character in squeezed) < 4 or _VERSION_TITLE.match(title):
         return ""  # "1", "Version 0.97.1", "Draft 3": a revision, not a title
-    return title if squeezed in "".join(opening.casefold().split()) else ""
+    shown = "".join(opening.casefold().split())
+    if squeezed in shown:
+        return title
+    # What a title calls the document ("Kiwipiepy 문서" over a first page that reads "Kiwipiepy"; walkthrough 22's
+    # library had named it by its file, "kiwipiepy-ko"): the rest must be shown, and be a name, not a word or two.
+    named = " ".join(_DOCUMENT_WORDS.sub(" ", title).casefold().split())
+    if "".join(named.split()) == squeezed or sum(character.isalnum() for character in named) < 4:
+        return ""
+    return title if re.search(rf"(?<!\w){re.escape(named)}", " ".join(opening.casefold().split())) else ""
+
+
+_DOCUMENT_WORDS = re.compile(
+    r"(?:^|\s)(?:documentation|docs|manual|user'?s? guide|guide|reference|handbook|문서|설명서|사용 ?설명서|매뉴얼|안내서|가이드|레퍼런스)(?=\s|$)",
+    re.IGNORECASE,
+)
 
 
 def _probe(path: Path, *, filename: str, budget: Budget) -> Probe:

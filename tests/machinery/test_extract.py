@@ -154,6 +154,15 @@ def test_a_file_whose_every_page_kills_its_reader_fails_as_too_complex(tmp_path)
         ("", "anything", ""),
         ("1", "Chapter 1", ""),
         ("Version 0.97.1", "오픈소스 라이선스 해설\nVersion 0.97.1", ""),  # a revision the title page also prints
+        (
+            "Kiwipiepy 문서",
+            "Kiwipiepy\nKiwipiepy는 한국어 형태소 분석기인 Kiwi의 Python 모듈입니다.",
+            "Kiwipiepy 문서",
+        ),  # what it calls itself
+        ("Expat Reference Manual", "Expat XML Parser\nThe Expat API", "Expat Reference Manual"),
+        ("Libexpat Manual", "Expat XML Parser", ""),  # "Libexpat" is not shown as a word
+        ("User Guide", "User Guide\nChapter 1", "User Guide"),
+        ("Guide", "Installation", ""),
     ],
 )
 def test_a_metadata_title_counts_only_when_the_opening_pages_show_it(metadata, opening, title):
