@@ -41,6 +41,7 @@ class Passage:
     page_starts: tuple = ()
     model: str = ""  # the embedding model of this passage's vectors (to compare sentences by meaning)
     crosslingual_threshold: float | None = None  # that model's plausible cosine across languages
+    crosslingual_threshold_from_korean: float | None = None  # the same for a Korean question (None: as above)
     # (start, end) of the footnotes in ``text`` (moved to the end of their page): never quoted as an answer.
     note_spans: tuple = ()
     code_spans: tuple = ()  # (start, end) of the lines of code in ``text``: never quoted as a sentence

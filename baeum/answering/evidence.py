@@ -285,6 +285,14 @@ def _written_in(name: str, text: str) -> bool:
     return name in text or (any(char.islower() for char in name) and name.casefold() in text.casefold())
 
 
+def crosslingual_bar(passage: Passage, *, from_korean: bool) -> float | None:
+    """The cosine a passage in another language than the question's must reach: the model's own bar for a Korean
+    question where it has one (``crosslingual_similarity_from_korean``)."""
+    if from_korean and passage.crosslingual_threshold_from_korean is not None:
+        return passage.crosslingual_threshold_from_korean
+    return passage.crosslingual_threshold
+
+
 def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:
     shared = shared_script_terms(question)
     found = max((len(found_terms(shared, passage.text)) for passage in passages), default=0)
@@ -299,8 +307,12 @@ def _judge_across_languages(question: str, passages: list[Passage], *, min_vecto
         # case: each must be a word of a passage.
         anchored = all(any(term in content_terms(passage.text) for passage in passages) for term in shared)
 
+    from_korean = is_hangul_heavy(question)
+
     def threshold(passage: Passage) -> float:
-        base = min_vector if min_vector is not None else passage.crosslingual_threshold or passage.vector_threshold or 0.0
+        base = (
+            min_vector if min_vector is not None else crosslingual_bar(passage, from_korean=from_korean) or passage.vector_threshold or 0.0
+        )
         return base * ANCHORED_VECTOR_SHARE if anchored else base
 
     plausible = any(passage.vector_score is not None and passage.vector_score >= threshold(passage) for passage in passages)
@@ -326,7 +338,7 @@ def evidence_signals(
     across = bool(passages) and crosses_languages(question, passages)
 
     def margin(passage: Passage) -> float:
-        bar = (passage.crosslingual_threshold if across else None) or passage.vector_threshold or 0.0
+        bar = (crosslingual_bar(passage, from_korean=is_hangul_heavy(question)) if across else None) or passage.vector_threshold or 0.0
         return passage.vector_score - bar
 
     names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]

@@ -78,6 +78,7 @@ def passage_of(chunk, *, n: int, score: float, vector_score: float | None = None
         lexical_score=lexical_score,
         vector_threshold=embedder.answer_similarity if embedder else None,
         crosslingual_threshold=embedder.crosslingual_similarity if embedder else None,
+        crosslingual_threshold_from_korean=embedder.crosslingual_similarity_from_korean if embedder else None,
         page_starts=tuple(tuple(start) for start in chunk.page_starts),
         note_spans=tuple(tuple(span) for span in chunk.note_spans),
         code_spans=tuple(tuple(span) for span in chunk.code_spans),

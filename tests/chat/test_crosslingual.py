@@ -35,6 +35,25 @@ def test_the_judgement_across_languages_reads_meaning_and_shared_identifiers():
     ).sufficient
 
 
+def test_a_korean_question_over_another_language_meets_the_models_own_bar_for_it():
+    """e5's cosines for a Korean question over English passages run higher than the other way: "딥러닝에서 경사하강법이
+    어떻게 동작하는지 설명해 주세요" over Think Python reached 0.83, its in-scope questions 0.85 (the tuning part);
+    ``crosslingual_similarity_from_korean`` is that direction's bar, and an English question keeps the other."""
+    from baeum.answering.evidence import crosslingual_bar
+
+    page = replace(_passage("Lists can appear as values in a dictionary, but a list cannot be a key.", 0.82), crosslingual_threshold=0.8)
+    korean = "딥러닝에서 경사하강법이 어떻게 동작해?"
+    assert judge_evidence(korean, [page], min_coverage=0.3, min_vector=None, strong_coverage=0.45).sufficient  # one bar, 0.8
+    barred = replace(page, crosslingual_threshold_from_korean=0.84)
+    assert crosslingual_bar(barred, from_korean=True) == 0.84 and crosslingual_bar(barred, from_korean=False) == 0.8
+    assert crosslingual_bar(page, from_korean=True) == 0.8  # a model without its own bar for it: the one bar
+    assert not judge_evidence(korean, [barred], min_coverage=0.3, min_vector=None, strong_coverage=0.45).sufficient
+    korean_page = replace(barred, text="리스트는 딕셔너리의 값이 될 수 있지만 키는 될 수 없다.")
+    assert judge_evidence(
+        "Can a list be a dictionary key?", [korean_page], min_coverage=0.3, min_vector=None, strong_coverage=0.45
+    ).sufficient
+
+
 def test_a_question_is_judged_across_languages_only_when_most_passages_are_in_the_other_one():
     korean_page = "KorQuAD 2.0은 위키백과 문서 전체를 지문으로 쓰는 질의응답 데이터셋이다. 1988년 서울 올림픽 무렵의 문서도 있다."
     references = "[1] Rajpurkar, P., Zhang, J., Lopyrev, K., and Liang, P. SQuAD: 100,000+ questions for machine comprehension of text."
