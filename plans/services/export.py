@@ -134,7 +134,7 @@ def _session_lines(
     content = session_content(user=user, plan=plan, session=session, llm=configured_llm())
     if content.key_points:
         lines += ["### " + gettext("Key points"), ""]
-        lines += [f"- {one_line(point['text'])} {citation_reference(point, titles)}" for point in content.key_points]
+        lines += [f"- {section_prefix(point)}{one_line(point['text'])} {citation_reference(point, titles)}" for point in content.key_points]
         lines.append("")
     if questions and content.questions:
         lines += ["### " + gettext("Practice questions"), ""]
@@ -342,3 +342,8 @@ def _package(package) -> bytes:
         return out.getvalue()
     finally:
         os.unlink(path)
+
+
+def section_prefix(point: dict) -> str:
+    """ "**process.send(…)**: ", the section a key point stands in, as the session page shows it above the point."""
+    return f"**{one_line(point['section'])}**: " if point.get("section") else ""

@@ -221,6 +221,9 @@ def cards_from_key_points(*, user, plan: Plan, session: StudySession, now: datet
             if blanked is not None:
                 prompt, answer = blanked.prompt, blanked.answer
                 break
+        section = point.get("section", "")
+        if section and answer.casefold() not in section.casefold():
+            prompt = f"{section} — {prompt}"  # what the point describes, unless it gives the answer away
         key = quiz.digest(f"key_point|{point['text']}")[:12]
         card, _ = Card.objects.for_user(user).get_or_create(
             owner=user,

@@ -199,7 +199,8 @@ def test_plan_and_session_markdown_cite_the_page_of_each_key_point(api_client, b
     content = session_content(user=plan.owner, plan=plan, session=session)
     assert content.key_points
     for point in content.key_points:
-        line = f"- {point['text']} (Think Python excerpt, p. {point['pageNumber']})"
+        section = f"**{point['section']}**: " if point["section"] else ""  # the section it stands in, as the page shows it
+        line = f"- {section}{point['text']} (Think Python excerpt, p. {point['pageNumber']})"
         assert line in text
         assert point["text"] in _page_text(book, point["pageNumber"])  # the reference is the sentence's own page
     for objective in session.objectives:
