@@ -180,6 +180,7 @@ class Command(BaseCommand):
                         "session": session.number,
                         "kind": "key_point",
                         "text": point["text"],
+                        "section": point.get("section", ""),
                         "page": point.get("pageLabel") or point["pageNumber"],
                     }
                 )
