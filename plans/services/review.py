@@ -76,7 +76,7 @@ def answer_question(
         defaults={
             "session_number": session.number,
             "kind": question["kind"],
-            "prompt": question["question"],
+            "prompt": f"{question['section']} — {question['question']}" if question.get("section") else question["question"],
             "answer": question["answer"],
             "choices": question.get("choices", []),
             "accepted": question.get("accepted", []),

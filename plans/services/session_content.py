@@ -218,7 +218,7 @@ CHARACTERISTIC_TERMS = rules.register(
 DEFINITION_BOOST = 1.5
 
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 10
+SESSION_CONTENT_VERSION = 11
 # Sentences rated as not standing alone (``standing``) fill a session's key points only up to this many. Readers
 # found 0.48 of the tuning books' candidates rated standing alone fine and 0.10–0.15 of the rest; on two manuals
 # nobody had tuned on (libjpeg, the sed FAQ, blind), 0.56 and 0.42 against 0.25 and 0.
@@ -386,8 +386,21 @@ def _session_content(
         built = sorted([*built, *more], key=lambda question: question.source)
     for question in built:
         sentence, chunk, offset = sentences[question.source]
-        content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
+        asked = question.as_dict()
+        asked["section"] = question_section(asked, section_at(chunk, offset))
+        content.questions.append({**asked, "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
     return content
+
+
+def question_section(question: dict, section: str) -> str:
+    """The section a question's sentence stands in, to show with it ("Resumes parsing after it has been suspended
+    with _____." names no function without it), unless it gives the answer away: a blank's answer or the term asked
+    about written in it ("오타 교정" over "_____을 위해서는 오타 정의자가 필요합니다.")."""
+    shown = section.casefold()
+    given = [question.get("answer") or "", question.get("term") or ""]
+    if question.get("kind") == quiz.TRUE_FALSE:
+        given = [question.get("term") or ""]  # "true" or "false" is in no section's name
+    return "" if not section or any(word and word.casefold() in shown for word in given) else section
 
 
 def _with_labels(user, content: SessionContent) -> SessionContent:

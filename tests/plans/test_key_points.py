@@ -206,7 +206,9 @@ def test_a_key_point_comes_with_its_section_on_the_page_the_api_cards_and_export
     entries = {
         "process.send(message)": "When the flag is true, the socket stays open for the child process until it exits normally.",
         "process.title": "Assigning a new value to it changes the name that the operating system shows for the process.",
-        "process.umask(mask)": "Setting the mask changes the permissions that every newly created file receives by default.",
+        "Exit codes": "A program that ends normally returns zero to the shell that started the program.",
+        "Signal events": "Pressing the interrupt keys makes the terminal deliver an interrupt to every program in the foreground.",
+        "Warnings": "Each emitted warning carries a name, a message and a stack trace that shows where the program emitted it.",
     }
     text = "# Process\n\n" + "\n\n".join(f"## {heading}\n\n{sentence} " * 1 for heading, sentence in entries.items()) + "\n"
     book = ingest(user, text.encode(), "process.md", title="Process")
@@ -225,5 +227,30 @@ def test_a_key_point_comes_with_its_section_on_the_page_the_api_cards_and_export
     assert f'<span class="key-point-section">{shown[1]}</span> {shown[0]}' in page
     prompts = [card.prompt for card in cards_from_key_points(user=user, plan=plan, session=session)]
     assert any(prompt.startswith(f"{heading} — ") for prompt in prompts for heading in entries), prompts
+    # A practice question under its section too, on the page and on the card its answer makes.
+    from plans.services.review import answer_question
+
+    content = session_content(user=user, plan=plan, session=session)
+    placed = [question for question in content.questions if question["section"]]
+    assert placed, content.questions
+    assert f'<span class="key-point-section">{placed[0]["section"]}</span><p>' in page
+    _, card, _ = answer_question(user=user, plan=plan, session=session, question_id=placed[0]["id"], response="x")
+    assert card.prompt == f"{placed[0]['section']} — {placed[0]['question']}"
     exported = api_client.get(f"/api/v1/plans/{plan.pk}/sessions/{session.number}/export.md")
     assert f"- **{shown[1]}**: {shown[0]}" in exported.content.decode()
+
+
+def test_a_question_shows_its_section_unless_the_section_gives_the_answer_away():
+    """Walkthrough 22: "Resumes parsing after it has been suspended with _____." named no function. Under its section
+    it does; "_____을 위해서는 오타 정의자가 필요합니다." under "오타 교정" would show its own answer, so it stays alone."""
+    from plans.services.session_content import question_section
+
+    resumes = {"kind": "cloze", "question": "Resumes parsing after it has been suspended with _____ .", "answer": "XML_StopParser"}
+    assert question_section(resumes, "XML_ResumeParser") == "XML_ResumeParser"
+    typo = {"kind": "cloze", "question": "_____을 위해서는 오타 정의자가 필요합니다.", "answer": "오타 교정", "term": "오타 교정"}
+    assert question_section(typo, "오타 교정") == ""
+    defined = {"kind": "definition", "question": "What is a stack?", "answer": "A stack is a LIFO list.", "term": "stack"}
+    assert question_section(defined, "The Stack") == ""
+    statement = {"kind": "true_false", "question": "True or false: a heap is a LIFO list.", "answer": "false", "term": "stack"}
+    assert question_section(statement, "The Stack") == "" and question_section(statement, "Memory") == "Memory"
+    assert question_section(resumes, "") == ""

@@ -198,6 +198,7 @@ class Command(BaseCommand):
                         "book": name,
                         "session": session.number,
                         "kind": question["kind"],
+                        "section": question.get("section", ""),
                         "text": question["question"],
                         "answer": question["answer"],
                         "choices": question.get("choices"),
