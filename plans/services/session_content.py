@@ -218,7 +218,7 @@ CHARACTERISTIC_TERMS = rules.register(
 DEFINITION_BOOST = 1.5
 
 # Part of the cache key: a deploy that changes what a session's content holds never reads older entries.
-SESSION_CONTENT_VERSION = 11
+SESSION_CONTENT_VERSION = 12
 # Sentences rated as not standing alone (``standing``) fill a session's key points only up to this many. Readers
 # found 0.48 of the tuning books' candidates rated standing alone fine and 0.10–0.15 of the rest; on two manuals
 # nobody had tuned on (libjpeg, the sed FAQ, blind), 0.56 and 0.42 against 0.25 and 0.
@@ -353,8 +353,9 @@ def _session_content(
         if written:
             for item in written:
                 sentence, chunk, offset = sources[item["source"]]
-                question = quiz.Question(quiz.SHORT_ANSWER, item["question"], item["answer"], 0)
-                content.questions.append({**question.as_dict(), "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
+                asked = quiz.Question(quiz.SHORT_ANSWER, item["question"], item["answer"], 0).as_dict()
+                asked["section"] = question_section(asked, section_at(chunk, offset))
+                content.questions.append({**asked, "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
             return content
     headings = list(dict.fromkeys(chunk.section_title for _, chunk, _ in sentences if chunk.section_title))
     # A question shows its sentence: one that could not be a key point (a reader would not find it standing

@@ -233,6 +233,7 @@ def test_with_an_llm_questions_are_short_answer_and_checked(user, plan):
     content = session_content(user=user, plan=plan, session=session, llm=ScriptedLLM(good))
     assert [question["question"] for question in content.questions] == ["What does a variable refer to?"]
     assert content.questions[0]["citation"]["quote"]
+    assert "section" in content.questions[0]  # shown with it where it gives nothing away, as offline questions are
     from django.core.cache import cache
 
     cache.clear()  # the content is cached per session and question writer
