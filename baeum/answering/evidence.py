@@ -336,9 +336,10 @@ def evidence_signals(
 ) -> dict:
     """The named signals behind an answer-or-refuse decision: what the rules decide on, as numbers."""
     across = bool(passages) and crosses_languages(question, passages)
+    from_korean = is_hangul_heavy(question)
 
     def margin(passage: Passage) -> float:
-        bar = (crosslingual_bar(passage, from_korean=is_hangul_heavy(question)) if across else None) or passage.vector_threshold or 0.0
+        bar = (crosslingual_bar(passage, from_korean=from_korean) if across else None) or passage.vector_threshold or 0.0
         return passage.vector_score - bar
 
     names = [name for name in named_terms(question) if not FISCAL_PERIOD.match(name)]

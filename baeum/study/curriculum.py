@@ -139,8 +139,10 @@ def build_modules(
 RELEASE_MIN_CHUNKS = 3
 RELEASE_GAP = 2
 RELEASE_TAIL_SHARE = 0.2  # a history with this share of its chunks dated from its start to the material's end closes it
-# A version ("0.24.1", "v2.14.4"), never a DOI ("10.1145/1315803.1315831 … reference download: 2011-12-29"), then a date.
-_DATED_VERSION = re.compile(r"(?<![\w.])v?\d{1,4}\.\d{1,4}(?:\.\d{1,4})*(?![\w/.])[^\n]{0,80}?\d{4}-\d{2}-\d{2}")
+# A version ("0.24.1", "v2.14.4"), never a DOI ("10.1145/1315803.1315831 … reference download: 2011-12-29"), then a date
+# on its line. Written so PostgreSQL reads it the same: the chunks' text is searched with it there
+# (``knowledge.selectors.materials.chunk_outline``), their headings here.
+DATED_VERSION = re.compile(r"(?<![\w.])v?\d{1,4}\.\d{1,4}(?:\.\d{1,4})*(?![\w/.])[^\n]{0,80}?\d{4}-\d{2}-\d{2}")
 
 RELEASE_HISTORY = rules.register(
     rules.Rule(
@@ -155,9 +157,7 @@ RELEASE_HISTORY = rules.register(
 def _release_histories(chunks: list[ChunkInfo], lead: int, tail: int) -> list[tuple[int, int]]:
     """The positions (first, last) of each release history among ``chunks[lead:tail]`` (``plan:release-history``)."""
     dated = [
-        position
-        for position in range(lead, tail)
-        if chunks[position].release_entry or _DATED_VERSION.search(chunks[position].section_title)
+        position for position in range(lead, tail) if chunks[position].release_entry or DATED_VERSION.search(chunks[position].section_title)
     ]
     runs: list[list[int]] = []
     for position in dated:
@@ -166,6 +166,7 @@ def _release_histories(chunks: list[ChunkInfo], lead: int, tail: int) -> list[tu
         else:
             runs.append([position])
     runs = [run for run in runs if len(run) >= RELEASE_MIN_CHUNKS]
+    is_dated = set(dated)
     # A history that closes the material runs to its end, its entries' long lists ("#### Fixes") included.
     for number, run in enumerate(runs):
         rest = [position for position in dated if position >= run[0]]
@@ -173,7 +174,9 @@ def _release_histories(chunks: list[ChunkInfo], lead: int, tail: int) -> list[tu
             runs = [*runs[:number], [*rest, tail - 1]]
             break
     return [
-        (run[0], run[-1]) for run in runs if rules.applies(RELEASE_HISTORY, len(set(run) & set(dated)), run[-1] - run[0] + 1, tail - lead)
+        (run[0], run[-1])
+        for run in runs
+        if rules.applies(RELEASE_HISTORY, len(is_dated.intersection(run)), run[-1] - run[0] + 1, tail - lead)
     ]
 
 

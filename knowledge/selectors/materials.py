@@ -13,6 +13,7 @@ from baeum.errors import NotFound
 from baeum.extraction.pages import line_kinds
 from baeum.extraction.readers import HASH_HEADING_EXTENSIONS, without_heading_marks
 from baeum.language.analysis import with_broken_words_joined, word_prefix
+from baeum.study.curriculum import DATED_VERSION
 from courses.selectors import course_get
 
 from ..models import Chunk, Material, MaterialPage
@@ -273,7 +274,9 @@ def chunk_outline(*, user, ref_id: str) -> list[dict]:
         .order_by("chunk_index")
         .annotate(
             content_length=Length("content"),
-            release_entry=Case(When(content__regex=RELEASE_ENTRY, then=Value(True)), default=Value(False), output_field=BooleanField()),
+            release_entry=Case(
+                When(content__regex=DATED_VERSION.pattern, then=Value(True)), default=Value(False), output_field=BooleanField()
+            ),
         )
         .values(
             "chunk_index",
@@ -288,14 +291,6 @@ def chunk_outline(*, user, ref_id: str) -> list[dict]:
             "release_entry",
         )
     )
-
-
-# An entry of a release history: a version and the date it came out, on one line ("0.24.1 (2026-10-20)", "## v2.14.4
-# (2026-11-19)", "## [3.5.3](…compare/3.5.2...3.5.3) (2026-11-23)"). PostgreSQL's regular expressions (no \b there).
-# Never a DOI ("10.1145/1315803.1315831 … reference download: 2011-12-29", the licence guide's bibliography).
-RELEASE_ENTRY = (
-    r"(^|[^0-9A-Za-z_.])v?[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,4})*([^0-9A-Za-z_/.][^\n]{0,80}|[^0-9A-Za-z_/.]?)[0-9]{4}-[0-9]{2}-[0-9]{2}"
-)
 
 
 def chunk_vectors(*, user, ref_id: str):

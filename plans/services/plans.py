@@ -393,13 +393,11 @@ def _session_in_korean(session, korean_by_ref: dict, *, default: bool) -> bool:
     return sum(known) * 2 > len(known) if known else default
 
 
-def _written_in_korean(plan: Plan, modules) -> bool:
-    """Whether a plan's objectives are written in Korean: its materials are mostly Korean text (``Material.korean``),
-    or, where that is not known, its module titles are (a file named "vimtutor-ko.txt" titles its modules in
-    Latin letters over Korean text: its objectives had read "Explain 텍스트")."""
-    known = [
-        item.material.korean for item in plan.snapshot.select_related("material") if item.material and item.material.korean is not None
-    ]
+def _written_in_korean(korean_by_ref: dict, modules) -> bool:
+    """Whether a plan's objectives are written in Korean: its materials are mostly Korean text (``Material.korean``,
+    by refId), or, where that is not known, its module titles are (a file named "vimtutor-ko.txt" titles its modules
+    in Latin letters over Korean text: its objectives had read "Explain 텍스트")."""
+    known = [korean for korean in korean_by_ref.values() if korean is not None]
     if known:
         return sum(known) * 2 >= len(known)
     return is_hangul_heavy(" ".join(module.title for module in modules))
@@ -409,8 +407,8 @@ def _replace_modules_and_sessions(plan: Plan, modules, sessions, chunks_by_ref: 
     """Write the new modules and sessions in place of the old ones; a session whose ranges are unchanged
     keeps its progress (status, answers, dates)."""
     owner = plan.owner
-    korean = plan.language == "ko" or (not plan.language and _written_in_korean(plan, modules))
     korean_by_ref = {item.ref_id: item.material.korean for item in plan.snapshot.select_related("material") if item.material}
+    korean = plan.language == "ko" or (not plan.language and _written_in_korean(korean_by_ref, modules))
     objectives = [characteristic_terms(user=owner, plan=plan, ranges=session.ranges, limit=5) for session in sessions]
     with transaction.atomic():
         kept = {

@@ -22,7 +22,7 @@ from knowledge import selectors as knowledge
 
 from ..models import Card, Plan, Review, SessionProgress, StudySession
 from .course_plans import session_answer_record
-from .session_content import SessionContent, session_content
+from .session_content import SessionContent, question_section, session_content
 
 # One scheduler for every card: FSRS's default parameters, aiming at 90 % recall when a card is due, with
 # one 10-minute learning step: a card answered wrong comes back within the session's sitting, one
@@ -76,7 +76,7 @@ def answer_question(
         defaults={
             "session_number": session.number,
             "kind": question["kind"],
-            "prompt": f"{question['section']} — {question['question']}" if question.get("section") else question["question"],
+            "prompt": _under_section(question["question"], question.get("section", "")),
             "answer": question["answer"],
             "choices": question.get("choices", []),
             "accepted": question.get("accepted", []),
@@ -186,6 +186,11 @@ def answer_card(*, card: Card, response: str, now: datetime | None = None, llm=N
 KEY_TERM_MAX_SHARE = 0.02
 
 
+def _under_section(prompt: str, section: str) -> str:
+    """A card's prompt under the section its sentence stands in ("os.cpus() — On Windows, the _____ values …")."""
+    return f"{section} — {prompt}" if section else prompt
+
+
 def key_term_candidates(words: set[str], frequencies: dict[str, int], total: int) -> list[str]:
     """The words of a key point worth blanking on its card, rarest first: used in at least two chunks of the
     materials (a term, not a typo) and in at most ``KEY_TERM_MAX_SHARE`` of them (not "example")."""
@@ -221,9 +226,8 @@ def cards_from_key_points(*, user, plan: Plan, session: StudySession, now: datet
             if blanked is not None:
                 prompt, answer = blanked.prompt, blanked.answer
                 break
-        section = point.get("section", "")
-        if section and answer.casefold() not in section.casefold():
-            prompt = f"{section} — {prompt}"  # what the point describes, unless it gives the answer away
+        # What the point describes, unless the section gives the blank's answer away.
+        prompt = _under_section(prompt, question_section({"answer": answer}, point.get("section", "")))
         key = quiz.digest(f"key_point|{point['text']}")[:12]
         card, _ = Card.objects.for_user(user).get_or_create(
             owner=user,
