@@ -197,8 +197,7 @@ _A_ROLE = re.compile(
     r"^(?:the|this|that)\s+(?:output|input|result|value|values|function|method|file|data|process|system|argument|"
     r"parameter|element|structure|type|object|way|case|problem|solution|approach|example|first|second|last|"
     r"following|same|other|former|latter)(?:\s+\w+)?$"
-    r"|^the\s+(?:resulting|requested|given|current|new|old|original|previous|next|above|below|return|returned|default|initial|final)"
-    r"\s+\w+(?:\s+\w+)?$",
+    r"|^the\s+(?:resulting|requested|given|current|new|old|original|previous|next|above|below)\s+\w+(?:\s+\w+)?$",
     re.IGNORECASE,
 )
 # "What is X?" / "X(이)란 무엇인가요?": the term asked about.

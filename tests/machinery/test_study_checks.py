@@ -84,8 +84,6 @@ def test_the_judge_agrees_with_the_reader_it_was_written_against():
         ("short_answer", "What is a 4-bit number called?", "nibble", None),
         ("definition", "What is Too few?", "Too few means underutilization of available ALUs.", "not-a-term"),
         ("definition", "What is the output?", "The output is a pointer inside the der.", "not-a-term"),
-        # Walkthrough 22's starter chip over the Expat reference: whose return value?
-        ("definition", "What is the return value?", "The return value is the number of bytes read.", "not-a-term"),
         ("definition", "What is the glob file?", "The glob file is a list of lines.", None),
         ("definition", "‘파생작’란 무엇인가요?", "‘파생작’이란 용어에는 여러 해석이 있다.", "question-debris"),
         ("definition", "프로앱스 또란 무엇인가요?", "프로앱스 또는 스니몰리를 독립적으로 사용하는 것은 …", "question-debris"),
