@@ -245,7 +245,10 @@ def session_content(*, user, plan: Plan, session: StudySession, llm=None) -> Ses
 
     removed = removed_materials(user=user, plan=plan)
     if session_is_removed(session, removed):  # never served from the cache either
-        return SessionContent(removed_materials=[removed[item["refId"]] for item in session.ranges if item["refId"] in removed])
+        # Each removed material once, however many of the session's ranges it held (walkthrough 23's real run: a
+        # session over four ranges of one guide said "Kiwipiepy 문서, Kiwipiepy 문서, Kiwipiepy 문서, Kiwipiepy 문서").
+        titles = dict.fromkeys(removed[item["refId"]] for item in session.ranges if item["refId"] in removed)
+        return SessionContent(removed_materials=list(titles))
     ranges = hashlib.sha256(json.dumps(session.ranges, sort_keys=True).encode()).hexdigest()[:16]  # jsonb reorders keys
     key = learner_key(plan.owner_id, "plans", "session", SESSION_CONTENT_VERSION, session.pk, ranges, getattr(llm, "model", "offline"))
     try:

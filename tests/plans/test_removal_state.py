@@ -44,6 +44,9 @@ def test_deleting_a_material_sets_the_plan_snapshot_link_to_null_and_every_reade
     assert marked and selectors.plan_progress(plan, removed)["removedSessions"] == len(marked)
     content = session_content(user=user, plan=plan, session=marked[0])
     assert content.removed_materials == ["Cloud notes"] and not content.parts
+    # A session over several ranges of the removed material names it once.
+    marked[0].ranges = [*marked[0].ranges, *marked[0].ranges]
+    assert session_content(user=user, plan=plan, session=marked[0]).removed_materials == ["Cloud notes"]
 
 
 def test_generation_of_a_plan_with_a_removed_material_fails_as_before(user, ingest):
