@@ -238,6 +238,7 @@ def test_eval_study_prints_a_report_per_book_and_cleans_up(tmp_path, capsys):
 def test_fit_weights_fits_on_the_tuning_part_judges_both_and_refits_from_saved_rows(tmp_path, capsys, monkeypatch):
     import knowledge.evaluation
     from baeum.answering import weights
+    from baeum.answering.extractive import HAND_WEIGHTS
 
     users = get_user_model().objects.count()
     lockbox = tmp_path / "lockbox.json"  # the tiny corpus's articles, one per part
@@ -274,6 +275,11 @@ def test_fit_weights_fits_on_the_tuning_part_judges_both_and_refits_from_saved_r
     assert saved and all(row["part"] in ("tune", "check") and any(row["answers"]) for row in saved)
     call_command("fit_weights", "--refit", "--rows", str(rows))
     assert json.loads(capsys.readouterr().out)["weights"] == report["weights"]  # the same rows fit the same weights
+    call_command("fit_weights", "--refit", "--rows", str(rows), "--only", "position")  # one weight fitted, the others held
+    partial = json.loads(capsys.readouterr().out)["weights"]
+    assert {name: value for name, value in partial.items() if name != "position"} == {
+        name: value for name, value in HAND_WEIGHTS.items() if name != "position"
+    }
     assert (weights.WEIGHTS_FILE.read_bytes() if weights.WEIGHTS_FILE.exists() else None) == shipped  # only --write writes
     _nothing_left(users)
 

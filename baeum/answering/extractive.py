@@ -186,7 +186,7 @@ HAND_WEIGHTS = {
 }
 
 # The weights the score uses: fitted on the lock box's tuning part when the weights file ships.
-FEATURE_WEIGHTS = load_weights() or HAND_WEIGHTS
+FEATURE_WEIGHTS = load_weights(hand=HAND_WEIGHTS) or HAND_WEIGHTS
 
 
 def sentence_features(

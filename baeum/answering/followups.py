@@ -320,6 +320,28 @@ BARE_QUESTION = rules.register(
 )[0]
 
 
+_ASKED_FORM_WORDS = frozenset(lexicon.ASKED_FORM_WORDS_EN) | frozenset(lexicon.ASKED_FORM_WORDS_KO)
+
+
+def asks_only_form(question: str) -> bool:
+    """Whether every word of ``question`` asks how to answer, none what about ("give me an example", "예시 보여줘")."""
+    terms = content_terms(question)
+    return bool(terms) and all(term in _ASKED_FORM_WORDS for term in terms)
+
+
+# A follow-up whose words only ask for a form of answer names no subject of its own: its sentences are chosen for the
+# conversation's topic (the question made to stand alone), never for "example" alone (walkthrough 23: "give me an
+# example" after url.host and url.hostname quoted "For example, the ASCII space character …" from another page).
+FORM_ONLY = rules.register(
+    rules.Rule(
+        "followup:form-only",
+        asks_only_form,
+        "give me an example",
+        "a follow-up asking only for a reason, an example or more is answered for the conversation's topic",
+    )
+)[0]
+
+
 @dataclass(frozen=True)
 class FollowUp:
     """A question read once against the conversation: what every resolver decides on."""
@@ -339,6 +361,7 @@ class FollowUp:
             bool(ANAPHORA_EN.search(question) or ANAPHORA_KO.search(question) or _ONE_EN.search(question) or continues(question))
             or ordinal is not None
             or rules.applies(BARE_QUESTION, question)
+            or rules.applies(FORM_ONLY, question)  # "예를 들어줘", "코드로 보여줘": of what was said before
         )
         topic = next((entity["value"] for entity in reversed(memory.entities) if entity["key"] == "topic"), "")
         return cls(question, memory, item, previous_turn(memory), topic, ordinal, refers)
@@ -364,12 +387,18 @@ def _the_nth_item(follow_up: FollowUp) -> str | None:
 
 def _the_previous_topic(follow_up: FollowUp) -> str | None:
     """ "Give me an example of one" / "그거 예시": the previous question's topic and the first line of its answer."""
-    previous = follow_up.previous
+    return normalize_query(f"{previous_topic(follow_up.previous) or follow_up.topic} {without_anaphora(follow_up.question)}")
+
+
+def previous_topic(previous: dict | None) -> str:
+    """The terms a follow-up carries from the turn before: its question's topic, then the first line of its answer."""
+    if previous is None:
+        return ""
     items = answer_items(previous.get("answer", ""))
     carried = carried_terms(topic_question(previous))[:FOLLOW_UP_TERMS]
     if items:
         carried += [term for term in carried_terms(items[0]) if term not in carried][:FOLLOW_UP_TERMS]
-    return normalize_query(f"{' '.join(carried) or follow_up.topic} {without_anaphora(follow_up.question)}")
+    return " ".join(carried)
 
 
 # How a follow-up is made to stand alone: the first resolver that answers decides.

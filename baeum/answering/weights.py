@@ -20,10 +20,11 @@ from __future__ import annotations
 import json
 import random
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from baeum.answering.evidence import squeezed
+from baeum.extraction.pages import quote_pages
 from baeum.observers import Observed
 
 WEIGHTS_FILE = Path(__file__).with_name("sentence_weights.json")
@@ -66,11 +67,17 @@ def term_values(features: dict[str, float]) -> list[float]:
     ]
 
 
-def load_weights(path: Path = WEIGHTS_FILE) -> dict[str, float] | None:
-    """The fitted weights, or None when no weights file ships (the hand-set weights then stand)."""
+def load_weights(path: Path = WEIGHTS_FILE, *, hand: dict[str, float] | None = None) -> dict[str, float] | None:
+    """The fitted weights, or None when no weights file ships (the hand-set weights then stand). A partial fit
+    (``fit_weights --only``) lists what it fitted under ``"fitted"``: those come from the file, the rest from ``hand``."""
     if not path.is_file():
         return None
-    weights = json.loads(path.read_text(encoding="utf-8"))["weights"]
+    shipped = json.loads(path.read_text(encoding="utf-8"))
+    weights, fitted = shipped["weights"], shipped.get("fitted")
+    if fitted:
+        if hand is None:
+            raise ValueError(f"{path} holds a partial fit ({', '.join(fitted)}): the other weights come from the hand-set ones.")
+        return {name: float(weights[name]) if name in fitted else hand[name] for name in FEATURES}
     missing = sorted(set(FEATURES) - set(weights))
     if missing:
         raise ValueError(f"{path} has no weight for {', '.join(missing)}: rebuild it with `manage.py fit_weights`.")
@@ -90,6 +97,7 @@ class Ranking:
     answers: list[bool] = field(default_factory=list)
     source: str = ""  # "korquad", "squad", "conversations"…
     part: str = ""  # the lock-box part: "tune" or "check"
+    pages: list[list[int]] = field(default_factory=list)  # each candidate's first and last page
 
 
 # Every choice among candidate sentences, for an observer (``fit_weights``): ``observing()``.
@@ -105,8 +113,14 @@ def observe(question: str, candidates: list) -> None:
                 question=question,
                 sentences=[" ".join([candidate.sentence, *candidate.items]) for candidate in candidates],
                 values=[term_values(candidate.features) for candidate in candidates],
+                pages=[list(_pages(candidate)) for candidate in candidates],
             )
         )
+
+
+def _pages(candidate) -> tuple[int, int]:
+    passage = candidate.passage
+    return quote_pages(passage.text, passage.page_starts, candidate.sentence, passage.page_number)
 
 
 def holds(sentence: str, answers: list[str]) -> bool:
@@ -124,9 +138,23 @@ def holds(sentence: str, answers: list[str]) -> bool:
 def labelled(rankings: list[Ranking], answers: list[str], *, source: str, part: str) -> list[Ranking]:
     """``rankings`` with each candidate marked by whether it holds an answer; only rankings that can teach
     something (an answering sentence and another) are kept."""
-    kept = []
     for ranking in rankings:
         ranking.answers = [holds(sentence, answers) for sentence in ranking.sentences]
+    return _teaching(rankings, source=source, part=part)
+
+
+def labelled_by_pages(rankings: list[Ranking], pages: list[int], *, source: str, part: str) -> list[Ranking]:
+    """``rankings`` with each candidate marked by whether it stands on one of ``pages`` (what a conversation turn's
+    citation is judged by); only rankings that can teach something are kept."""
+    expected = set(pages)
+    for ranking in rankings:
+        ranking.answers = [any(first <= page <= last for page in expected) for first, last in ranking.pages]
+    return _teaching(rankings, source=source, part=part)
+
+
+def _teaching(rankings: list[Ranking], *, source: str, part: str) -> list[Ranking]:
+    kept = []
+    for ranking in rankings:
         ranking.source, ranking.part = source, part
         if any(ranking.answers) and not all(ranking.answers):
             kept.append(ranking)
@@ -151,21 +179,44 @@ def _pairs(rankings: list[Ranking]) -> tuple[list[list[float]], list[int]]:
     return rows, labels
 
 
-def fit(rankings: list[Ranking], *, regularisation: float = REGULARISATION_C) -> dict[str, float]:
+def fit(
+    rankings: list[Ranking], *, regularisation: float = REGULARISATION_C, only: tuple[str, ...] = (), held: dict | None = None
+) -> dict[str, float]:
     """Weights per feature from a pairwise logistic regression over ``rankings``, scaled so ``overlap`` weighs 1.
-    A feature that never varies within a ranking cannot be learned and keeps weight 0."""
+    A feature that never varies within a ranking cannot be learned and keeps weight 0. With ``only``, just those
+    features are fitted, every other weight held as ``held`` sets it: their weighted sum is one more column, whose
+    coefficient the others are scaled by."""
     from sklearn.linear_model import LogisticRegression
 
-    rows, labels = _pairs(rankings)
+    columns = _partial(rankings, only, held) if only else rankings
+    rows, labels = _pairs(columns)
     if not rows:
         raise ValueError("No ranking holds both an answering sentence and another: nothing to fit.")
     model = LogisticRegression(fit_intercept=False, C=regularisation, max_iter=5000)
     model.fit(rows, labels)
     coefficients = [float(value) for value in model.coef_[0]]
-    scale = coefficients[FEATURES.index("overlap")]
+    names = ("held", *only) if only else FEATURES
+    scale = coefficients[names.index("held" if only else "overlap")]
     if scale <= 0:
-        raise ValueError("The fitted weight of overlap is not positive: the rankings do not favour sentences sharing the question's terms.")
-    return {name: round(value / scale, 6) for name, value in zip(FEATURES, coefficients, strict=True)}
+        held_score = "the held weights' score" if only else "overlap"
+        raise ValueError(f"The fitted weight of {held_score} is not positive: the rankings do not favour what it favours.")
+    fitted = {name: round(value / scale, 6) for name, value in zip(names, coefficients, strict=True)}
+    if not only:
+        return fitted
+    return {name: fitted[name] if name in only else held[name] for name in FEATURES}
+
+
+def _partial(rankings: list[Ranking], only: tuple[str, ...], held: dict[str, float]) -> list[Ranking]:
+    """``rankings`` as the columns a partial fit reads: the held weights' score, then each feature of ``only``."""
+    unknown = sorted(set(only) - set(FEATURES))
+    if unknown:
+        raise ValueError(f"No feature named {', '.join(unknown)}: the features are {', '.join(FEATURES)}.")
+    kept = {name: 0.0 if name in only else weight for name, weight in held.items()}
+    positions = [FEATURES.index(name) for name in only]
+    return [
+        replace(ranking, values=[[score(values, kept), *(values[index] for index in positions)] for values in ranking.values])
+        for ranking in rankings
+    ]
 
 
 def score(values: list[float], weights: dict[str, float]) -> float:

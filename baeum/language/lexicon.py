@@ -49,6 +49,21 @@ ENUMERATION_NOUNS_KO = ("방법", "방식", "종류", "유형", "기법")
 ORDINAL_WORDS_EN = ("first", "second", "third", "fourth", "fifth")
 ORDINAL_WORDS_KO = ("첫", "두", "세", "네", "다섯")
 
+# --- Asking for a form of answer, not a subject ------------------------------------------------------
+
+# The terms (as ``content_terms`` gives them) of a follow-up that asks how to answer, not what about: "give me an
+# example", "why does that matter?", "tell me more", "show me code for that", "예시 보여줘", "무슨 뜻이야?", "쉽게
+# 설명해줘", "그건 왜 필요해?".
+ASKED_FORM_WORDS_EN = (
+    "give", "show", "tell", "explain", "simply", "simple", "simpler", "mean", "meaning", "example", "examples", "another",
+    "elaborate", "detail", "details", "please", "matter", "reason", "instance", "sample", "clarify", "illustrate", "again",
+    "more", "code", "need", "needed", "necessary", "use", "used", "work", "works", "different", "difference", "differ",
+)  # fmt: skip
+ASKED_FORM_WORDS_KO = (
+    "예", "예시", "예제", "보이", "보여주", "코드", "설명", "자세히", "쉽", "뜻", "의미", "말", "이유", "필요", "다시", "쓰", "사용",
+    "동작", "작동", "다르", "차이",
+)  # fmt: skip
+
 # --- Korean particles -------------------------------------------------------------------------------
 
 # What ends a Korean noun that is not part of it ("방법으로", "표현법의"), one character each.

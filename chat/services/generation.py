@@ -10,6 +10,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import replace
 
+from baeum import rules
 from baeum.answering import groundcheck, prompts
 from baeum.answering.answers import REFUSAL_EN, REFUSAL_KO, Answer, Generator, Passage, refusal_text, weak_results_text
 from baeum.answering.budgets import BUDGETS, fit_passages, fit_text
@@ -17,6 +18,7 @@ from baeum.answering.crosslingual import NOTE_PREFIX
 from baeum.answering.evidence import Evidence
 from baeum.answering.extractive import extractive_answer
 from baeum.answering.followups import (
+    FORM_ONLY,
     ITEM_NAME_TERMS,
     ORDINAL_EN,
     ORDINAL_KO,
@@ -147,6 +149,8 @@ def offline_answer(question: str, turn: Turn) -> Answer:
         # "second" ("the second line is indented").
         ordinal = ORDINAL_KO.search(question) or ORDINAL_EN.search(question)
         question = f"{turn.search_query} {ordinal.group(0)}"
+    if turn.search_query != normalize_query(question) and ordinal_of(question) is None and rules.applies(FORM_ONLY, question):
+        question = turn.search_query  # "give me an example": chosen for the conversation's topic, not for "example" alone
     answer = extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names, naming=turn.item_name)
     if answer.refused and turn.search_query != normalize_query(question):
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면

@@ -284,3 +284,31 @@ def test_a_follow_up_reads_the_pages_around_the_previous_answer_first(user, inge
         far = pages_read()
     assert fired["retrieval:near-previous"] >= 1
     assert max(near) <= 9 and max(far) >= 14, (near, far)  # the pages near the stack's; without the rule the heap's
+
+
+@pytest.mark.django_db
+def test_a_request_for_an_example_is_answered_for_the_topic_of_the_turn_before(user, ingest):
+    """``followup:form-only``: "예를 들어줘" names nothing of its own. Switched off, it stood alone and was answered from the
+    page that says "예를 들어" most (the lazy follow-up set's tuning part: "예를 들어줘" after real-mode addressing was
+    answered from a page about something else)."""
+    from baeum import rules
+
+    weather = "제 {n} 장 날씨\n" + "예를 들어 구름은 작은 입자 주위에 수증기가 모일 때 생긴다. 예를 들어 비는 구름에서 떨어진다. " * 15
+    endian = (
+        "제 5 장 바이트 순서\n리틀 엔디안은 가장 낮은 바이트를 가장 낮은 주소에 먼저 저장하는 방식이다. "
+        "예를 들어 0x12345678 은 메모리에 78 56 34 12 순서로 저장된다. " + "빅 엔디안은 가장 높은 바이트를 먼저 저장한다. " * 10
+    )
+    pages = [*(weather.format(n=n) for n in range(1, 5)), endian]
+    book = ingest(user, make_pdf(pages), "bytes.pdf")
+
+    def example_pages(switched_off: list[str]) -> set[int]:
+        conversation = conversation_create(owner=user, ref_ids=[book.ref_id])
+        with rules.switched_off(switched_off):
+            first = chat_reply(conversation=conversation, content="리틀 엔디안이 뭐야?")
+            assert not first.refused and 5 in {citation["pageNumber"] for citation in first.citations}, first.content
+            example = chat_reply(conversation=conversation, content="예를 들어줘")
+        assert not example.refused, example.content
+        return {citation["pageNumber"] for citation in example.citations}
+
+    assert 5 in example_pages([])  # with its example, "예를 들어 0x12345678 은 …"
+    assert 5 not in example_pages(["followup:form-only"])

@@ -192,3 +192,40 @@ def test_the_word_an_ordinal_counts_with_is_not_searched():
         recent=[{"question": "오픈소스 라이선스는 누구를 어떤 위험으로부터 보호해?", "answer": "A. [1]\nB. [1]\nC. [2]", "turn": 1}]
     )
     assert "항목" not in resolve_references("세 번째 항목은 무슨 뜻이야?", memory)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["give me an example", "example?", "why does that matter", "tell me more", "explain that more simply", "show me code for that",
+     "how is that different?", "예를 들어줘", "예시 보여줘", "코드로 보여줘", "무슨 뜻이야?", "쉽게 설명해줘", "그건 왜 필요해?"],
+)  # fmt: skip
+def test_a_follow_up_asking_only_for_a_form_of_answer_asks_about_the_turn_before(question):
+    """``followup:form-only``: its words say how to answer, not what about, so it is searched and answered for the
+    turn before."""
+    from baeum.answering.followups import asks_only_form, resolve
+
+    memory = _after_one_turn("리틀 엔디안이 뭐야?", "리틀 엔디안은 가장 낮은 바이트를 먼저 저장한다. [1]")
+    assert asks_only_form(question)
+    searched, resolver = resolve(question, memory)
+    assert resolver == "followup:previous-topic" and "엔디안" in searched
+
+
+@pytest.mark.parametrize("question", ["예를 들어줘", "코드로 보여줘", "예시 보여줘"])
+def test_without_the_form_only_rule_a_korean_request_for_an_example_stood_alone(question):
+    """What ``followup:form-only`` changed: "예를 들어줘" had been searched as written (lazy_followups tune, "예를
+    들어줘" after real-mode addressing: answered from p.116, about something else)."""
+    from baeum import rules
+    from baeum.answering.followups import resolve
+
+    memory = _after_one_turn("리틀 엔디안이 뭐야?", "리틀 엔디안은 가장 낮은 바이트를 먼저 저장한다. [1]")
+    with rules.switched_off(["followup:form-only"]):
+        assert resolve(question, memory)[1] == "followup:stands-alone"
+
+
+@pytest.mark.parametrize(
+    "question", ["What about tuples?", "give me an example of a tuple", "스택 프레임 예시 보여줘", "How do dictionaries work?"]
+)
+def test_a_follow_up_naming_its_own_subject_asks_for_more_than_a_form(question):
+    from baeum.answering.followups import asks_only_form
+
+    assert not asks_only_form(question)

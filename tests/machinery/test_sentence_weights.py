@@ -83,3 +83,47 @@ def test_a_weights_file_without_every_feature_names_the_missing_ones(tmp_path):
     with pytest.raises(ValueError, match="no weight for .*passage_rank.*fit_weights"):
         weights.load_weights(path)
     assert weights.load_weights(tmp_path / "missing.json") is None
+
+
+def _defines(overlap: float, defines: bool) -> list[float]:
+    return weights.term_values(sentence_features(overlap=overlap, rank=0, position=0, defines=defines))
+
+
+def test_a_partial_fit_learns_only_the_named_features_and_holds_the_others():
+    """``fit_weights --only defines``: where the answering sentence defines the term it shares a little less of the
+    question; elsewhere it shares more."""
+    rankings = [_ranking([True, False], [_defines(0.5 - i / 1000, True), _defines(0.55, False)]) for i in range(30)]
+    rankings += [_ranking([True, False], [_defines(0.6 + i / 1000, False), _defines(0.3, False)]) for i in range(30)]
+    fitted = weights.fit(rankings, only=("defines",), held=HAND_WEIGHTS)
+    assert fitted["defines"] > 0.05
+    assert {name: value for name, value in fitted.items() if name != "defines"} == {
+        name: value for name, value in HAND_WEIGHTS.items() if name != "defines"
+    }
+    with pytest.raises(ValueError, match="No feature named gives_nothing"):
+        weights.fit(rankings, only=("gives_nothing",), held=HAND_WEIGHTS)
+
+
+def test_a_partial_weights_file_ships_only_what_it_fitted(tmp_path):
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps({"weights": {"defines": 0.2}, "fitted": ["defines"]}))
+    loaded = weights.load_weights(path, hand=HAND_WEIGHTS)
+    assert loaded == {**HAND_WEIGHTS, "defines": 0.2}
+    with pytest.raises(ValueError, match="partial fit"):
+        weights.load_weights(path)
+
+
+def test_a_ranking_is_labelled_by_the_pages_its_candidates_stand_on():
+    ranking = weights.Ranking(question="q", sentences=["a", "b", "c"], values=[_values(1)] * 3, pages=[[3, 3], [5, 6], [9, 9]])
+    assert weights.labelled_by_pages([ranking], [6], source="conversations", part="tune") == [ranking]
+    assert ranking.answers == [False, True, False]
+    assert weights.labelled_by_pages([ranking], [1], source="conversations", part="tune") == []  # nothing on page 1
+
+
+def test_each_observed_candidate_carries_the_pages_of_its_sentence():
+    passage = Passage(
+        n=1, chunk_id=1, ref_id="ref", title="Book", chunk_index=0, page_number=4,
+        text="The stack is a region of memory. The ESP register points to the top of the stack.", page_starts=((0, 4), (33, 5)),
+    )  # fmt: skip
+    with weights.observing() as seen:
+        extractive_answer("Which register points to the top of the stack?", [passage])
+    assert seen[0].pages == [[4, 4], [5, 5]]

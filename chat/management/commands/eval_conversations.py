@@ -13,7 +13,8 @@ question gets a fresh conversation. With ``--all-materials`` every conversation 
 compression manual). An in-scope turn is correct when it is answered and one of its
 citations covers an expected page (a citation covers ``pageNumber``..``pageEnd``); an out-of-scope turn
 is correct when it is refused. With an evidence file (``--evidence``; ``evidence.json`` beside the
-conversations is read when there is one), each answered turn is also checked for quoting what answers:
+conversations is read when there is one), or where a turn carries its own (``"evidence": {page: phrase}``, as
+``evaluation/lazy_followups.jsonl`` does), each answered turn is also checked for quoting what answers:
 ``quotes_evidence`` is the share of in-scope turns whose answer holds the phrase of one of their expected
 pages (spacing and case aside) — the sentence that answers, not only its page. Everything made is removed
 afterwards.
@@ -170,7 +171,8 @@ def run_conversation(
                     cited_pages=citation_pages(message.citations, material.ref_id),
                     answer=message.content,
                     milliseconds=milliseconds,
-                    evidence=phrases(evidence[number - 1] if evidence and number <= len(evidence) else None),
+                    evidence=phrases(evidence[number - 1] if evidence and number <= len(evidence) else None)
+                    or list(turn.get("evidence", {}).values()),  # a set may carry each turn's phrases itself
                     other_material=cites_other(message.citations, material.ref_id),
                 )
             )

@@ -57,9 +57,30 @@ class Command(BaseCommand):
             metavar="DIR",
             help="a paragraph set made by scripts/eval_split.py (corpus.jsonl, queries.jsonl with answers); repeatable",
         )
-        parser.add_argument("--conversations", help="scripted conversations (conversations_dev format)")
+        parser.add_argument(
+            "--conversations",
+            action="append",
+            default=[],
+            help="scripted conversations (conversations_dev format); repeatable, every set's books in --books",
+        )
         parser.add_argument("--crosslingual", help="cross-lingual questions over the same books")
-        parser.add_argument("--evidence", help="evidence.json: the phrase on each expected page of every turn")
+        parser.add_argument(
+            "--evidence", help='evidence.json: the phrase on each expected page of every turn (a turn may carry its own, "evidence")'
+        )
+        parser.add_argument(
+            "--label-by",
+            choices=("phrases", "pages"),
+            default="phrases",
+            help="a conversation's candidate answers when it holds the turn's evidence phrase (default), or when it stands "
+            "on one of the turn's expected pages (what a citation is judged by; needs no evidence)",
+        )
+        parser.add_argument(
+            "--only",
+            action="append",
+            default=[],
+            metavar="FEATURE",
+            help="fit only this feature (repeatable), every other weight held as the code sets it; --write then ships just these",
+        )
         parser.add_argument("--books", help="the folder of the books the conversations are about")
         parser.add_argument("--limit", type=int, default=0, help="only the first N questions of each set and part (0: all)")
         parser.add_argument("--rows", metavar="FILE", help="save the labelled rankings to FILE (JSON lines); with --refit, read them")
@@ -93,7 +114,8 @@ class Command(BaseCommand):
             if rows:
                 Path(rows).write_text("".join(json.dumps(asdict(r), ensure_ascii=False) + "\n" for r in rankings), encoding="utf-8")
         tune = [ranking for ranking in rankings if ranking.part == "tune"]
-        fitted = sentence_weights.fit(tune)
+        only = tuple(options["only"])
+        fitted = sentence_weights.fit(tune, only=only, held=HAND_WEIGHTS)
         report = {"weights": fitted, "hand_weights": HAND_WEIGHTS, "judged": self._judged(rankings, fitted)}
         if self.refusals:
             if not refit:
@@ -101,7 +123,8 @@ class Command(BaseCommand):
             report["refusals"] = self._refusal_report(self.decisions)
         if write:
             shipped = {
-                "weights": fitted,
+                "weights": {name: fitted[name] for name in only} if only else fitted,
+                **({"fitted": list(only)} if only else {}),
                 "about": "Candidate-sentence weights fitted by `manage.py fit_weights` on the lock box's tuning part "
                 "(baeum/answering/weights.py); `judged` compares them with the hand-set weights on both parts.",
                 "judged": report["judged"],
@@ -180,15 +203,16 @@ class Command(BaseCommand):
     def _conversation_rankings(self, options: dict, *, limit: int, quality: str) -> list[sentence_weights.Ranking]:
         """Each scripted conversation played turn by turn, and each cross-lingual question; labelled by the
         evidence phrases of the turn's expected pages."""
-        if not (options["evidence"] and options["books"]):
-            raise CommandError("--conversations needs --evidence (the phrases that label a turn) and --books.")
-        evidence = json.loads(Path(options["evidence"]).read_text(encoding="utf-8"))
-        scripted = read_jsonl(options["conversations"], ("id", "book", "turns"))
+        by_pages = options["label_by"] == "pages"
+        if not options["books"] or not (options["evidence"] or by_pages):
+            raise CommandError("--conversations needs --books, and --evidence (the phrases that label a turn) or --label-by pages.")
+        evidence = json.loads(Path(options["evidence"]).read_text(encoding="utf-8")) if options["evidence"] else {"conversations": {}}
+        scripted = [row for path in options["conversations"] for row in read_jsonl(path, ("id", "book", "turns"))]
         single = read_jsonl(options["crosslingual"], ("id", "question", "book")) if options["crosslingual"] else []
         books = sorted({row["book"] for row in [*scripted, *single]})
         paths = [Path(options["books"]) / book for book in books]
         rankings = []
-        with throwaway_documents(paths, stream=self.stderr._out, quality=quality) as (user, materials):
+        with throwaway_documents(paths, stream=self.stderr._out, quality=quality, library=options["library"]) as (user, materials):
             for part in PARTS:
                 kept = in_split(part, books)
                 played = [row for row in scripted if row["book"] in kept]
@@ -196,14 +220,23 @@ class Command(BaseCommand):
                     conversation = conversation_create(owner=user, ref_ids=[materials[Path(row["book"]).stem].ref_id])
                     for number, turn in enumerate(row["turns"]):
                         phrases = list(evidence["conversations"].get(row["id"], [{}] * (number + 1))[number].get("pages", {}).values())
+                        phrases = phrases or list(turn.get("evidence", {}).values())
                         seen, decided = self._ask(user, turn["question"], ref_ids=[], conversation=conversation)
-                        rankings += sentence_weights.labelled(seen, phrases, source="conversations", part=part)
+                        if by_pages:
+                            rankings += sentence_weights.labelled_by_pages(seen, turn["expected_pages"], source="conversations", part=part)
+                        else:
+                            rankings += sentence_weights.labelled(seen, phrases, source="conversations", part=part)
                         self._decided(decided, answerable=bool(turn["expected_pages"]), source="conversations", part=part)
                     Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
                 asked = [row for row in single if row["book"] in kept]
                 for row in tqdm(asked[:limit] if limit else asked, desc=f"cross-lingual {part}", file=self.stderr._out):
                     phrases = list(evidence.get("crosslingual", {}).get(row["id"], {}).get("pages", {}).values())
                     seen, decided = self._ask(user, row["question"], ref_ids=[materials[Path(row["book"]).stem].ref_id])
-                    rankings += sentence_weights.labelled(seen, phrases, source="crosslingual", part=part)
+                    if by_pages:
+                        rankings += sentence_weights.labelled_by_pages(
+                            seen, row.get("expected_pages", []), source="crosslingual", part=part
+                        )
+                    else:
+                        rankings += sentence_weights.labelled(seen, phrases, source="crosslingual", part=part)
                     self._decided(decided, answerable=bool(row.get("in_scope", True)), source="crosslingual", part=part)
         return rankings
