@@ -387,18 +387,12 @@ def _the_nth_item(follow_up: FollowUp) -> str | None:
 
 def _the_previous_topic(follow_up: FollowUp) -> str | None:
     """ "Give me an example of one" / "그거 예시": the previous question's topic and the first line of its answer."""
-    return normalize_query(f"{previous_topic(follow_up.previous) or follow_up.topic} {without_anaphora(follow_up.question)}")
-
-
-def previous_topic(previous: dict | None) -> str:
-    """The terms a follow-up carries from the turn before: its question's topic, then the first line of its answer."""
-    if previous is None:
-        return ""
+    previous = follow_up.previous
     items = answer_items(previous.get("answer", ""))
     carried = carried_terms(topic_question(previous))[:FOLLOW_UP_TERMS]
     if items:
         carried += [term for term in carried_terms(items[0]) if term not in carried][:FOLLOW_UP_TERMS]
-    return " ".join(carried)
+    return normalize_query(f"{' '.join(carried) or follow_up.topic} {without_anaphora(follow_up.question)}")
 
 
 # How a follow-up is made to stand alone: the first resolver that answers decides.

@@ -22,6 +22,7 @@ from baeum.answering.followups import (
     ITEM_NAME_TERMS,
     ORDINAL_EN,
     ORDINAL_KO,
+    asks_only_form,
     carried_terms,
     ordinal_of,
     previous_turn,
@@ -149,8 +150,15 @@ def offline_answer(question: str, turn: Turn) -> Answer:
         # "second" ("the second line is indented").
         ordinal = ORDINAL_KO.search(question) or ORDINAL_EN.search(question)
         question = f"{turn.search_query} {ordinal.group(0)}"
-    if turn.search_query != normalize_query(question) and ordinal_of(question) is None and rules.applies(FORM_ONLY, question):
-        question = turn.search_query  # "give me an example": chosen for the conversation's topic, not for "example" alone
+    if (
+        turn.search_query != normalize_query(question)
+        and ordinal_of(question) is None
+        and rules.is_on(FORM_ONLY)
+        and asks_only_form(question)
+    ):
+        # "give me an example" (``followup:form-only``, counted where the follow-up was resolved): chosen for the
+        # conversation's topic, not for "example" alone.
+        question = turn.search_query
     answer = extractive_answer(question, passages, similarity=similarity, said=said, names=turn.names, naming=turn.item_name)
     if answer.refused and turn.search_query != normalize_query(question):
         # A judged-sufficient follow-up whose own words no sentence shares ("Why is that slow?", "그 둘을 쓰면
