@@ -58,10 +58,11 @@ ASKED_FORM_WORDS_EN = (
     "give", "show", "tell", "explain", "simply", "simple", "simpler", "mean", "meaning", "example", "examples", "another",
     "elaborate", "detail", "details", "please", "matter", "reason", "instance", "sample", "clarify", "illustrate", "again",
     "more", "code", "need", "needed", "necessary", "use", "used", "work", "works", "different", "difference", "differ",
+    "one", "ones", "instead", "alway", "true", "happen", "happens",
 )  # fmt: skip
 ASKED_FORM_WORDS_KO = (
     "예", "예시", "예제", "보이", "보여주", "코드", "설명", "자세히", "쉽", "뜻", "의미", "말", "이유", "필요", "다시", "쓰", "사용",
-    "동작", "작동", "다르", "차이",
+    "동작", "작동", "다르", "차이", "어디", "언제",
 )  # fmt: skip
 
 # --- Korean particles -------------------------------------------------------------------------------
