@@ -197,7 +197,8 @@ def test_the_word_an_ordinal_counts_with_is_not_searched():
 @pytest.mark.parametrize(
     "question",
     ["give me an example", "example?", "why does that matter", "tell me more", "explain that more simply", "show me code for that",
-     "how is that different?", "예를 들어줘", "예시 보여줘", "코드로 보여줘", "무슨 뜻이야?", "쉽게 설명해줘", "그건 왜 필요해?"],
+     "how is that different?", "when would I use one then?", "is that always true?", "예를 들어줘", "예시 보여줘", "코드로 보여줘",
+     "무슨 뜻이야?", "쉽게 설명해줘", "그건 왜 필요해?", "그거 어디에 써?"],
 )  # fmt: skip
 def test_a_follow_up_asking_only_for_a_form_of_answer_asks_about_the_turn_before(question):
     """``followup:form-only``: its words say how to answer, not what about, so it is searched and answered for the
