@@ -59,7 +59,11 @@ def defined_term(question: str) -> str:
         return ""
     term = next(value for value in match.groupdict().values() if value)
     term = _WHERE_KO.sub("", ENGLISH_ARTICLE.sub("", term.strip()))  # "어셈블리어에서 스택" asks what a stack is
+    term = _BOTH_PARTICLES.sub("", term)  # "xz(이)란": the particle both ways, as the app's own starter asks of a Latin name
     return term if len(term.split()) <= DEFINED_TERM_MAX_WORDS else ""
+
+
+_BOTH_PARTICLES = re.compile(r"\((?:이|가|은|는|을|를)\)$")
 
 
 _WHERE_KO = re.compile(r"^\S+에서\s+(?=\S)")

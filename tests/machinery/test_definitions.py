@@ -78,3 +78,12 @@ def test_a_listings_comment_defines_nothing_where_the_pdf_did_not_set_it_as_code
     assert find_definitions(comment) == []
     assert [d.term for d in find_definitions("# A mutabook is a mutable reference to a book.")] == []
     assert [d.term for d in find_definitions("A URL such as http://example.com is called a link.")] == ["link"]
+
+
+def test_the_starters_both_particles_form_asks_what_the_name_is():
+    """The app's own starter asks "xz(이)란 무엇인가요?" of a Latin name (walkthrough 24): the term is "xz"."""
+    from baeum.answering.forms import defined_term
+
+    assert defined_term("xz(이)란 무엇인가요?") == "xz"
+    assert defined_term("killall(이)란 무엇인가요?") == "killall"
+    assert defined_term("스택이란 무엇인가요?") == "스택"
