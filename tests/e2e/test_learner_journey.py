@@ -396,3 +396,5 @@ def test_regenerating_a_plan_whose_materials_are_all_gone_says_why(orphaned_plan
     page.goto(f"{live_server.url}/plans/{orphaned_plan['plan'].pk}/")
     assert "create a new plan" in page.locator("#removed-note").inner_text()
     assert page.locator("#regenerate").count() == 0
+    # Walkthrough 24: "Ready 0 of 0 sessions done (0%)" above the listed sessions; every session is removed, so no count.
+    assert page.locator("#plan-progress").count() == 0
