@@ -182,3 +182,12 @@ def test_over_all_materials_only_the_turns_own_book_counts_and_another_is_counte
 
     assert not result(False, True).on_expected_page  # page 4 is cited, but in the manual
     assert other_material_share([result(False, True), result(False, False), result(True, False)]) == 0.5  # refusals aside
+
+
+def test_a_turn_may_carry_its_own_evidence_phrases_and_an_evidence_file_comes_first():
+    from chat.management.commands.eval_conversations import turn_phrases
+
+    turn = {"question": "example?", "expected_pages": [42], "kind": "example", "evidence": {"42": "if (array[k] > x)"}}
+    assert turn_phrases(None, 1, turn) == ["if (array[k] > x)"]
+    assert turn_phrases([{"pages": {"42": "b = k-1"}}], 1, turn) == ["b = k-1"]
+    assert turn_phrases(None, 1, {"question": "q", "expected_pages": [], "kind": "out_of_scope"}) == []

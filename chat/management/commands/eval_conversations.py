@@ -148,6 +148,12 @@ def phrases(evidence: dict | None) -> list[str]:
     return list((evidence or {}).get("pages", {}).values())
 
 
+def turn_phrases(evidence: list[dict] | None, number: int, turn: dict) -> list[str]:
+    """The evidence phrases of a conversation's ``number``-th turn: evidence.json's when it gives some, else the turn's
+    own (``"evidence": {page: phrase}``, as ``evaluation/lazy_followups.jsonl`` carries them)."""
+    return phrases(evidence[number - 1] if evidence and number <= len(evidence) else None) or list(turn.get("evidence", {}).values())
+
+
 def run_conversation(
     *, user, material, row: dict, on_turn: Callable[[], None], evidence: list[dict] | None = None, all_materials: bool = False
 ) -> list[TurnResult]:
@@ -171,8 +177,7 @@ def run_conversation(
                     cited_pages=citation_pages(message.citations, material.ref_id),
                     answer=message.content,
                     milliseconds=milliseconds,
-                    evidence=phrases(evidence[number - 1] if evidence and number <= len(evidence) else None)
-                    or list(turn.get("evidence", {}).values()),  # a set may carry each turn's phrases itself
+                    evidence=turn_phrases(evidence, number, turn),
                     other_material=cites_other(message.citations, material.ref_id),
                 )
             )
