@@ -288,6 +288,7 @@ ENTRY_HEADING_MAX_CHARS = 80
 # "trange(i) is a special optimised instance of tqdm(range(i)):" before its code defines what "What is trange?" asks,
 # and nothing else in the README does in prose (walkthrough 24: refused). Only for the term asked: a colon before
 # code elsewhere ("The following function …:") still needs what it announces.
+_SPACES = re.compile(r"\s*")
 _DEFINES_BEFORE_CODE = re.compile(r"^[\s*_\"“]*(?P<term>.+?)(?:\([^()]*\))?\s+(?:is|are)\s+(?:a|an|the|one)\b", re.IGNORECASE)
 (DEFINITION_BEFORE_CODE,) = rules.register(
     rules.Rule(
@@ -302,10 +303,10 @@ _DEFINES_BEFORE_CODE = re.compile(r"^[\s*_\"“]*(?P<term>.+?)(?:\([^()]*\))?\s+
 def _defines_before_code(passage: Passage, end: int, sentence: str, defined: tuple[str, ...]) -> bool:
     """Whether ``sentence`` (ending at ``end``) defines a term of ``defined`` and its colon opens a listing of code."""
     opening = _DEFINES_BEFORE_CODE.match(sentence)
-    term = next((term for term in defined if opening and opening.group("term").casefold() == term.casefold()), "")
+    term = next((term for term in defined if term.casefold() == opening.group("term").casefold()), "") if opening else ""
     if not term:
         return False
-    following = end + len(passage.text[end:]) - len(passage.text[end:].lstrip())
+    following = _SPACES.match(passage.text, end).end()  # where the next line begins
     code_follows = any(start <= following < stop for start, stop in passage.code_spans)
     return rules.applies(DEFINITION_BEFORE_CODE, (sentence, code_follows, term))
 

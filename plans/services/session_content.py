@@ -356,9 +356,9 @@ def _session_content(
         if written:
             for item in written:
                 sentence, chunk, offset = sources[item["source"]]
-                asked = quiz.Question(quiz.SHORT_ANSWER, item["question"], item["answer"], 0).as_dict()
-                asked["section"] = question_section(asked, section_at(chunk, offset))
-                content.questions.append({**asked, "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
+                content.questions.append(
+                    _cited_question(quiz.Question(quiz.SHORT_ANSWER, item["question"], item["answer"], 0), sentence, chunk, offset)
+                )
             return content
     headings = list(dict.fromkeys(chunk.section_title for _, chunk, _ in sentences if chunk.section_title))
     # A question shows its sentence: one that could not be a key point (a reader would not find it standing
@@ -390,10 +390,15 @@ def _session_content(
         built = sorted([*built, *more], key=lambda question: question.source)
     for question in built:
         sentence, chunk, offset = sentences[question.source]
-        asked = question.as_dict()
-        asked["section"] = question_section(asked, section_at(chunk, offset))
-        content.questions.append({**asked, "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}})
+        content.questions.append(_cited_question(question, sentence, chunk, offset))
     return content
+
+
+def _cited_question(question: quiz.Question, sentence: str, chunk, offset: int) -> dict:
+    """A question as a session serves it: under its section (``question_section``), citing the sentence it was made from."""
+    asked = question.as_dict()
+    asked["section"] = question_section(asked, section_at(chunk, offset))
+    return {**asked, "citation": {**_quoted(sentence, (chunk, offset)), "quote": sentence}}
 
 
 def question_section(question: dict, section: str) -> str:

@@ -204,6 +204,13 @@ class Command(BaseCommand):
         """Each scripted conversation played turn by turn, and each cross-lingual question; labelled by the
         evidence phrases of the turn's expected pages."""
         by_pages = options["label_by"] == "pages"
+
+        def label(seen, pages: list[int], phrases: list[str], *, source: str, part: str) -> list[sentence_weights.Ranking]:
+            """A turn's rankings labelled by its expected pages (``--label-by pages``) or by its evidence phrases."""
+            if by_pages:
+                return sentence_weights.labelled_by_pages(seen, pages, source=source, part=part)
+            return sentence_weights.labelled(seen, phrases, source=source, part=part)
+
         if not options["books"] or not (options["evidence"] or by_pages):
             raise CommandError("--conversations needs --books, and --evidence (the phrases that label a turn) or --label-by pages.")
         evidence = json.loads(Path(options["evidence"]).read_text(encoding="utf-8")) if options["evidence"] else {"conversations": {}}
@@ -222,21 +229,13 @@ class Command(BaseCommand):
                         phrases = list(evidence["conversations"].get(row["id"], [{}] * (number + 1))[number].get("pages", {}).values())
                         phrases = phrases or list(turn.get("evidence", {}).values())
                         seen, decided = self._ask(user, turn["question"], ref_ids=[], conversation=conversation)
-                        if by_pages:
-                            rankings += sentence_weights.labelled_by_pages(seen, turn["expected_pages"], source="conversations", part=part)
-                        else:
-                            rankings += sentence_weights.labelled(seen, phrases, source="conversations", part=part)
+                        rankings += label(seen, turn["expected_pages"], phrases, source="conversations", part=part)
                         self._decided(decided, answerable=bool(turn["expected_pages"]), source="conversations", part=part)
                     Conversation.objects.for_user(user).filter(pk=conversation.pk).delete()
                 asked = [row for row in single if row["book"] in kept]
                 for row in tqdm(asked[:limit] if limit else asked, desc=f"cross-lingual {part}", file=self.stderr._out):
                     phrases = list(evidence.get("crosslingual", {}).get(row["id"], {}).get("pages", {}).values())
                     seen, decided = self._ask(user, row["question"], ref_ids=[materials[Path(row["book"]).stem].ref_id])
-                    if by_pages:
-                        rankings += sentence_weights.labelled_by_pages(
-                            seen, row.get("expected_pages", []), source="crosslingual", part=part
-                        )
-                    else:
-                        rankings += sentence_weights.labelled(seen, phrases, source="crosslingual", part=part)
+                    rankings += label(seen, row.get("expected_pages", []), phrases, source="crosslingual", part=part)
                     self._decided(decided, answerable=bool(row.get("in_scope", True)), source="crosslingual", part=part)
         return rankings
