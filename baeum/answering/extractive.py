@@ -285,32 +285,6 @@ ENTRY_HEADING_MAX_CHARS = 80
 )
 
 
-# "trange(i) is a special optimised instance of tqdm(range(i)):" before its code defines what "What is trange?" asks,
-# and nothing else in the README does in prose (walkthrough 24: refused). Only for the term asked: a colon before
-# code elsewhere ("The following function …:") still needs what it announces.
-_SPACES = re.compile(r"\s*")
-_DEFINES_BEFORE_CODE = re.compile(r"^[\s*_\"“]*(?P<term>.+?)(?:\([^()]*\))?\s+(?:is|are)\s+(?:a|an|the|one)\b", re.IGNORECASE)
-(DEFINITION_BEFORE_CODE,) = rules.register(
-    rules.Rule(
-        "answer:definition-before-code",
-        lambda found: found[0].rstrip().endswith(":") and found[1] and bool(found[2]),
-        ("trange(i) is a special optimised instance of tqdm(range(i)):", True, "trange"),
-        "a sentence defining the asked term that ends in a colon before its code is quoted: the definition stands alone",
-    ),
-)
-
-
-def _defines_before_code(passage: Passage, end: int, sentence: str, defined: tuple[str, ...]) -> bool:
-    """Whether ``sentence`` (ending at ``end``) defines a term of ``defined`` and its colon opens a listing of code."""
-    opening = _DEFINES_BEFORE_CODE.match(sentence)
-    term = next((term for term in defined if term.casefold() == opening.group("term").casefold()), "") if opening else ""
-    if not term:
-        return False
-    following = _SPACES.match(passage.text, end).end()  # where the next line begins
-    code_follows = any(start <= following < stop for start, stop in passage.code_spans)
-    return rules.applies(DEFINITION_BEFORE_CODE, (sentence, code_follows, term))
-
-
 def _passage_candidates(
     query: Counter, defined: tuple[str, ...], rank: int, passage: Passage, naming_asked: bool = False
 ) -> list[Candidate]:
@@ -330,7 +304,7 @@ def _passage_candidates(
         items = () if LIST_ITEM.match(sentence) else _list_items(passage.text, spans, position)
         if any(is_code(item) for item in items):
             items = ()  # a code listing is not prose to quote
-        if LIST_LEAD_IN.search(sentence) and not items and not _defines_before_code(passage, end, sentence, defined):
+        if LIST_LEAD_IN.search(sentence) and not items:
             continue  # a lead-in whose list is not in this passage would dangle
         defining = any(is_definition(sentence, term) for term in defined)
         features = sentence_features(

@@ -394,26 +394,3 @@ def test_a_figure_computed_from_two_statements_is_covered_by_both_together():
     with rules.counting() as fired:
         _judge(plain, [income, balance, other], library)
     assert not fired["evidence:formula-across-passages"]
-
-
-def test_a_definition_ending_in_a_colon_before_its_code_answers_what_the_term_is():
-    """``answer:definition-before-code``: the tqdm README defines trange only in the sentence that opens its code
-    (walkthrough 24: "What is trange?", the app's own starter question, was refused). A colon that announces
-    something else still needs what it announces."""
-    text = (
-        "The module shows a progress meter around any iterable.\n\n"
-        "trange(i) is a special optimised instance of tqdm(range(i)):\n\n"
-        "from tqdm import trange\nfor i in trange(100):\n    sleep(0.01)\n\n"
-        "The following options are available:\n\nfrom tqdm import tqdm\n"
-    )
-    start = text.index("from tqdm import trange")
-    second = text.index("from tqdm import tqdm")
-    passage = dataclasses.replace(
-        Passage(n=1, chunk_id=1, ref_id="tqdm", title="tqdm", chunk_index=0, page_number=4, text=text),
-        code_spans=((start, text.index("The following")), (second, len(text))),
-    )
-    answer = extractive_answer("What is trange?", [passage])
-    assert not answer.refused and answer.text.startswith("trange(i) is a special optimised instance"), answer.text
-    assert extractive_answer("What are the available options?", [passage]).refused
-    with rules.switched_off(["answer:definition-before-code"]):
-        assert extractive_answer("What is trange?", [passage]).refused
