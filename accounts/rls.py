@@ -41,7 +41,7 @@ OWNED_TABLES = {
 # own migration; adding it above would make those older migrations reach for a table not made yet).
 LATER_OWNED_TABLES = {
     "chat": ["chat_conversationsource"],
-    "knowledge": ["knowledge_gloss", "knowledge_removedmaterial"],
+    "knowledge": ["knowledge_gloss", "knowledge_removedmaterial", "knowledge_vocabularyword"],
     "plans": ["plans_sessionprogress"],
     "courses": ["courses_course", "courses_invitation", "courses_membership", "courses_feedback"],
 }

@@ -18,8 +18,9 @@ from tqdm import tqdm
 
 from baeum import rules
 from core.providers import active_embedder, embedder_for_model, quality_embedder
-from knowledge.models import Material
+from knowledge.models import Material, VocabularyWord
 from knowledge.services.ingest import EXTRACTOR, material_ingest_in_process
+from knowledge.services.lexical import vocabulary_write
 from knowledge.services.materials import material_create, material_delete
 from knowledge.services.reembed import material_reembed
 
@@ -191,6 +192,8 @@ def _kept(user, *, name: str, data: bytes, quality: str) -> Material | None:
             EXTRACTOR,
             model,
         ):
+            if not VocabularyWord.objects.for_user(user).filter(material=material).exists():
+                vocabulary_write(material_id=material.pk)  # kept from before vocabularies were stored
             return material
         material_delete(material=material)  # stale: read or embedded another way, or another file of the same name
     return None

@@ -242,6 +242,14 @@ QUESTION_FRAME_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=8192)
+def is_noun(word: str) -> bool:
+    """Whether Kiwi reads ``word`` as a noun alone: a common or proper noun, with noun suffixes at most ("예외",
+    "파일들"); not a verb's stem ("발생하"), a particle ("에서") or a noun with a particle ("것이")."""
+    tokens = _Kiwi.get().tokenize(unicodedata.normalize("NFC", word))
+    return bool(tokens) and tokens[0].tag in ("NNG", "NNP") and all(token.tag in ("NNG", "NNP", "XSN") for token in tokens[1:])
+
+
 @lru_cache(maxsize=4096)
 def starts_with_a_verb(word: str) -> bool:
     """Whether Kiwi reads ``word`` as a verb or an adjective ("알려줘", "되는"), not a noun ("인터럽트", which it

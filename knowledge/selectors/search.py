@@ -28,7 +28,7 @@ from baeum import rules
 from baeum.answering import prompts
 from baeum.answering.crosslingual import identifiers
 from baeum.extraction.tables import superscript_references
-from baeum.language import glossary, transliteration
+from baeum.language import glossary, transliteration, vocabulary
 from baeum.language.analysis import analyze, title_terms
 from baeum.language.questions import analyse_question, hint_variants
 from baeum.language.text import is_hangul_heavy, normalize_query
@@ -36,7 +36,7 @@ from baeum.retrieval import rerank
 from baeum.retrieval.embeddings import Embedder
 from core.providers import embedder_for_model
 
-from ..models import Chunk, ChunkEmbedding, ChunkTerm, Gloss
+from ..models import Chunk, ChunkEmbedding, ChunkTerm, Gloss, VocabularyWord
 from .materials import materials_in_scope
 
 MODES = ("hybrid", "semantic", "lexical")
@@ -542,6 +542,7 @@ def names_in_other_language(*, user, question: str, material_ids: Iterable[int] 
     names = glosses(user=user, question=question) if korean else korean_names(user=user, question=question)
     if material_ids:
         names += [name for name in loanword_names(user=user, question=question, material_ids=material_ids) if name not in names]
+        names += [name for name in meaning_names(user=user, question=question, material_ids=material_ids) if name not in names]
     return names
 
 
@@ -631,6 +632,54 @@ def _loanword_names(user, question: str, material_ids: frozenset[int]) -> list[s
         "a loanword of the question searched as the materials spell it in the other script",
     )
 )
+
+
+# --- Across languages: a term by its meaning -----------------------------------------------------
+#
+# A Korean question names most terms by their Korean word ("연산자", "예외", "집합"), which no gloss and no
+# loanword's sound gives, and an English question over a Korean book its English one. Each term of the question
+# is given the word of the materials searched that lies nearest it by the fast multilingual embedder, when near
+# enough (``baeum.language.vocabulary``): the vocabularies are stored with the postings (``VocabularyWord``).
+
+
+def _meaning_names(user, question: str, material_ids: frozenset[int]) -> list[str] | None:
+    terms = vocabulary.asked_terms(question)
+    if not terms:
+        return None
+    vectors = embedder_for_model(vocabulary.EMBEDDER).embed_documents(terms)
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+    words = VocabularyWord.objects.for_reader(user).filter(material_id__in=material_ids, hangul=not is_hangul_heavy(question))
+    inner, params = words.values("id", "word", "vector").query.sql_with_params()
+    # Each term's nearest word, in one statement: the scoped rows, then an exact scan per term.
+    sql = f"""
+        SELECT term.i, nearest.word, nearest.distance
+        FROM unnest(%s::vector[]) WITH ORDINALITY AS term(v, i)
+        CROSS JOIN LATERAL (
+            SELECT w.word, w.vector <=> term.v AS distance FROM ({inner}) AS w ORDER BY distance, w.id LIMIT 1
+        ) AS nearest
+        ORDER BY term.i
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [[_vector_literal(vector) for vector in vectors], *params])
+        rows = cursor.fetchall()
+    names = [word for _, word, distance in rows if 1 - distance >= vocabulary.MIN_SIMILARITY]
+    return list(dict.fromkeys(names)) or None
+
+
+(MEANINGS,) = rules.register(
+    rules.Rule(
+        "search:term-meaning",
+        _meaning_names,
+        "연산자 오버로딩이 뭐야? (+ operator)",
+        "a term of a question in the other language searched as the materials' nearest word by meaning",
+    )
+)
+
+
+def meaning_names(*, user, question: str, material_ids: Iterable[int]) -> list[str]:
+    """The words of the materials ``material_ids`` nearest the terms of ``question`` by meaning, in the other
+    language than the question's: "operator" for "연산자는 뭐야?", "예외" for "What is an exception?"."""
+    return rules.resolved(MEANINGS, user, question, frozenset(material_ids)) or []
 
 
 # A Latin word of an English question that the Korean materials write in at most this share of their chunks is

@@ -8,8 +8,9 @@ from django.db import connection, transaction
 
 from baeum import rules
 from knowledge import selectors
-from knowledge.models import Chunk, ChunkTerm, Material, MaterialPage
+from knowledge.models import Chunk, ChunkTerm, Material, MaterialPage, VocabularyWord
 from knowledge.selectors import search
+from knowledge.services.materials import material_delete
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.django_db
@@ -271,8 +272,9 @@ def test_a_hybrid_search_is_four_round_trips(user, library, django_assert_num_qu
     question = "What does the interrupt handler do for ORD-2024-001? Answer from the statement of cash flows."
     selectors.chunk_search_hybrid(user=user, query="스택", ref_ids=[library.ref_id], k=3)  # the session's scan settings, once
     search.loanword_names(user=user, question="interrupt", material_ids=[library.pk])  # the library's loanwords, once
-    # The library is Korean: an English question also reads the learner's glossary (one more round trip).
-    with django_assert_num_queries(5):  # the scope (2), the glossary, every retriever in one statement, the hits
+    # The library is Korean: an English question also reads the learner's glossary and the library's vocabulary
+    # (a round trip each).
+    with django_assert_num_queries(6):  # the scope (2), the glossary, the vocabulary, every retriever in one statement, the hits
         hits = selectors.chunk_search_hybrid(user=user, query=question, ref_ids=[library.ref_id], k=3)
     assert hits
     with django_assert_num_queries(4):  # a question in the library's language: the scope (2), the retrievers, the hits
@@ -423,3 +425,48 @@ def test_a_loanword_is_searched_as_the_materials_spell_it_in_the_other_script(us
     with rules.counting() as fired:
         search.names_in_other_language(user=user, question="다익스트라 알고리즘이 뭐야?", material_ids=both)
     assert fired["search:loanwords"] == 1
+
+
+def test_a_term_across_languages_is_searched_as_the_materials_nearest_word_by_meaning(user, other_user, ingest):
+    """ "연산자는 뭐야?" over Think Python: no gloss names "연산자" and it is no loanword, so its English name came from
+    nowhere and a Korean learner's first question was answered from the sorting chapter. The vocabulary stored with
+    the postings names it: the book's word nearest "연산자" by meaning is "operator"; the other way "예외" for
+    "exception"."""
+    english = ingest(
+        user,
+        make_pdf(
+            [
+                "Chapter 1 Sorting\nSorting puts the elements of a list in increasing order. Sorting uses comparisons.",
+                "Chapter 2 Operators\nAn operator is a symbol that represents a computation. The operator + adds numbers.",
+                "Chapter 3 Files\nA file keeps data after the program ends. Open the file before you read it.",
+            ]
+        ),
+        "python.pdf",
+    )
+    korean = ingest(
+        user,
+        make_pdf(
+            [
+                "제1장 정렬\n정렬은 원소를 차례대로 늘어놓는 일이다. 정렬에는 비교가 쓰인다.",
+                "제2장 예외\n예외는 프로그램이 실행 중에 만나는 오류다. 예외가 나면 처리기가 불린다.",
+                "제3장 예외 처리\n예외를 처리하지 않으면 프로그램이 멈춘다.",
+            ]
+        ),
+        "guide.pdf",
+    )
+    assert search.meaning_names(user=user, question="연산자는 뭐야?", material_ids=[english.pk]) == ["operator"]
+    assert "예외" in search.meaning_names(user=user, question="What is an exception?", material_ids=[korean.pk])
+    # The question's frame and its verbs name nothing ("방법", "how"; "열어"): only what it asks about is looked up.
+    assert search.meaning_names(user=user, question="파일을 여는 방법은?", material_ids=[english.pk]) == ["file"]
+    hits = selectors.chunk_search_hybrid(user=user, query="연산자는 뭐야?", ref_ids=[english.ref_id], k=1)
+    assert hits[0].chunk.page_number == 2
+    # Another learner naming the same materials reads none of their words.
+    assert search.meaning_names(user=other_user, question="연산자는 뭐야?", material_ids=[english.pk]) == []
+    with rules.switched_off(["search:term-meaning"]):
+        assert search.meaning_names(user=user, question="연산자는 뭐야?", material_ids=[english.pk]) == []
+    with rules.counting() as fired:
+        search.names_in_other_language(user=user, question="연산자는 뭐야?", material_ids=[english.pk])
+    assert fired["search:term-meaning"] == 1
+    # Deleting a material deletes its vocabulary (reading it again writes a new one).
+    material_delete(material=english)
+    assert not VocabularyWord.objects.for_user(user).filter(material_id=english.pk).exists()

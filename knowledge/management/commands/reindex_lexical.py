@@ -6,7 +6,10 @@ from knowledge.services.lexical import chunk_terms_write
 
 
 class Command(BaseCommand):
-    help = "Rebuild BM25 postings of every READY material (after an analyser change or an upgrade)."
+    help = (
+        "Rebuild BM25 postings, glosses and vocabularies of every READY material (after an analyser change or an "
+        "upgrade; materials stored before vocabularies get theirs)."
+    )
 
     def handle(self, *args, **options):
         # Maintenance across all tenants: rewrites derived index rows only.
