@@ -386,6 +386,7 @@ def main() -> int:
             manage("demo_account")  # the published demo login: local installs only
         manage("upgrade_embeddings")  # materials from before the quality embedder was on (a no-op when off)
         manage("vector_indexes")  # large libraries' own vector indexes (a no-op for small ones)
+        manage("reindex_lexical", "--missing-vocabularies")  # materials from before vocabularies (a no-op after)
         manage("reextract", "--check")  # offers to re-read materials made by an older extractor
         restrict_media(MEDIA_ROOT, account)  # after the commands above: files they made are handed over too
         if account is not None:  # the web server reads the static files; root keeps them

@@ -3,7 +3,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from knowledge.models import Material
+from knowledge.models import Material, VocabularyWord
 from tests.pdfgen import make_pdf
 
 # transaction=True: management commands commit as they go and run ingestion in a thread of their own.
@@ -47,3 +47,16 @@ def test_bench_ingest_prints_the_fixed_keys_and_cleans_up(tmp_path, capsys, engl
     assert set(result) >= {"pages", "chunks", "seconds", "pages_per_s", "chunks_per_s", "embed_model"}
     assert result["pages"] == 3 and result["chunks"] >= 3 and result["embed_model"] == "use-multilingual-v3"
     assert Material.objects.unscoped().count() == 0  # test check: no throwaway data left
+
+
+def test_reindex_lexical_writes_the_vocabularies_materials_stored_before_them_lack(capsys, user, ingest, english_pdf):
+    material = ingest(user, english_pdf)
+    words = VocabularyWord.objects.for_user(user).filter(material=material)
+    stored = sorted(words.values_list("word", flat=True))
+    assert stored and not words.filter(hangul=True).exists()  # an English book's words, each with its vector
+    words.delete()  # as a material stored before vocabularies
+    call_command("reindex_lexical", "--missing-vocabularies")
+    assert sorted(words.values_list("word", flat=True)) == stored
+    assert "Wrote the vocabularies of 1 materials" in capsys.readouterr().out
+    call_command("reindex_lexical", "--missing-vocabularies")  # nothing missing: nothing written, nothing said
+    assert capsys.readouterr().out == ""
