@@ -244,22 +244,21 @@ class Gloss(models.Model):
 
 
 class VocabularyWord(models.Model):
-    """A word a material uses, with its vector by the fast multilingual embedder: across languages a question's
-    term is searched as the material's nearest word by meaning ("연산자" → "operator", "exception" → "예외";
-    ``knowledge.selectors.search.meaning_names``). English words as written, Korean nouns as analysed; written
-    with the material's postings (``knowledge.services.lexical.vocabulary_write``)."""
+    """An English word a material uses, with its vector by the fast multilingual embedder: a Korean question's
+    noun is searched as the material's nearest word by meaning ("연산자" → "operator";
+    ``knowledge.selectors.search.meaning_names``). Written with the material's postings
+    (``knowledge.services.lexical.vocabulary_write``)."""
 
     material = models.ForeignKey(Material, on_delete=models.CASCADE, related_name="+")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     word = models.CharField(max_length=60)
-    hangul = models.BooleanField()
     uses = models.PositiveIntegerField()
     vector = VectorField()
 
     objects = readable_manager("material__course")
 
     class Meta:
-        indexes = [models.Index(fields=["material", "hangul"], name="vocabulary_material")]
+        indexes = [models.Index(fields=["material"], name="vocabulary_material")]
 
     def __str__(self) -> str:
         return f"{self.word} ×{self.uses}"

@@ -23,14 +23,13 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('word', models.CharField(max_length=60)),
-                ('hangul', models.BooleanField()),
                 ('uses', models.PositiveIntegerField()),
                 ('vector', pgvector.django.vector.VectorField()),
                 ('material', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='knowledge.material')),
                 ('owner', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                'indexes': [models.Index(fields=['material', 'hangul'], name='vocabulary_material')],
+                'indexes': [models.Index(fields=['material'], name='vocabulary_material')],
             },
         ),
         migrations.RunSQL(sql=enable_sql(TABLE), reverse_sql=disable_sql(TABLE)),

@@ -636,10 +636,11 @@ def _loanword_names(user, question: str, material_ids: frozenset[int]) -> list[s
 
 # --- Across languages: a term by its meaning -----------------------------------------------------
 #
-# A Korean question names most terms by their Korean word ("연산자", "예외", "집합"), which no gloss and no
-# loanword's sound gives, and an English question over a Korean book its English one. Each term of the question
-# is given the word of the materials searched that lies nearest it by the fast multilingual embedder, when near
-# enough (``baeum.language.vocabulary``): the vocabularies are stored with the postings (``VocabularyWord``).
+# A Korean question over English materials names most terms by their Korean word ("연산자", "예외", "집합"),
+# which no gloss and no loanword's sound gives. Each noun of the question is given the English word of the
+# materials searched that lies nearest it by the fast multilingual embedder, when near enough
+# (``baeum.language.vocabulary``, which says why not the other way): the vocabularies are stored with the
+# postings (``VocabularyWord``).
 
 
 def _meaning_names(user, question: str, material_ids: frozenset[int]) -> list[str] | None:
@@ -648,7 +649,7 @@ def _meaning_names(user, question: str, material_ids: frozenset[int]) -> list[st
         return None
     vectors = embedder_for_model(vocabulary.EMBEDDER).embed_documents(terms)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-    words = VocabularyWord.objects.for_reader(user).filter(material_id__in=material_ids, hangul=not is_hangul_heavy(question))
+    words = VocabularyWord.objects.for_reader(user).filter(material_id__in=material_ids)
     inner, params = words.values("id", "word", "vector").query.sql_with_params()
     # Each term's nearest word, in one statement: the scoped rows, then an exact scan per term.
     sql = f"""
@@ -671,14 +672,14 @@ def _meaning_names(user, question: str, material_ids: frozenset[int]) -> list[st
         "search:term-meaning",
         _meaning_names,
         "연산자 오버로딩이 뭐야? (+ operator)",
-        "a term of a question in the other language searched as the materials' nearest word by meaning",
+        "a noun of a Korean question over English materials searched as their nearest word by meaning",
     )
 )
 
 
 def meaning_names(*, user, question: str, material_ids: Iterable[int]) -> list[str]:
-    """The words of the materials ``material_ids`` nearest the terms of ``question`` by meaning, in the other
-    language than the question's: "operator" for "연산자는 뭐야?", "예외" for "What is an exception?"."""
+    """The English words of the materials ``material_ids`` nearest the nouns of a Korean ``question`` by meaning:
+    "operator" for "연산자는 뭐야?"."""
     return rules.resolved(MEANINGS, user, question, frozenset(material_ids)) or []
 
 

@@ -1,6 +1,6 @@
 """Write BM25 postings for chunks (the read side is ``knowledge.selectors.chunk_search_lexical``), the
 terms they gloss in the other language (read by ``knowledge.selectors.search.glosses`` / ``korean_names``) and
-their materials' vocabularies with vectors (read by ``knowledge.selectors.search.meaning_names``)."""
+their materials' English vocabularies with vectors (read by ``knowledge.selectors.search.meaning_names``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Iterable
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Count
 
 from baeum.language import vocabulary
 from baeum.language.analysis import term_frequencies
@@ -57,33 +56,26 @@ def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
 
 
 def vocabulary_write(*, material_id: int) -> int:
-    """Store the vocabulary of one material (``baeum.language.vocabulary``), replacing the old one: its English
-    words and its Korean nouns, each with its vector; return the number of words. Reads the material's chunks and
-    postings, so it runs after ``chunk_terms_write`` has stored them."""
+    """Store the English vocabulary of one material (``baeum.language.vocabulary``), replacing the old one: each
+    word with its vector; return the number of words. Reads the material's chunks, so it runs after they are
+    stored."""
     chunks = Chunk.objects.unscoped().filter(material_id=material_id)  # the caller holds the material's chunks
     owner_id = chunks.values_list("owner_id", flat=True).first()
     VocabularyWord.objects.unscoped().filter(material_id=material_id).delete()
     if owner_id is None:
         return 0
-    latin = vocabulary.latin_words(chunks.values_list("content", flat=True).iterator())
-    hangul = vocabulary.hangul_nouns(
-        ChunkTerm.objects.unscoped()
-        .filter(material_id=material_id, term__regex=r"^[가-힣]{2,}$")
-        .values_list("term")
-        .annotate(uses=Count("id"))
-    )
-    words = [(word, False, uses) for word, uses in latin] + [(word, True, uses) for word, uses in hangul]
+    words = vocabulary.latin_words(chunks.values_list("content", flat=True).iterator())
     if not words:
         return 0
     # Through the owner's vector cache: reading the material again embeds none of its words again.
     vectors = np.asarray(
-        embeddings_compute(texts=[word for word, _, _ in words], embedder=embedder_for_model(vocabulary.EMBEDDER), owner_id=owner_id)
+        embeddings_compute(texts=[word for word, _ in words], embedder=embedder_for_model(vocabulary.EMBEDDER), owner_id=owner_id)
     )
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
     VocabularyWord.objects.bulk_create(
         [
-            VocabularyWord(material_id=material_id, owner_id=owner_id, word=word, hangul=hangul, uses=uses, vector=vector)
-            for (word, hangul, uses), vector in zip(words, vectors, strict=True)
+            VocabularyWord(material_id=material_id, owner_id=owner_id, word=word, uses=uses, vector=vector)
+            for (word, uses), vector in zip(words, vectors, strict=True)
         ],
         batch_size=2000,
     )
