@@ -10,7 +10,7 @@ vocabulary with the postings (``VocabularyWord``) and reads it to search (``know
 Only this direction. The other (an English question's words given the Korean material's nearest nouns) was
 measured and dropped on the tuning part: an English word alone is ambiguous where a Korean noun is not
 ("instruction" → "지시", directive, over an assembly book that says "명령"; "number" → "번호"; "return" → "되풀이"),
-and the tuning part's English questions over the Korean assembly book lost 3 of 38 pages (docs/evaluation.md).
+and the tuning part's English questions over the Korean assembly book lost 4 of 38 pages (docs/evaluation.md).
 """
 
 from __future__ import annotations

@@ -651,17 +651,14 @@ def _meaning_names(user, question: str, material_ids: frozenset[int]) -> list[st
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
     words = VocabularyWord.objects.for_reader(user).filter(material_id__in=material_ids)
     inner, params = words.values("id", "word", "vector").query.sql_with_params()
-    # Each term's nearest word, in one statement: the scoped rows, then an exact scan per term.
+    # Each term's nearest word, in one statement: the scoped rows read once, every term's distance to each.
     sql = f"""
-        SELECT term.i, nearest.word, nearest.distance
-        FROM unnest(%s::vector[]) WITH ORDINALITY AS term(v, i)
-        CROSS JOIN LATERAL (
-            SELECT w.word, w.vector <=> term.v AS distance FROM ({inner}) AS w ORDER BY distance, w.id LIMIT 1
-        ) AS nearest
-        ORDER BY term.i
+        SELECT DISTINCT ON (term.i) term.i, w.word, w.vector <=> term.v AS distance
+        FROM ({inner}) AS w CROSS JOIN unnest(%s::vector[]) WITH ORDINALITY AS term(v, i)
+        ORDER BY term.i, distance, w.id
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, [[_vector_literal(vector) for vector in vectors], *params])
+        cursor.execute(sql, [*params, [_vector_literal(vector) for vector in vectors]])
         rows = cursor.fetchall()
     names = [word for _, word, distance in rows if 1 - distance >= vocabulary.MIN_SIMILARITY]
     return list(dict.fromkeys(names)) or None
