@@ -654,7 +654,7 @@ def _meaning_names(user, question: str, material_ids: frozenset[int]) -> list[st
     # Each term's nearest word, in one statement: the scoped rows read once, every term's distance to each.
     sql = f"""
         SELECT DISTINCT ON (term.i) term.i, w.word, w.vector <=> term.v AS distance
-        FROM ({inner}) AS w CROSS JOIN unnest(%s::vector[]) WITH ORDINALITY AS term(v, i)
+        FROM ({inner}) AS w CROSS JOIN unnest(%s::halfvec[]) WITH ORDINALITY AS term(v, i)
         ORDER BY term.i, distance, w.id
     """
     with connection.cursor() as cursor:
