@@ -192,11 +192,16 @@ def _kept(user, *, name: str, data: bytes, quality: str) -> Material | None:
             EXTRACTOR,
             model,
         ):
-            if not VocabularyWord.objects.for_user(user).filter(material=material).exists():
-                vocabulary_write(material_id=material.pk)  # kept from before vocabularies were stored
+            _with_vocabulary(user, material)  # kept from before vocabularies were stored
             return material
         material_delete(material=material)  # stale: read or embedded another way, or another file of the same name
     return None
+
+
+def _with_vocabulary(user, material: Material) -> None:
+    """What the background queue does after ingestion (``write_vocabulary``), done here: no worker runs it."""
+    if not VocabularyWord.objects.for_user(user).filter(material=material).exists():
+        vocabulary_write(material_id=material.pk)
 
 
 def _ingest(user, *, name: str, data: bytes, title: str) -> Material:
@@ -206,6 +211,7 @@ def _ingest(user, *, name: str, data: bytes, title: str) -> Material:
     material.refresh_from_db()
     if material.status != Material.Status.READY:
         raise CommandError(f"{name} failed to ingest: {material.error_message}")
+    _with_vocabulary(user, material)
     return material
 
 

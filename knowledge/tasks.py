@@ -210,6 +210,18 @@ def ocr_material(material_id: int) -> str | None:
 
 
 @shared_task(acks_late=True)
+def write_vocabulary(material_id: int) -> int:
+    """Store a READY material's English vocabulary with vectors (``vocabulary_write``), on the ``background`` queue:
+    a book's few thousand words take seconds to embed, which no upload should wait behind."""
+    from .services.lexical import vocabulary_write
+
+    with rls_owner_of(Material, material_id):
+        if not Material.objects.unscoped().filter(pk=material_id, status=Material.Status.READY).exists():  # the owner's row
+            return 0
+        return vocabulary_write(material_id=material_id)
+
+
+@shared_task(acks_late=True)
 def sync_vector_indexes(owner_id: int | None = None) -> dict:
     """Give a library that grew large a vector index of its own, or drop one that shrank (background queue)."""
     from .services.vector_indexes import vector_indexes_sync

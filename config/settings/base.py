@@ -144,6 +144,7 @@ CELERY_TASK_ROUTES = [
         "knowledge.tasks.reembed_material": {"queue": "background"},
         "knowledge.tasks.ocr_material": {"queue": "ocr"},
         "knowledge.tasks.sync_vector_indexes": {"queue": "background"},
+        "knowledge.tasks.write_vocabulary": {"queue": "background"},
     },
     "knowledge.tasks.route_ingestion",  # small files to the quick queue (fairness between learners)
 ]

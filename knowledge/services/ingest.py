@@ -30,7 +30,7 @@ from core.providers import active_embedder
 from ..models import Chunk, Material, MaterialPage
 from ..signals import material_ready
 from .embedding import chunk_embeddings_store, content_hash, embeddings_compute
-from .lexical import chunk_terms_write
+from .lexical import chunk_terms_write, vocabulary_write_later
 from .ocr import OcrNeeded, ocr_cached, ocr_check, pages_to_read
 from .reembed import material_upgrade_start
 from .vector_indexes import vector_indexes_sync_later
@@ -371,6 +371,7 @@ def _store(material, pages, chunks, vectors, embedder, *, ocr_pages: set[int], m
         batch_size=500,
     )
     chunk_terms_write(chunks=rows)
+    vocabulary_write_later(material_id=material.pk)
     chunk_embeddings_store(material=material, chunks=rows, vectors=vectors, embedder=embedder)
     _update(
         material,

@@ -50,9 +50,15 @@ def chunk_terms_write(*, chunks: Iterable[Chunk]) -> int:
                 "WHERE c.material_id = m.id) WHERE m.id = ANY(%s)",
                 [sorted({chunk.material_id for chunk in chunks})],
             )
-        for material_id in sorted({chunk.material_id for chunk in chunks}):
-            vocabulary_write(material_id=material_id)
     return len(rows)
+
+
+def vocabulary_write_later(*, material_id: int) -> None:
+    """Queue writing a material's vocabulary once the transaction commits (``knowledge.tasks.write_vocabulary``,
+    background queue): the material is searchable meanwhile, a Korean question only without its nouns' English."""
+    from ..tasks import write_vocabulary  # tasks import services
+
+    transaction.on_commit(lambda: write_vocabulary.delay(material_id))
 
 
 def vocabulary_write(*, material_id: int) -> int:

@@ -426,26 +426,30 @@ def test_a_loanword_is_searched_as_the_materials_spell_it_in_the_other_script(us
     assert fired["search:loanwords"] == 1
 
 
-def test_a_korean_noun_is_searched_as_the_english_materials_nearest_word_by_meaning(user, other_user, ingest):
+def test_a_korean_noun_is_searched_as_the_english_materials_nearest_word_by_meaning(
+    user, other_user, ingest, django_capture_on_commit_callbacks
+):
     """ "연산자는 뭐야?" over Think Python: no gloss names "연산자" and it is no loanword, so its English name came from
     nowhere and a Korean learner's first question was answered from the sorting chapter. The vocabulary stored with
     the postings names it: the book's word nearest "연산자" by meaning is "operator"."""
-    english = ingest(
-        user,
-        make_pdf(
-            [
-                "Chapter 1 Sorting\nSorting puts the elements of a list in increasing order. Sorting uses comparisons.",
-                "Chapter 2 Operators\nAn operator is a symbol that represents a computation. The operator + adds numbers.",
-                "Chapter 3 Files\nA file keeps data after the program ends. Open the file before you read it.",
-            ]
-        ),
-        "python.pdf",
-    )
-    korean = ingest(
-        user,
-        make_pdf(["제1장 예외\n예외는 프로그램이 실행 중에 만나는 오류다.", "제2장 예외 처리\n예외를 처리하지 않으면 멈춘다."]),
-        "guide.pdf",
-    )
+    with django_capture_on_commit_callbacks(execute=True) as queued:  # the vocabulary is written by a background task
+        english = ingest(
+            user,
+            make_pdf(
+                [
+                    "Chapter 1 Sorting\nSorting puts the elements of a list in increasing order. Sorting uses comparisons.",
+                    "Chapter 2 Operators\nAn operator is a symbol that represents a computation. The operator + adds numbers.",
+                    "Chapter 3 Files\nA file keeps data after the program ends. Open the file before you read it.",
+                ]
+            ),
+            "python.pdf",
+        )
+        korean = ingest(
+            user,
+            make_pdf(["제1장 예외\n예외는 프로그램이 실행 중에 만나는 오류다.", "제2장 예외 처리\n예외를 처리하지 않으면 멈춘다."]),
+            "guide.pdf",
+        )
+    assert VocabularyWord.objects.for_user(user).filter(material=english).exists() and len(queued) >= 2
     assert search.meaning_names(user=user, question="연산자는 뭐야?", material_ids=[english.pk]) == ["operator"]
     # The question's frame and its verbs name nothing ("방법"; "열"): only what it asks about is looked up.
     assert search.meaning_names(user=user, question="파일을 여는 방법은?", material_ids=[english.pk]) == ["file"]

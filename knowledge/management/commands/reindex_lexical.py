@@ -35,4 +35,5 @@ class Command(BaseCommand):
         postings = 0
         for material in tqdm(list(materials), desc="Reindexing", file=self.stderr._out, unit="material"):
             postings += chunk_terms_write(chunks=Chunk.objects.unscoped().filter(material=material))
+            vocabulary_write(material_id=material.pk)
         self.stdout.write(f"Reindexed {materials.count()} materials, {postings} postings.")
