@@ -647,7 +647,9 @@ def _meaning_names(user, question: str, material_ids: frozenset[int]) -> list[st
     terms = vocabulary.asked_terms(question)
     if not terms:
         return None
-    vectors = embedder_for_model(vocabulary.EMBEDDER).embed_documents(terms)
+    # Each noun through the query cache: a turn reads the names twice (its search, then its answer's note).
+    embedder = embedder_for_model(vocabulary.EMBEDDER)
+    vectors = np.stack([_query_vector(embedder, term) for term in terms])
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
     words = VocabularyWord.objects.for_reader(user).filter(material_id__in=material_ids)
     inner, params = words.values("id", "word", "vector").query.sql_with_params()
