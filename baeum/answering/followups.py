@@ -305,11 +305,33 @@ def nth(items: list, ordinal: int | None):
     return items[ordinal - 1] if ordinal > 0 else items[-1]
 
 
+CHAIN_OWN_TERMS = 1  # "why does that matter" (matter) leans on its topic; "and the type of the inner packet?" names its own
+
+
+def own_terms(question: str) -> list[str]:
+    """The words a follow-up names of its own: not those pointing back, nor those asking for a form of answer."""
+    return [term for term in carried_terms(without_anaphora(question)) if term not in _ASKED_FORM_WORDS]
+
+
 def topic_question(entry: dict) -> str:
-    """What a turn was about: its question, or, when it asked about an item by its place ("And the third
-    kind?"), the question as it was searched, with the item named."""
+    """What a turn was about: its question, or, when it leaned on the turn before ("example?", "And the third
+    kind?"), the question as it was searched, with what it leaned on named: a chain of follow-ups keeps the
+    topic its first question named ("aliasing" after "example?", then "why does that matter"), rule
+    ``followup:chain-topic``."""
     question, searched = entry["question"], entry.get("searched") or ""
-    return searched if searched and ordinal_of(question) is not None else question
+    if searched and ordinal_of(question) is not None:
+        return searched
+    return searched if searched and rules.applies(CHAIN_TOPIC, question, searched) else question
+
+
+CHAIN_TOPIC = rules.register(
+    rules.Rule(
+        "followup:chain-topic",
+        lambda question, searched: searched != normalize_query(question) and len(own_terms(question)) <= CHAIN_OWN_TERMS,
+        ("example?", "alias python object one reference name example"),
+        "the turn before was a follow-up with at most one word of its own: its topic is what it was searched as",
+    )
+)[0]
 
 
 # A question with no word of its own to search ("Why?", "How so?", "왜?", "어떻게?") is about what was said before.
@@ -426,12 +448,13 @@ def resolve_references(question: str, memory: Memory, *, item: str = "") -> str:
 
 def anchored_query(question: str, memory: Memory) -> str:
     """A follow-up in its own words, anchored by the previous question's first terms ("dictionary" for
-    "How do I loop over one?"), without the previous answer's."""
+    "How do I loop over one?"; a chain of follow-ups by its topic, ``topic_question``), without the previous
+    answer's."""
     previous = previous_turn(memory)
     if previous is None:
         return ""
     stripped = without_ordinal(without_anaphora(question))
-    return normalize_query(f"{' '.join(carried_terms(previous['question'])[:ANCHOR_TERMS])} {stripped}")
+    return normalize_query(f"{' '.join(carried_terms(topic_question(previous))[:ANCHOR_TERMS])} {stripped}")
 
 
 def said_before(memory: Memory) -> frozenset[str]:

@@ -230,3 +230,43 @@ def test_a_follow_up_naming_its_own_subject_asks_for_more_than_a_form(question):
     from baeum.answering.followups import asks_only_form
 
     assert not asks_only_form(question)
+
+
+def _chain(*turns: tuple[str, str, str]) -> Memory:
+    """Answered turns (question, answer, what it was searched as), oldest first."""
+    return Memory(
+        recent=[
+            {"turn": number, "question": question, "answer": answer, "refused": False, "searched": searched}
+            for number, (question, answer, searched) in enumerate(turns, start=1)
+        ]
+    )
+
+
+def test_a_chain_of_follow_ups_keeps_the_topic_its_first_question_named():
+    """ "what is aliasing?" → "example?" → "why does that matter": the third turn is about aliasing, not about the
+    example's words (the tuning part's lazy conversation drifted to "capitalization matters" on another page)."""
+    from baeum import rules
+    from baeum.answering.followups import CHAIN_TOPIC
+
+    memory = _chain(
+        ("What is aliasing?", "An object with more than one reference is aliased. [1]", "what is aliasing"),
+        ("example?", "In this example, Python only created one string object. [1]", "alias object one reference example"),
+    )
+    with rules.counting() as fired:
+        resolved = resolve_references("why does that matter", memory)
+        anchored = anchored_query("why does that matter", memory)
+    assert resolved.startswith("alia object") and anchored == "alia object why does matter"  # "alias", as analysed
+    assert fired[CHAIN_TOPIC.name] >= 1
+    with rules.switched_off([CHAIN_TOPIC.name]):  # before: the turn before's own word and its answer's
+        assert not resolve_references("why does that matter", memory).startswith("alia")
+        assert anchored_query("why does that matter", memory) == "example why does matter"
+
+
+def test_a_follow_up_naming_its_own_subject_is_the_topic_of_the_next():
+    """ "and the type of the inner packet?" names what it is about: the next follow-up carries that, not the earlier
+    topic it was searched with."""
+    memory = _chain(
+        ("What is a tunnel?", "A tunnel wraps one packet inside another. [1]", "what is a tunnel"),
+        ("and the type of the inner packet?", "The inner packet keeps its own type. [1]", "tunnel wrap packet type inner packet"),
+    )
+    assert anchored_query("why?", memory).startswith("type inner")
