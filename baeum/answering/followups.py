@@ -91,7 +91,21 @@ def continues(question: str) -> bool:
     """Whether ``question`` continues the turn before without naming it (see ``_CONTINUES_EN``)."""
     question = question.strip()
     bare_topic = _BARE_TOPIC_KO.search(question) and not _ASKS_ITS_OWN_KO.search(question)
-    return bool(_CONTINUES_EN.search(question) or _CONTINUES_KO.search(question) or bare_topic)
+    return bool(_CONTINUES_EN.search(question) or _CONTINUES_KO.search(question) or bare_topic or rules.applies(CONDITIONAL, question))
+
+
+# A question that is only a condition ("what happens if I don't?", "what if it's empty?", "인자 안 넘기면?", "끝나면
+# 어떻게 돼?", "중간에 빠져나오려면?") supposes what the turn before was about: a clause with no main clause of its own.
+_CONDITIONAL_EN = re.compile(r"^(?:(?:and|but|so)\s+if|what\s+(?:happens\s+|would\s+happen\s+)?if)\b", re.IGNORECASE)
+_CONDITIONAL_KO = re.compile(r"(?:으?면|으?려면)\s*(?:어떻게\s*(?:돼|되나요|되는데|해|하나요|해야\s*돼)|어떡해)?\s*\?*\s*$")
+CONDITIONAL = rules.register(
+    rules.Rule(
+        "followup:conditional",
+        lambda question: bool(_CONDITIONAL_EN.search(question) or _CONDITIONAL_KO.search(question)),
+        "what happens if I don't?",
+        "a question that is only a condition (what if …?, …하면?) supposes the topic of the turn before",
+    )
+)[0]
 
 
 def answer_items(answer: str) -> list[str]:

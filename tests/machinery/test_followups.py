@@ -270,3 +270,25 @@ def test_a_follow_up_naming_its_own_subject_is_the_topic_of_the_next():
         ("and the type of the inner packet?", "The inner packet keeps its own type. [1]", "tunnel wrap packet type inner packet"),
     )
     assert anchored_query("why?", memory).startswith("type inner")
+
+
+@pytest.mark.parametrize(
+    "question", ["what happens if I don't?", "what if the list is empty?", "인자 안 넘기면?", "끝나면 어떻게 돼?", "중간에 빠져나오려면?"]
+)
+def test_a_question_that_is_only_a_condition_carries_the_topic_of_the_turn_before(question):
+    from baeum import rules
+    from baeum.answering.followups import CONDITIONAL
+
+    memory = _after_one_turn("How do I change a global variable inside a function?", "Declare it global first. [1]")
+    with rules.counting() as fired:
+        resolved = resolve_references(question, memory)
+    assert resolved.startswith("change global variable") and fired[CONDITIONAL.name] == 1
+    with rules.switched_off([CONDITIONAL.name]):  # before: searched alone, "what happens if i don t"
+        assert not resolve_references(question, memory).startswith("change global")
+
+
+@pytest.mark.parametrize("question", ["메모리는 어떻게 계산하면 돼?", "if __name__ == '__main__': 이거 왜 쓰는 거야?", "What is a list?"])
+def test_a_question_with_a_main_clause_of_its_own_is_no_condition(question):
+    from baeum.answering.followups import CONDITIONAL
+
+    assert not CONDITIONAL(question)
