@@ -63,7 +63,9 @@ def _crosslingual_candidates(question: str, passages: list[Passage], similarity=
     named = written if is_hangul_heavy(question) else []  # Latin names in a Korean question ("htonl")
     # "스택이란 무엇인가요?" over an English book: the sentence that defines what the learner's glosses call it
     # ("A stack is a Last-In First-Out (LIFO) list.") comes first, as in one language.
-    defined = names if defined_term(question) else ()
+    # A term written alike in both languages ("CRC가 뭐야?") is looked for as the question writes it too.
+    asked = defined_term(question)
+    defined = (*names, *([asked] if asked.isascii() else [])) if asked else ()
     naming_asked = asks_for_a_name(question)  # "그 4비트짜리 묶음은 뭐라고 불러?": "A 4-bit number is called a nibble."
     question = " ".join([question, *names])
     candidates = []

@@ -133,14 +133,35 @@ def is_definition(sentence: str, term: str) -> bool:
     opening = ENGLISH_ARTICLE.sub("", LEADING_MARKUP.sub("", sentence))
     # The term as the learner wrote it, with or without spaces ("인출 연습" / "인출연습").
     term_pattern = r"\s*".join(re.escape(character) for character in re.sub(r"\s+", "", term))
-    match = re.match(term_pattern, opening, re.IGNORECASE)
+    match = re.match(term_pattern, opening, re.IGNORECASE) or re.match(_LONG_FORM + term_pattern + r"\s*\)", opening, re.IGNORECASE)
     if not match:
         return False
     rest = opening[match.end() :]
-    if is_hangul_heavy(term):
+    if is_hangul_heavy(term) or _KOREAN_TOPIC_PARTICLE.match(rest):  # "CRC는 …이다" is written in Korean
         return bool(_DEFINES_KO.match(rest) and _DEFINITION_END_KO.search(sentence.rstrip()))
     # A function, a method or an option is defined by what it does: "The rl.question() method displays the query …".
     return bool(_DEFINES_EN.match(rest) or (_CODE_NAME.search(term) and _DOES_EN.match(rest)))
+
+
+# A term defined after its long form, in parentheses: "Cyclic Redundancy Check (CRC) is a well-known technique …",
+# "순환 중복 검사(CRC)는 …이다": the sentence defines the acronym as well as the words before it.
+_KOREAN_TOPIC_PARTICLE = re.compile(r"^\s*(?:이란|란|은|는|이|가)\s")
+_LONG_FORM = r"[^.!?()\n]{3,80}?\(\s*"
+
+
+def definition_patterns(term: str) -> tuple[str, str]:
+    """What a chunk that defines ``term`` holds, for the database: a LIKE pattern (its words in order, a cheap
+    necessary condition the trigram index answers) and a POSIX regular expression (case-insensitive) for the
+    openings ``is_definition`` reads, "X is a …", "X refers to …", "Long Form (X) is …", "X는 …이다"."""
+    words = re.sub(r"\s+", " ", term.strip())
+    like = "%" + "%".join(word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for word in words.split()) + "%"
+    spelled = r"\s*".join(re.escape(character) for character in words.replace(" ", ""))
+    plural = "s?" if words[-1:].isalpha() and words.isascii() else ""
+    start = r'(^|[.!?:]\s+|\n)\s*[*_"“]*\s*((the|a|an)\s+)?'
+    english = r"\s+((is|was)\s+(a|an|the|one|any)\M|(are|were)\s+(?!not\M)\w|refers\s+to\M|means\M)"
+    korean = r"\s*(이란|란|은|는|이|가)\s[^.\n]{0,200}(이다|입니다|말한다|뜻한다|가리킨다|의미한다|라고\s*(한다|부른다))\."
+    pattern = rf'{start}{spelled}{plural}[*_"”]*({english}|{korean})|\(\s*{spelled}\s*\)({english}|{korean})'
+    return like, pattern
 
 
 # A name written as code: a call, a member, an option ("rl.question", "emitter.on()", "-k", "--keep").

@@ -27,6 +27,7 @@ from accounts.scoping import owner_id_of
 from baeum import rules
 from baeum.answering import prompts
 from baeum.answering.crosslingual import identifiers
+from baeum.answering.forms import defined_term, definition_patterns
 from baeum.extraction.tables import superscript_references
 from baeum.language import glossary, transliteration, vocabulary
 from baeum.language.analysis import analyze, title_terms
@@ -72,6 +73,12 @@ QUERY_VECTOR_CACHE = 1024
 # How many passages a search returns when the caller does not say: what a tutor's answer reads and the
 # search API shows (answer_hit and page-hit@5 in docs/evaluation.md are measured at this K).
 TOP_K = 5
+# "What is X?": a chunk with a sentence that defines X ("Cyclic Redundancy Check (CRC) is a well-known technique …",
+# ``forms.definition_patterns``) gets this much added to its fused score (0..1), found wherever it ranks: an acronym a
+# paper writes on every page left its definition outside both retrievers' first 30 (rule ``search:defines-term``).
+# As ``SOURCE_BOOST``: the defining chunks come first, ordered by their own relevance.
+DEFINITION_BOOST = 1.0
+DEFINITION_CHUNKS = 5  # chunks of definitions read at most (the first ones in reading order)
 # A candidate's section title holding the query's terms is evidence the section is about them: this much is
 # added to its fused score (0..1) for a title holding every term. Chosen on the lock box's tuning part (0.1,
 # 0.2 and 0.4 within a turn of each other there) and checked on the check part (docs/evaluation.md, history).
@@ -780,6 +787,41 @@ _IDENTIFIER_SQL = """
 """
 
 
+_DEFINITION_SQL = """
+    SELECT id AS chunk_id, material_id, NULL::float8 AS score FROM (
+        SELECT id, material_id, chunk_index FROM knowledge_chunk
+        WHERE owner_id = ANY(%(owners)s) AND material_id = ANY(%(materials)s) AND content ILIKE %(like)s
+          AND content ~* %(pattern)s /*ranges*/
+        ORDER BY material_id, chunk_index
+        LIMIT %(k)s
+    ) AS defining
+"""
+
+
+def _definition_statement(scope: _Scope, question: str) -> _Statement | None:
+    """The chunks that define what a "What is X?" question asks about (``forms.definition_patterns``), unless the
+    rule ``search:defines-term`` is off."""
+    term = defined_term(question)
+    if not term or not scope.material_ids or not rules.is_on(DEFINES_TERM):
+        return None
+    like, pattern = definition_patterns(term)
+    statement = _Statement(
+        _DEFINITION_SQL,
+        {"owners": scope.owner_ids, "materials": scope.material_ids, "like": like, "pattern": pattern, "k": DEFINITION_CHUNKS},
+    )
+    return scope.with_ranges(statement, material="material_id", chunk_index="chunk_index")
+
+
+(DEFINES_TERM,) = rules.register(
+    rules.Rule(
+        "search:defines-term",
+        lambda question: bool(defined_term(question)),
+        "What is a CRC? (+ the chunk “Cyclic Redundancy Check (CRC) is a well-known technique …”)",
+        "a what-is question ranks first the chunks with a sentence that defines its term, wherever BM25 and meaning put them",
+    )
+)
+
+
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
@@ -910,6 +952,7 @@ def chunk_search_hybrid(
     Long questions are searched for what they ask (``baeum.language.questions``): answering instructions
     ("Round your answer to two decimal places") are dropped, source hints ("the cash flow statement") kept.
     """
+    raw_question = query
     question = analyse_question(query)
     query = question.retrieval_query
     normalized = normalize_query(query)
@@ -932,6 +975,9 @@ def chunk_search_hybrid(
     source = _source_statement(scope, question.hints)
     if source is not None:
         statements["sources"] = source
+    definition = _definition_statement(scope, raw_question)
+    if definition is not None:
+        statements["definitions"] = definition
     rows = _run_together(statements)
     vectors = _vector_scores(vector_statements, rows)
     materials: dict[int, int] = {}
@@ -944,6 +990,14 @@ def chunk_search_hybrid(
         model_of_chunk={chunk_id: model_of_material.get(material_id, "") for chunk_id, material_id in materials.items()},
     )
     ranked, loaded = _with_heading_evidence(user, ranked, normalized, width)
+    defined = {chunk_id for chunk_id, _, _ in rows.get("definitions", [])}
+    if defined:
+        rules.fired(DEFINES_TERM.name)
+        fused = dict(ranked)
+        ranked = sorted(
+            ((chunk_id, fused.get(chunk_id, 0.0) + DEFINITION_BOOST * (chunk_id in defined)) for chunk_id in fused.keys() | defined),
+            key=lambda item: (-item[1], item[0]),
+        )
     sources = {chunk_id for chunk_id, _, _ in rows.get("sources", [])}
     if sources:
         fused = dict(ranked)

@@ -467,3 +467,31 @@ def test_a_korean_noun_is_searched_as_the_english_materials_nearest_word_by_mean
     # Deleting a material deletes its vocabulary (reading it again writes a new one).
     material_delete(material=english)
     assert not VocabularyWord.objects.for_user(user).filter(material_id=english.pk).exists()
+
+
+def test_a_what_is_question_ranks_first_the_chunk_that_defines_its_term(user, other_user, ingest):
+    """Walkthrough 26, a CRC paper nobody tuned on: "What is a CRC?" was answered from the performance tables and then
+    refused, because "CRC" is on every page (BM25 gives it nothing) and the page that says "Cyclic Redundancy Check (CRC)
+    is a well-known technique …" ranked outside both retrievers' first 30. A chunk with a sentence defining the asked
+    term now comes first (``search:defines-term``), wherever the two retrievers put it; also for "CRC가 뭐야?"."""
+    filler = " ".join(f"Step {n} of the loop shifts the register and reads the table again." for n in range(40))
+    pages = [
+        f"CRC tables and CRC speed. What is a fast CRC? The CRC table holds 256 CRC entries. {filler}",
+        "Cyclic Redundancy Check (CRC) is a well-known technique that allows the recipient of a message to detect "
+        f"whether the message has been corrupted. {filler}",
+        *[f"What a CRC of part {n} is: the CRC register and the CRC polynomial give the CRC value {n}. {filler}" for n in range(3, 9)],
+    ]
+    book = ingest(user, make_pdf(pages), "crc.pdf")
+    ingest(other_user, make_pdf(pages), "crc.pdf")
+    defining = Chunk.objects.for_user(user).get(material=book, content__contains="Cyclic Redundancy Check")
+    with rules.counting() as fired:
+        hits = selectors.chunk_search_hybrid(user=user, query="What is a CRC?", ref_ids=[book.ref_id], k=3)
+        korean = selectors.chunk_search_hybrid(user=user, query="CRC가 뭐야?", ref_ids=[book.ref_id], k=3)
+    assert hits[0].chunk.pk == defining.pk and korean[0].chunk.pk == defining.pk
+    assert fired[search.DEFINES_TERM.name] == 2
+    assert {hit.chunk.owner_id for hit in hits} == {user.pk}  # the other learner's copy defines it too, and is never read
+    with rules.switched_off([search.DEFINES_TERM.name]):
+        before = selectors.chunk_search_hybrid(user=user, query="What is a CRC?", ref_ids=[book.ref_id], k=3)
+    assert before[0].chunk.pk != defining.pk
+    # Not a what-is question, nothing is looked up.
+    assert search._definition_statement(search._scope(user=user, ref_ids=[book.ref_id], type=None, ranges=()), "How fast is a CRC?") is None

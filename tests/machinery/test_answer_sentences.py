@@ -394,3 +394,19 @@ def test_a_figure_computed_from_two_statements_is_covered_by_both_together():
     with rules.counting() as fired:
         _judge(plain, [income, balance, other], library)
     assert not fired["evidence:formula-across-passages"]
+
+
+def test_a_term_defined_after_its_long_form_is_a_definition_and_its_pattern_finds_it():
+    import re
+
+    from baeum.answering.forms import definition_patterns, is_definition
+
+    sentence = "Cyclic Redundancy Check (CRC) is a well-known technique that allows the recipient to detect errors."
+    assert is_definition(sentence, "CRC") and is_definition("순환 중복 검사(CRC)는 오류를 찾는 기법이다.", "CRC")
+    assert not is_definition("The CRC is then stored after the message.", "CRC")
+    like, pattern = definition_patterns("CRC")
+    assert like == "%CRC%"
+    # The database reads the pattern as a POSIX regular expression; these openings read the same in Python's.
+    python = re.compile(pattern.replace(r"\M", r"\b"), re.IGNORECASE)
+    assert python.search(sentence) and python.search("Some text.\nA CRC is a checksum.")
+    assert not python.search("The CRC is then stored after the message.")
