@@ -49,7 +49,7 @@ _CHAPTER = re.compile(r"^(?:chapter|part)\s*(?:\d+|[ivxl]+)\b|^제\s*\d+\s*[장�
 
 def _opens_chapter(text: str, *, markdown: bool) -> bool:
     if is_contents_page(text):
-        return False
+        return _opens_after_contents(_lines(text), markdown=markdown)
     lines = _lines(text)
     # A table's row at the top of a page ("1 Logical Unit # msb of LBA") opens no chapter.
     rows = (
@@ -59,6 +59,30 @@ def _opens_chapter(text: str, *, markdown: bool) -> bool:
         index not in rows and heading_level(line, markdown=markdown) == 1 and _CHAPTER.match(line.lstrip("#").strip())
         for index, line in enumerate(lines[:HEAD_LINES])
     )
+
+
+CHAPTER_BODY_LINES = 3  # lines of text after a first chapter's heading on the contents page it closes
+
+
+def _opens_after_contents(lines: list[str], *, markdown: bool) -> bool:
+    """Whether the first chapter opens on this contents page, below its last entries: a paper's two-page contents
+    ends halfway down page 2 with "5.4 Performance of CRC algorithms . . . 23", then "1 Definition of CRC" and the
+    definition the whole paper stands on (made front matter, it was never a study session nor read first by the tutor).
+    The heading's lines before are mostly entries, those after it mostly not."""
+    for index, line in enumerate(lines):
+        if heading_level(line, markdown=markdown) != 1 or not _CHAPTER.match(line.lstrip("#").strip()) or _TOC_LINE.search(line):
+            continue
+        before, after = lines[:index], lines[index + 1 :]
+        entries = sum(1 for other in before if _TOC_LINE.search(other))
+        body_entries = sum(1 for other in after if _TOC_LINE.search(other))
+        if (
+            before
+            and entries / len(before) >= TOC_LINE_SHARE
+            and len(after) >= CHAPTER_BODY_LINES
+            and body_entries / len(after) < TOC_LINE_SHARE
+        ):
+            return True
+    return False
 
 
 # A back-matter heading at the top of more than this share of the pages before the back-matter window is a link

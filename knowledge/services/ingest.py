@@ -57,7 +57,9 @@ _LOCK_NAMESPACE = 7201  # advisory-lock namespace for material ingestion
 # that line, not as a side note beside the text column (a Korean page printed from HTML had "분석 결 / 과들이" read
 # "분과들이", its cut letters shown as a scrambled note); a note of a word or two in brackets that closes a line after
 # a full stop is that sentence's ("… 정의자입니다. (v0.17.1부터 지원)"), not the next one's.
-EXTRACTOR = "pdfium-9"
+# "pdfium-10": a first chapter that opens on the page its contents end on ("1 Definition of CRC" halfway down a
+# paper's page 2) starts the body there: that page is no longer front matter.
+EXTRACTOR = "pdfium-10"
 # What re-reading fixes in a material made by each older extractor (``reextract --check`` says it).
 EXTRACTOR_FIXES = {
     "": "citations may point one page early and Korean text may run together",
@@ -73,6 +75,8 @@ EXTRACTOR_FIXES = {
     "and a Korean sentence cut at a '?' that is an operator ('? 연산자')",
     "pdfium-8": "on a justified page, letters may be cut out of their sentences and shown as a scrambled side note "
     "('분과들이' for '분석 결과들이'), and a short note closing a line ('(v0.17.1부터 지원)') may open the next sentence",
+    "pdfium-9": "a first chapter opening on the page where the contents end may be read as front matter: never a study "
+    "session, and read last by the tutor",
 }
 
 

@@ -27,6 +27,21 @@ def test_pages_before_the_first_chapter_and_the_index_are_front_and_back_matter(
     assert page_matter(["# Notes\nSome text about registers."] * 3, markdown=True) == {}  # notes without a book's frame
 
 
+def test_a_first_chapter_opening_below_the_end_of_the_contents_starts_the_body_on_that_page():
+    """A paper's contents ran onto page 2, and "1 Definition of CRC" opened halfway down it: page 2 was front matter, so
+    the definition the paper stands on was never a session and the tutor read it last ("What is a CRC?" refused)."""
+    entries = "\n".join(f"4.{n} Computing a CRC word by word . . . . . . . {n + 8}" for n in range(1, 9))
+    definition = "Cyclic Redundancy Check (CRC) is a well-known technique to detect corrupted messages.\n" * 4
+    paper = [
+        "Everything we know about CRC\nAbstract\nThis paper describes CRC algorithms.\nContents\n1 Definition of CRC 2\n2 Related work 3",
+        f"{entries}\n5 Experimental results 22\n1 Definition of CRC\n{definition}",
+        f"2 Related work\n{BODY}",
+        f"3 CRC tricks and tips\n{BODY}",
+    ]
+    assert page_matter(paper) == {1: FRONT}
+    assert page_matter([paper[0], entries, *paper[2:]]) == {}  # contents alone: no chapter opens on it (and none at the top)
+
+
 def test_a_parts_own_contents_inside_the_book_is_matter_but_a_table_of_figures_is_not():
     """The Valgrind manual opens each of its parts with contents whose lines end in a leader and a page;
     a filing prints "Table of Contents" on every page over tables whose lines end in numbers."""
