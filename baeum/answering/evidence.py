@@ -293,10 +293,49 @@ def crosslingual_bar(passage: Passage, *, from_korean: bool) -> float | None:
     return passage.crosslingual_threshold
 
 
+def written_names(question: str) -> list[tuple[str, ...]]:
+    """The Latin-script words of a Korean question, each as the terms that name it whole: "SHA-256" is "sha-256" or
+    "sha256", never its parts "sha" and "256" (a paper that writes "SHA-1" and "256 entries" never names it)."""
+    shared = set(shared_script_terms(question))
+    names = []
+    for word, _, _ in _latin_words(question):
+        terms = [term for term in dict.fromkeys(content_terms(word)) if term in shared]
+        whole = tuple(term for term in terms if not any(term != other and term in other.split("-") for other in terms))
+        if whole and whole not in names:
+            names.append(whole)
+    return names
+
+
+def _shared_share(question: str, passages: list[Passage]) -> float:
+    """The share of a Korean question's Latin-script terms the best passage holds: by whole names
+    (``crosslingual:whole-names``, "SHA-256은 어떻게 동작해?" over a CRC paper that writes "SHA-1"), else by terms."""
+    shared = shared_script_terms(question)
+    if not shared:
+        return 1.0
+    found = max((len(found_terms(shared, passage.text)) for passage in passages), default=0)
+    share = found / len(shared)
+    names = written_names(question) if is_hangul_heavy(question) and rules.is_on(WHOLE_NAMES) else []
+    if names:
+        whole = max((sum(bool(found_terms(list(name), passage.text)) for name in names) for passage in passages), default=0) / len(names)
+        if whole < SHARED_TERMS_MIN_SHARE <= share:
+            rules.fired(WHOLE_NAMES.name)
+        return whole
+    return share
+
+
+WHOLE_NAMES = rules.register(
+    rules.Rule(
+        "crosslingual:whole-names",
+        lambda question: bool(written_names(question)),
+        "SHA-256은 어떻게 동작해? (over a paper that writes SHA-1 and 256, never SHA-256)",
+        "a Korean question's Latin-script name counts as found only whole, not by its parts",
+    )
+)[0]
+
+
 def _judge_across_languages(question: str, passages: list[Passage], *, min_vector: float | None) -> Evidence:
     shared = shared_script_terms(question)
-    found = max((len(found_terms(shared, passage.text)) for passage in passages), default=0)
-    share = found / len(shared) if shared else 1.0
+    share = _shared_share(question, passages)
     vector = max((passage.vector_score or 0.0) for passage in passages)
     # Identifiers the question names and a passage contains verbatim are evidence of their own: then a
     # weaker meaning match is enough (short pages, where a chunk mixes topics, score lower).

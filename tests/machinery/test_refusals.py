@@ -101,3 +101,28 @@ def test_a_name_in_one_word_found_is_enough_beside_a_phrase_never_written():
     # "GNU" is an acronym (not a name by its case); "Stallman" is not in the materials, "General Public" is.
     assert _judged("Did Stallman write the Server Side Public License?", set()) == "names-missing"
     assert _judged("Does the Server Side Public License differ from the General Public License?", set()) != "names-missing"
+
+
+CRC_PAGE = Passage(
+    n=1, chunk_id=3, ref_id="r", title="CRC paper", chunk_index=0, page_number=23,
+    text="MD5 takes 6.8 CPU cycles per byte and SHA-1 takes 7.1; the table holds 256 entries of 64 bits.",
+    vector_score=0.9, vector_threshold=0.3, korean=False,
+)  # fmt: skip
+
+
+def test_a_korean_questions_latin_name_is_found_only_whole():
+    """Walkthrough 26: "SHA-256은 어떻게 동작해?" over a CRC paper was answered, its terms "sha" and "256" both on a page
+    that writes "SHA-1" and "256 entries". The name counts whole ("sha-256" or "sha256"), rule ``crosslingual:whole-names``."""
+    from baeum.answering.evidence import WHOLE_NAMES, written_names
+
+    assert written_names("SHA-256은 어떻게 동작해?") == [("sha-256", "sha256")]
+
+    def judged(question: str) -> str:
+        return judge_evidence(question, [CRC_PAGE], min_coverage=0.2, min_vector=0.5, strong_coverage=0.3, known=lambda terms: set()).reason
+
+    with rules.counting() as fired:
+        assert judged("SHA-256은 어떻게 동작해?") == "crosslingual:shared-terms-missing"
+    assert fired[WHOLE_NAMES.name] == 1
+    assert judged("SHA-1은 얼마나 빨라?") == "crosslingual:covered"  # written whole on the page
+    with rules.switched_off([WHOLE_NAMES.name]):  # before: found by its parts
+        assert judged("SHA-256은 어떻게 동작해?") == "crosslingual:covered"
