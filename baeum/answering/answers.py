@@ -140,10 +140,11 @@ def weak_results_text(question: str, titles: list[str], *, in_session: bool = Fa
     return f"{REFUSAL_EN} I searched {names}, and {'it does' if len(titles) == 1 else 'they do'} not answer this question."
 
 
-def still_upgrading_text(question: str, upgrading: list[tuple[str, int]]) -> str:
+def still_upgrading_text(question: str, upgrading: list[tuple[str, int | None]]) -> str:
     """Said after a refusal across languages while the materials' better search is still being made: the answer
-    may be there, and asking again later may find it."""
-    names = ", ".join(f"“{title}” ({done}%)" for title, done in upgrading)
+    may be there, and asking again later may find it. The per cent done is left out while the work waits for a
+    worker (it read "(0%)")."""
+    names = ", ".join(f"“{title}”" + (f" ({done}%)" if done is not None else "") for title, done in upgrading)
     if is_hangul_heavy(question):
         return f"다른 언어로 묻는 질문은 {names}의 검색 품질을 높이는 작업이 끝나면 더 잘 찾습니다. 몇 분 뒤에 다시 물어보세요."
     return (

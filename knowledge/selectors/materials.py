@@ -129,9 +129,10 @@ def written_in_korean(*, user, ref_ids: Iterable[str]) -> bool | None:
     return sum(flags) * 2 > len(flags) if flags else None
 
 
-def upgrading_materials(*, user, ref_ids: Iterable[str]) -> list[tuple[str, int]]:
+def upgrading_materials(*, user, ref_ids: Iterable[str]) -> list[tuple[str, int | None]]:
     """The title and per cent done of each of these materials whose quality embedding is still being made in the
-    background (``reembed``): until it switches, search matches questions across languages less well."""
+    background (``reembed``; None while it waits for a worker): until it switches, search matches questions across
+    languages less well."""
     rows = (
         Material.objects.for_reader(user)
         .filter(ref_id__in=list(ref_ids))
@@ -139,7 +140,7 @@ def upgrading_materials(*, user, ref_ids: Iterable[str]) -> list[tuple[str, int]
         .order_by("id")
         .values_list("title", "reembed_done", "reembed_total")
     )
-    return [(title, done * 100 // total if total else 0) for title, done, total in rows]
+    return [(title, done * 100 // total if total else None) for title, done, total in rows]
 
 
 def korean_flags(*, user, ref_ids: Iterable[str]) -> set[bool | None]:

@@ -58,6 +58,9 @@ def material_reembed(*, material_id: int, model: str, time_budget: float | None 
         EmbeddingCache.objects.filter(model=embedder.model, content_hash__in=list(keys.values())).values_list("content_hash", flat=True)
     )
     pending = [chunk.content for chunk in chunks if keys[chunk.pk] not in cached]  # what earlier slices did not do
+    # Progress from the start, not after the first batch: the library and a refusal across languages read it ("0/0",
+    # "(0%)" while a 52-chunk paper's only batch was being embedded, walkthrough 26).
+    Material.objects.unscoped().filter(pk=material.pk).update(reembed_done=len(chunks) - len(pending), reembed_total=len(chunks))
     if not _embed_pending(material, embedder, chunks, pending, time_budget):
         return material, False
     switched = _switch_vectors(material, embedder, chunks, model)

@@ -21,6 +21,10 @@ def test_a_korean_question_refused_over_an_english_book_being_upgraded_says_to_a
     assert message.refused
     assert "“PC Assembly” (25%)의 검색 품질을 높이는 작업이 끝나면" in message.content
     assert "몇 분 뒤에 다시 물어보세요" in message.content
+    # Queued, no worker yet: no "(0%)" (walkthrough 26), the note still says to ask again.
+    Material.objects.unscoped().filter(pk=book.pk).update(reembed_done=0, reembed_total=0)
+    queued = _ask(user, "광합성은 어떻게 일어나나요?")
+    assert "“PC Assembly”의 검색 품질을 높이는 작업이 끝나면" in queued.content and "%)" not in queued.content
 
 
 def test_no_such_note_once_upgraded_nor_for_a_question_in_the_materials_language(user, book):

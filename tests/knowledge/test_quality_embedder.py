@@ -85,6 +85,23 @@ def test_upgrade_runs_in_resumable_slices_and_reports_progress(user, ingest, set
 
 
 @pytest.mark.django_db(transaction=True)
+def test_an_upgrade_reports_its_total_before_its_first_batch_is_embedded(user, ingest, monkeypatch):
+    """Walkthrough 26: a 52-chunk paper showed "0/0" and a refusal said "(0%)" while its only batch was embedded."""
+    material = ingest(user, make_pdf(PAGES), "algorithms.pdf")
+    Material.objects.filter(pk=material.pk).update(pending_embedding_model=E5)
+    seen = []
+
+    def first_batch(**_kwargs):
+        seen.append(Material.objects.filter(pk=material.pk).values_list("reembed_done", "reembed_total").get())
+        raise RuntimeError("stop after reading the progress")
+
+    monkeypatch.setattr("knowledge.services.reembed.embeddings_compute", first_batch)
+    with pytest.raises(RuntimeError):
+        material_reembed(material_id=material.pk, model=E5)
+    assert seen == [(0, material.chunk_count)]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_upgrade_of_a_material_reingested_meanwhile_is_dropped(user, ingest):
     material = ingest(user, make_pdf(PAGES), "algorithms.pdf")
     Material.objects.filter(pk=material.pk).update(pending_embedding_model=E5)
