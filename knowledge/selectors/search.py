@@ -78,7 +78,7 @@ TOP_K = 5
 # paper writes on every page left its definition outside both retrievers' first 30 (rule ``search:defines-term``).
 # As ``SOURCE_BOOST``: the defining chunks come first, ordered by their own relevance.
 DEFINITION_BOOST = 1.0
-DEFINITION_CHUNKS = 5  # chunks of definitions read at most (the first ones in reading order)
+DEFINITION_CHUNKS = 5  # chunks of definitions read at most: the first ones in reading order, across the materials
 # A candidate's section title holding the query's terms is evidence the section is about them: this much is
 # added to its fused score (0..1) for a title holding every term. Chosen on the lock box's tuning part (0.1,
 # 0.2 and 0.4 within a turn of each other there) and checked on the check part (docs/evaluation.md, history).
@@ -792,7 +792,7 @@ _DEFINITION_SQL = """
         SELECT id, material_id, chunk_index FROM knowledge_chunk
         WHERE owner_id = ANY(%(owners)s) AND material_id = ANY(%(materials)s) AND content ILIKE %(like)s
           AND content ~* %(pattern)s /*ranges*/
-        ORDER BY material_id, chunk_index
+        ORDER BY chunk_index, material_id  -- each book's first definitions, not one book's every one
         LIMIT %(k)s
     ) AS defining
 """
