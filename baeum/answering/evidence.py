@@ -312,15 +312,15 @@ def _shared_share(question: str, passages: list[Passage]) -> float:
     shared = shared_script_terms(question)
     if not shared:
         return 1.0
-    found = max((len(found_terms(shared, passage.text)) for passage in passages), default=0)
-    share = found / len(shared)
-    names = written_names(question) if is_hangul_heavy(question) and rules.is_on(WHOLE_NAMES) else []
-    if names:
-        whole = max((sum(bool(found_terms(list(name), passage.text)) for name in names) for passage in passages), default=0) / len(names)
-        if whole < SHARED_TERMS_MIN_SHARE <= share:
-            rules.fired(WHOLE_NAMES.name)
-        return whole
-    return share
+    found_in = [found_terms(shared, passage.text) for passage in passages]  # each passage analysed once
+    share = max((len(found) for found in found_in), default=0) / len(shared)
+    names = written_names(question) if is_hangul_heavy(question) and rules.is_on(WHOLE_NAMES) else []  # terms of ``shared``
+    if not names:
+        return share
+    whole = max((sum(not found.isdisjoint(name) for name in names) for found in found_in), default=0) / len(names)
+    if whole < SHARED_TERMS_MIN_SHARE <= share:
+        rules.fired(WHOLE_NAMES.name)
+    return whole
 
 
 WHOLE_NAMES = rules.register(

@@ -333,9 +333,8 @@ def topic_question(entry: dict) -> str:
     topic its first question named ("aliasing" after "example?", then "why does that matter"), rule
     ``followup:chain-topic``."""
     question, searched = entry["question"], entry.get("searched") or ""
-    if searched and ordinal_of(question) is not None:
-        return searched
-    return searched if searched and rules.applies(CHAIN_TOPIC, question, searched) else question
+    leaned = searched and (ordinal_of(question) is not None or rules.applies(CHAIN_TOPIC, question, searched))
+    return searched if leaned else question
 
 
 CHAIN_TOPIC = rules.register(

@@ -993,24 +993,25 @@ def chunk_search_hybrid(
     defined = {chunk_id for chunk_id, _, _ in rows.get("definitions", [])}
     if defined:
         rules.fired(DEFINES_TERM.name)
-        fused = dict(ranked)
-        ranked = sorted(
-            ((chunk_id, fused.get(chunk_id, 0.0) + DEFINITION_BOOST * (chunk_id in defined)) for chunk_id in fused.keys() | defined),
-            key=lambda item: (-item[1], item[0]),
-        )
+        ranked = _boosted(ranked, defined, DEFINITION_BOOST)
     sources = {chunk_id for chunk_id, _, _ in rows.get("sources", [])}
     if sources:
-        fused = dict(ranked)
-        ranked = sorted(
-            ((chunk_id, fused.get(chunk_id, 0.0) + SOURCE_BOOST * (chunk_id in sources)) for chunk_id in fused.keys() | sources),
-            key=lambda item: (-item[1], item[0]),
-        )
+        ranked = _boosted(ranked, sources, SOURCE_BOOST)
     vector = _similarities(vectors)
     if reranker:
         hits = _hits(user, ranked[:width], vector, lexical, loaded=loaded)
         return rerank_hits(hits, query=normalized, reranker=reranker, k=k, llm=llm)
     vector |= _exact_similarities(scope, normalized, [chunk_id for chunk_id, _ in ranked[:k] if chunk_id not in vector])
     return _hits(user, ranked[:k], vector, lexical, loaded=loaded)
+
+
+def _boosted(ranked: list[tuple[int, float]], chunk_ids: set[int], boost: float) -> list[tuple[int, float]]:
+    """``ranked`` with ``boost`` added to the score of each of ``chunk_ids`` (those not ranked join at 0), ordered again."""
+    fused = dict(ranked)
+    return sorted(
+        ((chunk_id, fused.get(chunk_id, 0.0) + boost * (chunk_id in chunk_ids)) for chunk_id in fused.keys() | chunk_ids),
+        key=lambda item: (-item[1], item[0]),
+    )
 
 
 def chunk_headings(chunk: Chunk) -> list[str]:
